@@ -1,0 +1,112 @@
+// ObjectStore: every byte lakeindex reads or writes goes through this interface, so that local
+// files, memory and S3-like stores are interchangeable and every request can be counted.
+//
+// Paths are relative, '/'-separated keys ("data/abc.parquet"); a store is rooted somewhere.
+// Keys containing "..", a leading '/', or NUL are refused with InvalidArgument.
+// Thread safety: every implementation is safe for concurrent use.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lakeindex/status.h"
+
+namespace lakeindex {
+
+struct ObjectInfo {
+  std::string path;
+  uint64_t size = 0;
+  int64_t mtime_ms = 0;  // modification time, ms since epoch (0 if unknown)
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  // Whole object. NotFound if absent.
+  virtual Result<std::string> Read(std::string_view path) = 0;
+  // Bytes [offset, offset+length). Reading past the end is Corruption naming path and range
+  // (callers compute ranges from file contents, so a short object means a damaged file).
+  virtual Result<std::string> ReadRange(std::string_view path, uint64_t offset,
+                                        uint64_t length) = 0;
+  virtual Result<uint64_t> Size(std::string_view path) = 0;
+  // Writes the whole object, replacing any existing one. Atomic: readers see the old or the new
+  // object, never a partial one.
+  virtual Status Write(std::string_view path, std::string_view data) = 0;
+  // Atomically creates the object only if absent; AlreadyExists if it exists (the loser of a
+  // commit race gets this). Readers never see a partial object.
+  virtual Status CreateIfAbsent(std::string_view path, std::string_view data) = 0;
+  // Objects whose key starts with `prefix`, sorted by path.
+  virtual Result<std::vector<ObjectInfo>> List(std::string_view prefix) = 0;
+  // Deleting an absent object is OK.
+  virtual Status Delete(std::string_view path) = 0;
+
+  // Human-readable root for messages ("/data/t1", "memory://").
+  virtual std::string Describe() const = 0;
+};
+
+// Checks a key: non-empty, relative, no "." / ".." segments, no NUL, no backslash.
+Status ValidateObjectPath(std::string_view path);
+
+// Files under `root` (created if missing). Writes go to a temporary file then rename;
+// CreateIfAbsent uses link(2) (or renameat2 RENAME_NOREPLACE) so it is atomic across processes.
+// Symlinks that lead outside `root` are refused.
+Result<std::unique_ptr<ObjectStore>> OpenLocalStore(const std::string& root);
+
+// In-process store (tests, benchmarks).
+std::unique_ptr<ObjectStore> NewMemoryStore();
+
+// Counters kept by InstrumentedStore. All fields are atomics so readers may poll them live.
+struct StoreCounters {
+  std::atomic<uint64_t> read_requests{0};   // Read + ReadRange + Size
+  std::atomic<uint64_t> bytes_read{0};
+  std::atomic<uint64_t> write_requests{0};  // Write + CreateIfAbsent
+  std::atomic<uint64_t> bytes_written{0};
+  std::atomic<uint64_t> list_requests{0};
+  std::atomic<uint64_t> delete_requests{0};
+  void Reset();
+};
+
+enum class StoreOp : uint8_t { kRead, kWrite, kCreate, kList, kDelete, kAny };
+
+// Wraps another store: counts requests and bytes, can add latency to each request and can fail
+// the k-th operation of a kind (1-based) with IOError, to test fault handling.
+class InstrumentedStore : public ObjectStore {
+ public:
+  explicit InstrumentedStore(std::shared_ptr<ObjectStore> base);
+
+  StoreCounters& counters() { return counters_; }
+  void SetLatencyMicros(uint64_t micros) { latency_us_ = micros; }
+  // Fail the k-th future operation of kind `op` (counted from now); k = 0 disables.
+  void FailNth(StoreOp op, uint64_t k);
+  // Number of operations of kind `op` seen since the last FailNth/ResetOps.
+  uint64_t OpsSeen(StoreOp op) const;
+
+  Result<std::string> Read(std::string_view path) override;
+  Result<std::string> ReadRange(std::string_view path, uint64_t offset, uint64_t length) override;
+  Result<uint64_t> Size(std::string_view path) override;
+  Status Write(std::string_view path, std::string_view data) override;
+  Status CreateIfAbsent(std::string_view path, std::string_view data) override;
+  Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
+  Status Delete(std::string_view path) override;
+  std::string Describe() const override;
+
+ private:
+  Status Before(StoreOp op, std::string_view path);
+
+  std::shared_ptr<ObjectStore> base_;
+  StoreCounters counters_;
+  std::atomic<uint64_t> latency_us_{0};
+  mutable std::mutex mu_;
+  StoreOp fail_op_ = StoreOp::kAny;
+  uint64_t fail_at_ = 0;
+  uint64_t seen_[6] = {0, 0, 0, 0, 0, 0};
+};
+
+}  // namespace lakeindex

@@ -1,0 +1,73 @@
+// Row-address sets. A row address is `fragment_id << 32 | row_offset`.
+//
+// RowSet wraps a 64-bit roaring bitmap. NullableRowSet is the result of evaluating a predicate
+// over a universe of rows under SQL three-valued logic: `true_rows` where it is TRUE, `null_rows`
+// where it is UNKNOWN (disjoint from true_rows); every other row of the universe is FALSE.
+// Thread safety: none for mutation; concurrent const access is safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <roaring/roaring64map.hh>
+
+#include "lakeindex/status.h"
+
+namespace lakeindex {
+
+inline uint64_t MakeRowAddress(uint32_t fragment_id, uint32_t row_offset) {
+  return (uint64_t(fragment_id) << 32) | row_offset;
+}
+inline uint32_t RowAddressFragment(uint64_t address) { return uint32_t(address >> 32); }
+inline uint32_t RowAddressOffset(uint64_t address) { return uint32_t(address); }
+
+class RowSet {
+ public:
+  RowSet() = default;
+  explicit RowSet(roaring::Roaring64Map bitmap) : bits_(std::move(bitmap)) {}
+  // All offsets [begin, end) of one fragment.
+  static RowSet Range(uint32_t fragment_id, uint32_t begin, uint32_t end);
+  static RowSet Of(const std::vector<uint64_t>& addresses);
+
+  void Add(uint64_t address) { bits_.add(address); }
+  void AddRange(uint64_t begin, uint64_t end) { if (begin < end) bits_.addRange(begin, end); }
+  bool Contains(uint64_t address) const { return bits_.contains(address); }
+  uint64_t Cardinality() const { return bits_.cardinality(); }
+  bool IsEmpty() const { return bits_.isEmpty(); }
+  std::vector<uint64_t> ToVector() const;
+  // Offsets of one fragment, ascending.
+  std::vector<uint32_t> OffsetsIn(uint32_t fragment_id) const;
+
+  RowSet& operator|=(const RowSet& o) { bits_ |= o.bits_; return *this; }
+  RowSet& operator&=(const RowSet& o) { bits_ &= o.bits_; return *this; }
+  RowSet& operator-=(const RowSet& o) { bits_ -= o.bits_; return *this; }
+  friend RowSet operator|(RowSet a, const RowSet& b) { return a |= b; }
+  friend RowSet operator&(RowSet a, const RowSet& b) { return a &= b; }
+  friend RowSet operator-(RowSet a, const RowSet& b) { return a -= b; }
+  bool operator==(const RowSet& o) const { return bits_ == o.bits_; }
+
+  // Portable roaring serialization (used by deletion vectors and index files).
+  std::string Serialize() const;
+  // Parses Serialize() output; Corruption on malformed bytes (never reads out of bounds).
+  static Result<RowSet> Deserialize(const uint8_t* data, size_t size);
+
+  const roaring::Roaring64Map& bitmap() const { return bits_; }
+  roaring::Roaring64Map& mutable_bitmap() { return bits_; }
+
+ private:
+  roaring::Roaring64Map bits_;
+};
+
+// Kleene logic over row sets. NOT needs the universe of rows being evaluated.
+struct NullableRowSet {
+  RowSet true_rows;
+  RowSet null_rows;
+
+  static NullableRowSet And(const NullableRowSet& a, const NullableRowSet& b);
+  static NullableRowSet Or(const NullableRowSet& a, const NullableRowSet& b);
+  static NullableRowSet Not(const NullableRowSet& a, const RowSet& universe);
+  bool operator==(const NullableRowSet& o) const = default;
+};
+
+}  // namespace lakeindex

@@ -1,0 +1,241 @@
+#include "lakeindex/batch.h"
+
+#include <cmath>
+#include <limits>
+
+namespace lakeindex {
+
+void Column::Reserve(size_t n) {
+  if (type_ == TypeId::kString) {
+    offsets_.reserve(n + 1);
+  } else {
+    fixed_.reserve(n * size_t(FixedWidth(type_)));
+  }
+}
+
+void Column::EnsureValidityFor(size_t n) {
+  size_t bytes = (n + 7) / 8;
+  if (validity_.size() < bytes) validity_.resize(bytes, 0);
+}
+
+void Column::MarkValid() {
+  if (!validity_.empty()) {
+    EnsureValidityFor(length_ + 1);
+    validity_[length_ >> 3] |= uint8_t(1u << (length_ & 7));
+  }
+  ++length_;
+}
+
+void Column::AppendNull() {
+  if (validity_.empty()) {
+    // First NULL: materialize the bitmap with every earlier row valid.
+    validity_.assign((length_ + 1 + 7) / 8, 0);
+    for (size_t i = 0; i < length_; ++i) validity_[i >> 3] |= uint8_t(1u << (i & 7));
+  } else {
+    EnsureValidityFor(length_ + 1);
+  }
+  if (type_ == TypeId::kString) {
+    offsets_.push_back(offsets_.back());
+  } else {
+    fixed_.resize(fixed_.size() + size_t(FixedWidth(type_)), 0);
+  }
+  ++null_count_;
+  ++length_;
+}
+
+Status Column::AppendString(std::string_view s) {
+  if (chars_.size() + s.size() > std::numeric_limits<uint32_t>::max()) {
+    return Status::InvalidArgument("string column exceeds 4 GiB in one batch");
+  }
+  chars_.append(s);
+  offsets_.push_back(uint32_t(chars_.size()));
+  MarkValid();
+  return Status::OK();
+}
+
+Status Column::AppendValue(const Value& v) {
+  if (v.is_null()) {
+    AppendNull();
+    return Status::OK();
+  }
+  auto mismatch = [&] {
+    return Status::InvalidArgument(std::string("cannot store a ") + TypeName(v.type()) + " value in a " +
+                                   TypeName(type_) + " column");
+  };
+  switch (type_) {
+    case TypeId::kBool:
+      if (v.type() != TypeId::kBool) return mismatch();
+      Append<uint8_t>(v.bool_value() ? 1 : 0);
+      return Status::OK();
+    case TypeId::kInt32:
+    case TypeId::kDate: {
+      if (IsFloating(v.type()) || v.type() == TypeId::kString || v.type() == TypeId::kBool) return mismatch();
+      int64_t x = v.int_value();
+      if (x < std::numeric_limits<int32_t>::min() || x > std::numeric_limits<int32_t>::max()) {
+        return Status::InvalidArgument("value " + std::to_string(x) + " out of range for " + TypeName(type_));
+      }
+      Append<int32_t>(int32_t(x));
+      return Status::OK();
+    }
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+      if (IsFloating(v.type()) || v.type() == TypeId::kString || v.type() == TypeId::kBool) return mismatch();
+      Append<int64_t>(v.int_value());
+      return Status::OK();
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double d;
+      if (IsFloating(v.type())) {
+        d = v.double_value();
+      } else if (IsInteger(v.type())) {
+        d = double(v.int_value());
+      } else {
+        return mismatch();
+      }
+      if (type_ == TypeId::kFloat) {
+        Append<float>(float(d));
+      } else {
+        Append<double>(d);
+      }
+      return Status::OK();
+    }
+    case TypeId::kString:
+      if (v.type() != TypeId::kString) return mismatch();
+      return AppendString(v.string_value());
+  }
+  return mismatch();
+}
+
+Value Column::GetValue(size_t i) const {
+  if (IsNull(i)) return Value::Null(type_);
+  switch (type_) {
+    case TypeId::kBool: return Value::Bool(Get<uint8_t>(i) != 0);
+    case TypeId::kInt32: return Value::Int32(Get<int32_t>(i));
+    case TypeId::kDate: return Value::Date(Get<int32_t>(i));
+    case TypeId::kInt64: return Value::Int64(Get<int64_t>(i));
+    case TypeId::kTimestamp: return Value::Timestamp(Get<int64_t>(i));
+    case TypeId::kFloat: return Value::Float(Get<float>(i));
+    case TypeId::kDouble: return Value::Double(Get<double>(i));
+    case TypeId::kString: return Value::String(std::string(GetString(i)));
+  }
+  return Value::Null(type_);
+}
+
+void Column::AppendSlice(const Column& other, size_t offset, size_t count) {
+  if (count == 0) return;
+  if (other.has_validity() || has_validity()) {
+    // Row by row keeps the bitmap logic in one place; validity is the rare case.
+    uint32_t start = uint32_t(offset);
+    std::vector<uint32_t> rows(count);
+    for (size_t i = 0; i < count; ++i) rows[i] = start + uint32_t(i);
+    AppendSelected(other, rows.data(), count);
+    return;
+  }
+  if (type_ == TypeId::kString) {
+    uint32_t base = other.offsets_[offset];
+    uint32_t end = other.offsets_[offset + count];
+    uint32_t shift = uint32_t(chars_.size());
+    chars_.append(other.chars_, base, end - base);
+    for (size_t i = 1; i <= count; ++i) offsets_.push_back(other.offsets_[offset + i] - base + shift);
+  } else {
+    size_t w = size_t(FixedWidth(type_));
+    fixed_.insert(fixed_.end(), other.fixed_.begin() + offset * w, other.fixed_.begin() + (offset + count) * w);
+  }
+  length_ += count;
+}
+
+void Column::AppendSelected(const Column& other, const uint32_t* rows, size_t count) {
+  size_t w = size_t(FixedWidth(type_));
+  for (size_t k = 0; k < count; ++k) {
+    size_t i = rows[k];
+    if (other.IsNull(i)) {
+      AppendNull();
+    } else if (type_ == TypeId::kString) {
+      (void)AppendString(other.GetString(i));
+    } else {
+      size_t at = fixed_.size();
+      fixed_.resize(at + w);
+      std::memcpy(fixed_.data() + at, other.fixed_.data() + i * w, w);
+      MarkValid();
+    }
+  }
+}
+
+bool Column::Equals(const Column& other) const {
+  if (type_ != other.type_ || length_ != other.length_ || null_count_ != other.null_count_) return false;
+  for (size_t i = 0; i < length_; ++i) {
+    if (IsNull(i) != other.IsNull(i)) return false;
+    if (IsNull(i)) continue;
+    switch (type_) {
+      case TypeId::kString:
+        if (GetString(i) != other.GetString(i)) return false;
+        break;
+      case TypeId::kFloat: {
+        float a = Get<float>(i), b = other.Get<float>(i);
+        if (std::memcmp(&a, &b, 4) != 0 && !(std::isnan(a) && std::isnan(b))) return false;
+        break;
+      }
+      case TypeId::kDouble: {
+        double a = Get<double>(i), b = other.Get<double>(i);
+        if (std::memcmp(&a, &b, 8) != 0 && !(std::isnan(a) && std::isnan(b))) return false;
+        break;
+      }
+      default: {
+        size_t w = size_t(FixedWidth(type_));
+        if (std::memcmp(fixed_.data() + i * w, other.fixed_.data() + i * w, w) != 0) return false;
+      }
+    }
+  }
+  return true;
+}
+
+Batch::Batch(Schema schema) : schema_(std::move(schema)) {
+  for (const Field& f : schema_.fields()) columns_.emplace_back(f.type);
+}
+
+const Column* Batch::FindColumn(std::string_view name) const {
+  int i = schema_.FindField(name);
+  return i < 0 ? nullptr : &columns_[size_t(i)];
+}
+
+Status Batch::Seal() {
+  if (columns_.size() != schema_.num_fields()) {
+    return Status::Internal("batch has " + std::to_string(columns_.size()) + " columns for a schema of " +
+                            std::to_string(schema_.num_fields()));
+  }
+  size_t n = columns_.empty() ? num_rows_ : columns_[0].length();
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    if (columns_[i].length() != n) {
+      return Status::Internal("column '" + schema_.field(i).name + "' has " + std::to_string(columns_[i].length()) +
+                              " rows, expected " + std::to_string(n));
+    }
+  }
+  num_rows_ = n;
+  return Status::OK();
+}
+
+Status Batch::Append(const Batch& other) {
+  if (!(schema_ == other.schema_)) {
+    return Status::InvalidArgument("schema mismatch: " + schema_.ToString() + " vs " + other.schema_.ToString());
+  }
+  for (size_t i = 0; i < columns_.size(); ++i) columns_[i].AppendSlice(other.columns_[i], 0, other.num_rows_);
+  num_rows_ += other.num_rows_;
+  return Status::OK();
+}
+
+Batch Batch::Slice(size_t offset, size_t count) const {
+  Batch out(schema_);
+  for (size_t i = 0; i < columns_.size(); ++i) out.columns_[i].AppendSlice(columns_[i], offset, count);
+  out.num_rows_ = count;
+  return out;
+}
+
+bool Batch::Equals(const Batch& other) const {
+  if (!(schema_ == other.schema_) || num_rows_ != other.num_rows_) return false;
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    if (!columns_[i].Equals(other.columns_[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace lakeindex

@@ -1,0 +1,111 @@
+#include "lakeindex/batch.h"
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace lakeindex {
+namespace {
+
+TEST(ColumnTest, AppendsValuesAndNulls) {
+  Column c(TypeId::kInt64);
+  c.Append<int64_t>(1);
+  c.Append<int64_t>(2);
+  EXPECT_FALSE(c.has_validity());
+  c.AppendNull();
+  c.Append<int64_t>(4);
+  ASSERT_EQ(c.length(), 4u);
+  EXPECT_EQ(c.null_count(), 1u);
+  EXPECT_TRUE(c.IsValid(0));
+  EXPECT_TRUE(c.IsValid(1));
+  EXPECT_TRUE(c.IsNull(2));
+  EXPECT_TRUE(c.IsValid(3));
+  EXPECT_EQ(c.Get<int64_t>(3), 4);
+  EXPECT_TRUE(c.GetValue(2).is_null());
+  EXPECT_EQ(c.GetValue(1), Value::Int64(2));
+}
+
+TEST(ColumnTest, StringsAndSlices) {
+  Column c(TypeId::kString);
+  ASSERT_TRUE(c.AppendString("ab").ok());
+  c.AppendNull();
+  ASSERT_TRUE(c.AppendString("").ok());
+  ASSERT_TRUE(c.AppendString("\xe2\x82\xac").ok());
+  EXPECT_EQ(c.GetString(0), "ab");
+  EXPECT_EQ(c.GetString(1), "");
+  EXPECT_EQ(c.GetString(3), "\xe2\x82\xac");
+  Column s(TypeId::kString);
+  s.AppendSlice(c, 1, 3);
+  ASSERT_EQ(s.length(), 3u);
+  EXPECT_TRUE(s.IsNull(0));
+  EXPECT_EQ(s.GetString(2), "\xe2\x82\xac");
+  Column t(TypeId::kString);
+  ASSERT_TRUE(t.AppendString("x").ok());
+  t.AppendSlice(c, 2, 2);  // no NULLs on either side: fast path
+  EXPECT_EQ(t.GetString(2), "\xe2\x82\xac");
+  EXPECT_FALSE(t.has_validity());
+}
+
+TEST(ColumnTest, AppendValueChecksTypesAndRanges) {
+  Column i32(TypeId::kInt32);
+  EXPECT_TRUE(i32.AppendValue(Value::Int64(int64_t(1) << 40)).IsInvalidArgument());
+  EXPECT_TRUE(i32.AppendValue(Value::String("x")).IsInvalidArgument());
+  EXPECT_TRUE(i32.AppendValue(Value::Int64(-5)).ok());
+  Column d(TypeId::kDouble);
+  EXPECT_TRUE(d.AppendValue(Value::Int64(3)).ok());
+  EXPECT_EQ(d.Get<double>(0), 3.0);
+  EXPECT_EQ(i32.length(), 1u);
+}
+
+TEST(ColumnTest, EqualsTreatsNanAsEqualButDistinguishesNegativeZero) {
+  Column a(TypeId::kDouble), b(TypeId::kDouble);
+  a.Append<double>(std::nan(""));
+  b.Append<double>(std::nan(""));
+  EXPECT_TRUE(a.Equals(b));
+  a.Append<double>(0.0);
+  b.Append<double>(-0.0);
+  EXPECT_FALSE(a.Equals(b));
+}
+
+TEST(BatchTest, RandomSlicesAndSelectionsMatchRowByRow) {
+  std::mt19937_64 rng(7);
+  Schema schema({{"i", TypeId::kInt32, true}, {"s", TypeId::kString, true}, {"b", TypeId::kBool, true}});
+  Batch batch(schema);
+  for (int r = 0; r < 1000; ++r) {
+    bool null = rng() % 5 == 0;
+    if (null) {
+      batch.mutable_column(0).AppendNull();
+      batch.mutable_column(1).AppendNull();
+      batch.mutable_column(2).AppendNull();
+    } else {
+      batch.mutable_column(0).Append<int32_t>(int32_t(rng()));
+      ASSERT_TRUE(batch.mutable_column(1).AppendString(std::string(rng() % 5, char('a' + r % 26))).ok());
+      batch.mutable_column(2).Append<uint8_t>(rng() & 1);
+    }
+  }
+  ASSERT_TRUE(batch.Seal().ok());
+  ASSERT_EQ(batch.num_rows(), 1000u);
+  for (int trial = 0; trial < 50; ++trial) {
+    size_t off = rng() % 1000, n = rng() % (1000 - off);
+    Batch s = batch.Slice(off, n);
+    ASSERT_EQ(s.num_rows(), n);
+    for (size_t c = 0; c < 3; ++c) {
+      for (size_t r = 0; r < n; ++r) ASSERT_EQ(s.column(c).GetValue(r), batch.column(c).GetValue(off + r));
+    }
+  }
+  Batch twice = batch.Slice(0, 10);
+  ASSERT_TRUE(twice.Append(batch.Slice(10, 990)).ok());
+  EXPECT_TRUE(twice.Equals(batch));
+  Batch other(Schema({{"i", TypeId::kInt64, true}}));
+  EXPECT_TRUE(twice.Append(other).IsInvalidArgument());
+}
+
+TEST(BatchTest, SealDetectsRaggedColumns) {
+  Batch b(Schema({{"a", TypeId::kInt64, true}, {"b", TypeId::kInt64, true}}));
+  b.mutable_column(0).Append<int64_t>(1);
+  EXPECT_FALSE(b.Seal().ok());
+}
+
+}  // namespace
+}  // namespace lakeindex

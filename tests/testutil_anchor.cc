@@ -1,0 +1,1 @@
+// Keeps lakeindex_testutil non-empty while tests/util/ grows.
