@@ -1,0 +1,57 @@
+#include "cli/cli_util.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+namespace lakeindex::cli {
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kInternal:
+    case StatusCode::kIOError: return kExitInternal;
+    default: return kExitUserError;
+  }
+}
+
+Result<FileRef> OpenFileRef(const std::string& path) {
+  if (path.empty()) return Status::InvalidArgument("empty file path");
+  std::filesystem::path p = std::filesystem::absolute(path).lexically_normal();
+  if (!p.has_filename()) return Status::InvalidArgument("'" + path + "' is a directory, not a file");
+  FileRef ref;
+  ASSIGN_OR_RETURN(ref.store, OpenLocalStore(p.parent_path().string()));
+  ref.key = p.filename().string();
+  ref.path = path;
+  return ref;
+}
+
+std::string FileExtension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ext;
+}
+
+Progress::Progress(std::string label, uint64_t total)
+    : label_(std::move(label)), total_(total), enabled_(isatty(STDERR_FILENO) != 0) {}
+
+Progress::~Progress() {
+  if (printed_) std::fprintf(stderr, "\r\033[K");
+}
+
+void Progress::Update(uint64_t done) {
+  if (!enabled_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (printed_ && now - last_ < std::chrono::milliseconds(200) && done < total_) return;
+  last_ = now;
+  printed_ = true;
+  double pct = total_ ? 100.0 * double(done) / double(total_) : 100.0;
+  std::fprintf(stderr, "\r\033[K%s: %llu/%llu (%.0f%%)", label_.c_str(), static_cast<unsigned long long>(done),
+               static_cast<unsigned long long>(total_), pct);
+  std::fflush(stderr);
+}
+
+}  // namespace lakeindex::cli

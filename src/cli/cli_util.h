@@ -1,0 +1,48 @@
+// Helpers shared by the lakeindex commands: exit codes, file paths as (store, key) pairs,
+// progress on stderr.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "lakeindex/object_store.h"
+#include "lakeindex/status.h"
+
+namespace lakeindex::cli {
+
+// DESIGN.md: 0 on success, 1 on a user error (one-line message), 2 on internal failure.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUserError = 1;
+inline constexpr int kExitInternal = 2;
+int ExitCodeFor(const Status& status);
+
+// A path given on the command line, opened as a local store rooted at its directory plus the
+// object key of the file itself.
+struct FileRef {
+  std::unique_ptr<ObjectStore> store;
+  std::string key;
+  std::string path;  // as the user typed it, for messages
+};
+Result<FileRef> OpenFileRef(const std::string& path);
+
+// Lowercase extension without the dot ("parquet", "csv"), or "".
+std::string FileExtension(const std::string& path);
+
+// Prints "label: done/total" on stderr at most every 200 ms, only when stderr is a terminal.
+class Progress {
+ public:
+  Progress(std::string label, uint64_t total);
+  ~Progress();
+  void Update(uint64_t done);
+
+ private:
+  std::string label_;
+  uint64_t total_;
+  bool enabled_;
+  bool printed_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace lakeindex::cli

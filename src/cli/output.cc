@@ -1,0 +1,124 @@
+#include "cli/output.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace lakeindex::cli {
+
+namespace {
+std::string CellText(const Column& c, size_t row) {
+  return c.IsNull(row) ? "NULL" : c.GetValue(row).ToString();
+}
+
+// Counts UTF-8 code points, which is what a terminal column roughly shows.
+size_t DisplayWidth(const std::string& s) {
+  size_t w = 0;
+  for (unsigned char ch : s) w += (ch & 0xC0) != 0x80;
+  return w;
+}
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (ch < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", ch);
+          *out += buf;
+        } else {
+          out->push_back(char(ch));
+        }
+    }
+  }
+  out->push_back('"');
+}
+}  // namespace
+
+std::string FormatTable(const Batch& batch, size_t max_width) {
+  const size_t ncols = batch.num_columns();
+  std::vector<std::vector<std::string>> cells(ncols);
+  std::vector<size_t> width(ncols);
+  for (size_t c = 0; c < ncols; ++c) {
+    width[c] = DisplayWidth(batch.schema().field(c).name);
+    for (size_t r = 0; r < batch.num_rows(); ++r) {
+      std::string text = CellText(batch.column(c), r);
+      if (DisplayWidth(text) > max_width) {
+        size_t cut = max_width - 1;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        text = text.substr(0, cut) + "\xe2\x80\xa6";
+      }
+      for (char& ch : text) {
+        if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+      }
+      width[c] = std::max(width[c], DisplayWidth(text));
+      cells[c].push_back(std::move(text));
+    }
+  }
+  std::string out;
+  auto pad = [&](const std::string& s, size_t w, bool right) {
+    std::string fill(w - DisplayWidth(s), ' ');
+    out += right ? fill + s : s + fill;
+  };
+  for (size_t c = 0; c < ncols; ++c) {
+    if (c) out += "  ";
+    pad(batch.schema().field(c).name, width[c], false);
+  }
+  out += '\n';
+  for (size_t c = 0; c < ncols; ++c) {
+    if (c) out += "  ";
+    out += std::string(width[c], '-');
+  }
+  out += '\n';
+  for (size_t r = 0; r < batch.num_rows(); ++r) {
+    for (size_t c = 0; c < ncols; ++c) {
+      if (c) out += "  ";
+      pad(cells[c][r], width[c], IsNumeric(batch.schema().field(c).type));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string FormatJsonLines(const Batch& batch) {
+  std::string out;
+  for (size_t r = 0; r < batch.num_rows(); ++r) {
+    out += '{';
+    for (size_t c = 0; c < batch.num_columns(); ++c) {
+      if (c) out += ',';
+      AppendJsonString(batch.schema().field(c).name, &out);
+      out += ':';
+      const Column& col = batch.column(c);
+      if (col.IsNull(r)) {
+        out += "null";
+        continue;
+      }
+      Value v = col.GetValue(r);
+      switch (col.type()) {
+        case TypeId::kBool:
+        case TypeId::kInt32:
+        case TypeId::kInt64: out += v.ToString(); break;
+        case TypeId::kFloat:
+        case TypeId::kDouble:
+          if (std::isfinite(v.double_value())) {
+            out += v.ToString();
+          } else {
+            AppendJsonString(v.ToString(), &out);
+          }
+          break;
+        default: AppendJsonString(v.ToString(), &out);
+      }
+    }
+    out += "}\n";
+  }
+  return out;
+}
+
+}  // namespace lakeindex::cli

@@ -1,0 +1,16 @@
+// Result output of the command line: `--format table` (aligned, for people), csv, json.
+#pragma once
+
+#include <string>
+
+#include "lakeindex/batch.h"
+
+namespace lakeindex::cli {
+
+// Aligned columns with a header and a rule; NULL printed as "NULL"; long values are cut at
+// `max_width` characters (bytes for non-ASCII) with "…".
+std::string FormatTable(const Batch& batch, size_t max_width = 40);
+// One JSON object per row ({"col": value, ...}\n); NULL as null, non-finite doubles as strings.
+std::string FormatJsonLines(const Batch& batch);
+
+}  // namespace lakeindex::cli

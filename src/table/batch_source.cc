@@ -1,0 +1,122 @@
+#include "table/batch_source.h"
+
+#include <algorithm>
+
+#include "format/csv/csv_reader.h"
+#include "format/parquet/reader.h"
+
+namespace lakeindex::table {
+
+namespace {
+
+class CsvSource : public BatchSource {
+ public:
+  explicit CsvSource(std::unique_ptr<csv::CsvReader> reader) : reader_(std::move(reader)) {}
+  const Schema& schema() const override { return reader_->schema(); }
+  Result<bool> Next(size_t max_rows, Batch* out) override { return reader_->Next(max_rows, out); }
+
+ private:
+  std::unique_ptr<csv::CsvReader> reader_;
+};
+
+// Reads one row group at a time and hands it out in slices of at most max_rows.
+class ParquetSource : public BatchSource {
+ public:
+  ParquetSource(std::unique_ptr<parquet::ParquetReader> reader, Schema schema)
+      : reader_(std::move(reader)), schema_(std::move(schema)) {
+    for (size_t c = 0; c < schema_.num_fields(); ++c) columns_.push_back(int(c));
+  }
+  const Schema& schema() const override { return schema_; }
+  uint64_t total_rows() const override { return uint64_t(reader_->num_rows()); }
+
+  Result<bool> Next(size_t max_rows, Batch* out) override {
+    while (offset_ >= current_.num_rows()) {
+      if (next_group_ >= reader_->num_row_groups()) return false;
+      ASSIGN_OR_RETURN(current_, reader_->ReadRowGroup(next_group_++, columns_));
+      offset_ = 0;
+    }
+    size_t take = std::min(max_rows, current_.num_rows() - offset_);
+    Batch slice = current_.Slice(offset_, take);
+    // The file's own nullability may differ from the requested schema; values are what count.
+    *out = Batch(schema_, std::move(slice.columns()), take);
+    offset_ += take;
+    return true;
+  }
+
+ private:
+  std::unique_ptr<parquet::ParquetReader> reader_;
+  Schema schema_;
+  std::vector<int> columns_;
+  Batch current_;
+  size_t offset_ = 0;
+  int next_group_ = 0;
+};
+
+class VectorSource : public BatchSource {
+ public:
+  VectorSource(Schema schema, std::vector<Batch> batches) : schema_(std::move(schema)), batches_(std::move(batches)) {}
+  const Schema& schema() const override { return schema_; }
+  Result<bool> Next(size_t max_rows, Batch* out) override {
+    while (index_ < batches_.size() && offset_ >= batches_[index_].num_rows()) {
+      ++index_;
+      offset_ = 0;
+    }
+    if (index_ >= batches_.size()) return false;
+    size_t take = std::min(max_rows, batches_[index_].num_rows() - offset_);
+    *out = batches_[index_].Slice(offset_, take);
+    offset_ += take;
+    return true;
+  }
+
+ private:
+  Schema schema_;
+  std::vector<Batch> batches_;
+  size_t index_ = 0;
+  size_t offset_ = 0;
+};
+
+std::string Extension(const std::string& key) {
+  size_t dot = key.rfind('.');
+  if (dot == std::string::npos) return "";
+  std::string ext = key.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ext;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const std::string& key,
+                                                    const std::optional<Schema>& schema, const std::string& display) {
+  std::string ext = Extension(key);
+  if (ext == "csv") {
+    csv::ReadOptions options;
+    options.schema = schema;
+    auto reader = csv::CsvReader::Open(store, key, options);
+    if (!reader.ok()) return reader.status();
+    return std::unique_ptr<BatchSource>(new CsvSource(std::move(*reader)));
+  }
+  if (ext == "parquet") {
+    auto reader = parquet::ParquetReader::Open(store, key);
+    if (!reader.ok()) return reader.status();
+    Schema file_schema = (*reader)->schema();
+    if (schema) {
+      bool same = file_schema.num_fields() == schema->num_fields();
+      for (size_t i = 0; same && i < file_schema.num_fields(); ++i) {
+        same = file_schema.field(i).name == schema->field(i).name && file_schema.field(i).type == schema->field(i).type;
+      }
+      if (!same) {
+        return Status::InvalidArgument(display + ": schema mismatch: expected (" + schema->ToString() + ") but the file has (" +
+                                       file_schema.ToString() + ")");
+      }
+      file_schema = *schema;
+    }
+    return std::unique_ptr<BatchSource>(new ParquetSource(std::move(*reader), std::move(file_schema)));
+  }
+  return Status::InvalidArgument(display + ": expected a .csv or .parquet file");
+}
+
+std::unique_ptr<BatchSource> MemorySource(Schema schema, std::vector<Batch> batches) {
+  return std::make_unique<VectorSource>(std::move(schema), std::move(batches));
+}
+
+}  // namespace lakeindex::table

@@ -1,0 +1,34 @@
+// BatchSource: a stream of batches of one schema, read from a CSV or Parquet file (or made in
+// memory), consumed by create/append.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lakeindex/batch.h"
+#include "lakeindex/object_store.h"
+
+namespace lakeindex::table {
+
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+  virtual const Schema& schema() const = 0;
+  // Fills *out with up to `max_rows` rows; false at the end.
+  virtual Result<bool> Next(size_t max_rows, Batch* out) = 0;
+  // Rows in the source if known up front (for progress), else 0.
+  virtual uint64_t total_rows() const { return 0; }
+};
+
+// Opens `key` in `store` by its extension: ".csv" (with `schema` if given, else inferred) or
+// ".parquet" (`schema`, if given, must match the file's). `display` names the file in errors.
+Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const std::string& key,
+                                                    const std::optional<Schema>& schema,
+                                                    const std::string& display);
+
+// Batches already in memory (tests, the demo).
+std::unique_ptr<BatchSource> MemorySource(Schema schema, std::vector<Batch> batches);
+
+}  // namespace lakeindex::table

@@ -1,0 +1,327 @@
+#include "table/manifest.h"
+
+#include <xxhash.h>
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "lakeindex/object_store.h"
+
+namespace lakeindex::table {
+
+using nlohmann::json;
+
+namespace {
+
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+std::string ChecksumOf(const json& body) {
+  std::string text = body.dump();
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "xxh64:%016" PRIx64, static_cast<uint64_t>(XXH64(text.data(), text.size(), 0)));
+  return buf;
+}
+
+// Accessors that turn nlohmann's exceptions into Corruption naming the field.
+class Fields {
+ public:
+  Fields(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
+  Result<const json*> Get(const char* key, json::value_t type, bool optional = false) const {
+    auto it = j_.find(key);
+    if (it == j_.end() || (optional && it->is_null())) {
+      if (optional) return static_cast<const json*>(nullptr);
+      return Status::Corruption(where_ + ": missing field '" + key + "'");
+    }
+    bool ok = it->type() == type || (type == json::value_t::number_unsigned && it->is_number_integer() &&
+                                     it->get<int64_t>() >= 0);
+    if (!ok) return Status::Corruption(where_ + ": field '" + key + "' has the wrong type");
+    return &*it;
+  }
+  Result<uint64_t> U64(const char* key) const {
+    ASSIGN_OR_RETURN(const json* v, Get(key, json::value_t::number_unsigned));
+    return v->get<uint64_t>();
+  }
+  Result<std::string> Str(const char* key) const {
+    ASSIGN_OR_RETURN(const json* v, Get(key, json::value_t::string));
+    return v->get<std::string>();
+  }
+
+ private:
+  const json& j_;
+  std::string where_;
+};
+
+json StatsToJson(const ColumnStats& s) {
+  json j = json::object();
+  if (s.min) {
+    json v = ValueToJson(*s.min);
+    if (!v.is_null()) j["min"] = v;
+  }
+  if (s.max) {
+    json v = ValueToJson(*s.max);
+    if (!v.is_null()) j["max"] = v;
+  }
+  // A one-sided bound would be wrong for pruning: keep both or neither.
+  if (j.contains("min") != j.contains("max")) j = json::object();
+  j["null_count"] = s.null_count;
+  j["nan_count"] = s.nan_count;
+  j["row_count"] = s.row_count;
+  return j;
+}
+
+Status CheckTablePath(const std::string& path, const std::string& where, const char* required_prefix) {
+  Status st = ValidateObjectPath(path);
+  if (!st.ok()) return Status::Corruption(where + ": " + st.message());
+  if (path.rfind(required_prefix, 0) != 0) {
+    return Status::Corruption(where + ": path '" + path + "' is not under " + required_prefix);
+  }
+  return Status::OK();
+}
+
+Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
+  if (!j.is_object()) return Status::Corruption(src + ": manifest is not a JSON object");
+  Fields f(j, src);
+  ASSIGN_OR_RETURN(std::string magic, f.Str("format"));
+  if (magic != kManifestMagic) return Status::Corruption(src + ": not a lakeindex manifest");
+  ASSIGN_OR_RETURN(uint64_t fv, f.U64("format_version"));
+  if (fv != uint64_t(kManifestFormatVersion)) {
+    return Status::NotSupported(src + ": manifest format version " + std::to_string(fv) +
+                                " (this build reads version " + std::to_string(kManifestFormatVersion) + ")");
+  }
+  ASSIGN_OR_RETURN(std::string checksum, f.Str("checksum"));
+  json body = j;
+  body.erase("checksum");
+  if (ChecksumOf(body) != checksum) return Status::Corruption(src + ": manifest checksum mismatch");
+
+  Manifest m;
+  ASSIGN_OR_RETURN(m.version, f.U64("version"));
+  ASSIGN_OR_RETURN(m.parent_version, f.U64("parent_version"));
+  ASSIGN_OR_RETURN(uint64_t ts, f.U64("timestamp_ms"));
+  m.timestamp_ms = int64_t(ts);
+  ASSIGN_OR_RETURN(m.operation, f.Str("operation"));
+  ASSIGN_OR_RETURN(uint64_t next_id, f.U64("next_fragment_id"));
+  if (next_id > UINT32_MAX) return Status::Corruption(src + ": next_fragment_id out of range");
+  m.next_fragment_id = uint32_t(next_id);
+
+  ASSIGN_OR_RETURN(const json* schema, f.Get("schema", json::value_t::array));
+  for (const json& field : *schema) {
+    if (!field.is_object()) return Status::Corruption(src + ": schema entry is not an object");
+    Fields ff(field, src + ": schema");
+    Field out;
+    ASSIGN_OR_RETURN(out.name, ff.Str("name"));
+    ASSIGN_OR_RETURN(std::string type_name, ff.Str("type"));
+    auto type = ParseTypeName(type_name);
+    if (!type.ok()) return Status::Corruption(src + ": " + type.status().message());
+    out.type = *type;
+    ASSIGN_OR_RETURN(const json* nullable, ff.Get("nullable", json::value_t::boolean));
+    out.nullable = nullable->get<bool>();
+    if (m.schema.FindField(out.name) >= 0) return Status::Corruption(src + ": duplicate column '" + out.name + "'");
+    m.schema.AddField(std::move(out));
+  }
+
+  ASSIGN_OR_RETURN(const json* frags, f.Get("fragments", json::value_t::array));
+  std::set<uint32_t> ids;
+  for (const json& fj : *frags) {
+    if (!fj.is_object()) return Status::Corruption(src + ": fragment entry is not an object");
+    Fields ff(fj, src + ": fragment");
+    FragmentMeta frag;
+    ASSIGN_OR_RETURN(uint64_t id, ff.U64("id"));
+    if (id >= m.next_fragment_id) return Status::Corruption(src + ": fragment id " + std::to_string(id) + " >= next_fragment_id");
+    frag.id = uint32_t(id);
+    if (!ids.insert(frag.id).second) return Status::Corruption(src + ": duplicate fragment id " + std::to_string(id));
+    std::string where = src + ": fragment " + std::to_string(id);
+    ASSIGN_OR_RETURN(frag.file, ff.Str("file"));
+    RETURN_IF_ERROR(CheckTablePath(frag.file, where, kDataDir));
+    ASSIGN_OR_RETURN(frag.rows, ff.U64("rows"));
+    if (frag.rows > UINT32_MAX) return Status::Corruption(where + ": more than 2^32 rows");
+    ASSIGN_OR_RETURN(frag.file_size, ff.U64("file_size"));
+    ASSIGN_OR_RETURN(const json* del, ff.Get("deletion", json::value_t::object, /*optional=*/true));
+    if (del) {
+      Fields df(*del, where + " deletion");
+      DeletionRef ref;
+      ASSIGN_OR_RETURN(ref.file, df.Str("file"));
+      RETURN_IF_ERROR(CheckTablePath(ref.file, where, kDeletionsDir));
+      ASSIGN_OR_RETURN(ref.count, df.U64("count"));
+      if (ref.count > frag.rows) return Status::Corruption(where + ": more deleted rows than rows");
+      frag.deletion = ref;
+    }
+    ASSIGN_OR_RETURN(const json* stats, ff.Get("stats", json::value_t::object));
+    for (auto it = stats->begin(); it != stats->end(); ++it) {
+      int col = m.schema.FindField(it.key());
+      if (col < 0 || !it.value().is_object()) return Status::Corruption(where + ": stats for unknown column '" + it.key() + "'");
+      Fields sf(it.value(), where + " stats '" + it.key() + "'");
+      ColumnStats cs;
+      ASSIGN_OR_RETURN(cs.null_count, sf.U64("null_count"));
+      ASSIGN_OR_RETURN(cs.nan_count, sf.U64("nan_count"));
+      ASSIGN_OR_RETURN(cs.row_count, sf.U64("row_count"));
+      TypeId type = m.schema.field(size_t(col)).type;
+      if (it.value().contains("min") && it.value().contains("max")) {
+        auto mn = ValueFromJson(it.value()["min"], type);
+        auto mx = ValueFromJson(it.value()["max"], type);
+        if (!mn.ok() || !mx.ok()) return Status::Corruption(where + ": bad min/max for column '" + it.key() + "'");
+        cs.min = *mn;
+        cs.max = *mx;
+      }
+      frag.stats[it.key()] = std::move(cs);
+    }
+    m.fragments.push_back(std::move(frag));
+  }
+  if (auto it = j.find("indexes"); it != j.end()) {
+    if (!it->is_array()) return Status::Corruption(src + ": 'indexes' is not an array");
+    m.indexes = *it;
+  }
+  if (auto it = j.find("layout"); it != j.end()) m.layout = *it;
+  return m;
+}
+
+}  // namespace
+
+const FragmentMeta* Manifest::FindFragment(uint32_t id) const {
+  for (const auto& f : fragments) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+uint64_t Manifest::total_rows() const {
+  uint64_t n = 0;
+  for (const auto& f : fragments) n += f.live_rows();
+  return n;
+}
+
+std::string ManifestPath(uint64_t version) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%s%020" PRIu64 ".manifest", kVersionsDir, version);
+  return buf;
+}
+
+std::optional<uint64_t> ParseManifestPath(std::string_view path) {
+  std::string_view prefix = kVersionsDir, suffix = ".manifest";
+  if (path.size() != prefix.size() + 20 + suffix.size() || path.substr(0, prefix.size()) != prefix ||
+      path.substr(path.size() - suffix.size()) != suffix) {
+    return std::nullopt;
+  }
+  uint64_t v = 0;
+  for (char c : path.substr(prefix.size(), 20)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    if (v > (UINT64_MAX - 9) / 10) return std::nullopt;
+    v = v * 10 + uint64_t(c - '0');
+  }
+  return v;
+}
+
+json ValueToJson(const Value& v) {
+  if (v.is_null()) return nullptr;
+  switch (v.type()) {
+    case TypeId::kBool: return v.bool_value();
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kDate:
+    case TypeId::kTimestamp: return v.int_value();
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double d = v.double_value();
+      if (std::isnan(d)) return nullptr;
+      if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+      return d;
+    }
+    case TypeId::kString:
+      if (!IsValidUtf8(v.string_value())) return nullptr;
+      return v.string_value();
+  }
+  return nullptr;
+}
+
+Result<Value> ValueFromJson(const json& j, TypeId type) {
+  auto bad = [&] { return Status::Corruption(std::string("bad ") + TypeName(type) + " value in JSON"); };
+  switch (type) {
+    case TypeId::kBool:
+      if (!j.is_boolean()) return bad();
+      return Value::Bool(j.get<bool>());
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      if (!j.is_number_integer()) return bad();
+      if (j.get<int64_t>() < INT32_MIN || j.get<int64_t>() > INT32_MAX) return bad();
+      return Value::Int(type, j.get<int64_t>());
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+      if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX))) return bad();
+      return Value::Int(type, j.get<int64_t>());
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double d;
+      if (j.is_number()) {
+        d = j.get<double>();
+      } else if (j == "inf") {
+        d = INFINITY;
+      } else if (j == "-inf") {
+        d = -INFINITY;
+      } else {
+        return bad();
+      }
+      return type == TypeId::kFloat ? Value::Float(float(d)) : Value::Double(d);
+    }
+    case TypeId::kString:
+      if (!j.is_string()) return bad();
+      return Value::String(j.get<std::string>());
+  }
+  return bad();
+}
+
+std::string SerializeManifest(const Manifest& m) {
+  json j = json::object();
+  j["format"] = kManifestMagic;
+  j["format_version"] = kManifestFormatVersion;
+  j["version"] = m.version;
+  j["parent_version"] = m.parent_version;
+  j["timestamp_ms"] = m.timestamp_ms;
+  j["operation"] = m.operation;
+  j["next_fragment_id"] = m.next_fragment_id;
+  json schema = json::array();
+  for (const Field& f : m.schema.fields()) {
+    schema.push_back({{"name", f.name}, {"type", TypeName(f.type)}, {"nullable", f.nullable}});
+  }
+  j["schema"] = schema;
+  json frags = json::array();
+  for (const FragmentMeta& f : m.fragments) {
+    json fj = {{"id", f.id}, {"file", f.file}, {"rows", f.rows}, {"file_size", f.file_size}};
+    fj["deletion"] = f.deletion ? json{{"file", f.deletion->file}, {"count", f.deletion->count}} : json(nullptr);
+    json stats = json::object();
+    for (const auto& [name, s] : f.stats) stats[name] = StatsToJson(s);
+    fj["stats"] = stats;
+    frags.push_back(std::move(fj));
+  }
+  j["fragments"] = frags;
+  j["indexes"] = m.indexes;
+  j["layout"] = m.layout;
+  j["checksum"] = ChecksumOf(j);
+  return j.dump(1);
+}
+
+Result<Manifest> ParseManifest(const uint8_t* data, size_t size, std::string_view source) {
+  std::string src(source);
+  json j = json::parse(data, data + size, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Corruption(src + ": manifest is not valid JSON");
+  // nlohmann::json throws on some conversions; none may escape this API.
+  try {
+    return ParseManifestJson(j, src);
+  } catch (const std::exception& e) {
+    return Status::Corruption(src + ": malformed manifest (" + e.what() + ")");
+  }
+}
+
+}  // namespace lakeindex::table

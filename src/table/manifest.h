@@ -1,0 +1,86 @@
+// Manifest: the JSON document that defines one immutable version of a table.
+//
+// Stored at `_versions/{version:020}.manifest`, created with an atomic create-if-absent so that
+// exactly one writer wins each version. Layout (JSON object, keys sorted):
+//   "format": "lakeindex-manifest"      magic
+//   "format_version": 1                 bumped on incompatible changes
+//   "version", "parent_version", "timestamp_ms", "operation"
+//   "schema": [{"name","type","nullable"}...]
+//   "next_fragment_id": u32             fragment ids are never reused
+//   "fragments": [{"id","file","rows","file_size","deletion":{"file","count"}|null,
+//                  "stats":{column: {"min","max","null_count","nan_count"}}}]
+//   "indexes": [...], "layout": {...}|null   owned by index/ and layout/ (opaque JSON here)
+//   "checksum": "xxh64:<16 hex>"        XXH64 of the compact dump of the object without this key
+// Stats "min"/"max" are JSON numbers (ints, finite doubles), strings, or booleans; absent when
+// unknown (then nothing is pruned on them). Dates/timestamps are stored as their integer value.
+// Thread safety: values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lakeindex/column_stats.h"
+#include "lakeindex/status.h"
+#include "lakeindex/types.h"
+
+namespace lakeindex::table {
+
+inline constexpr const char* kManifestMagic = "lakeindex-manifest";
+inline constexpr int kManifestFormatVersion = 1;
+inline constexpr const char* kVersionsDir = "_versions/";
+inline constexpr const char* kDataDir = "data/";
+inline constexpr const char* kDeletionsDir = "_deletions/";
+
+struct DeletionRef {
+  std::string file;    // "_deletions/{fragment}-{uuid}.bin"
+  uint64_t count = 0;  // deleted rows in this fragment
+  bool operator==(const DeletionRef&) const = default;
+};
+
+struct FragmentMeta {
+  uint32_t id = 0;
+  std::string file;  // "data/{uuid}.parquet"
+  uint64_t rows = 0;
+  uint64_t file_size = 0;
+  std::optional<DeletionRef> deletion;
+  std::map<std::string, ColumnStats> stats;  // by column name
+
+  uint64_t live_rows() const { return rows - (deletion ? deletion->count : 0); }
+  bool operator==(const FragmentMeta&) const = default;
+};
+
+struct Manifest {
+  uint64_t version = 0;
+  uint64_t parent_version = 0;
+  int64_t timestamp_ms = 0;
+  std::string operation;
+  Schema schema;
+  uint32_t next_fragment_id = 0;
+  std::vector<FragmentMeta> fragments;
+  nlohmann::json indexes = nlohmann::json::array();
+  nlohmann::json layout;  // null when the table has no layout
+
+  const FragmentMeta* FindFragment(uint32_t id) const;
+  uint64_t total_rows() const;  // live rows
+};
+
+std::string ManifestPath(uint64_t version);
+// Parses the version number out of a manifest path; nullopt for other names.
+std::optional<uint64_t> ParseManifestPath(std::string_view path);
+
+std::string SerializeManifest(const Manifest& m);
+// `source` names the object in error messages. Corruption for bad JSON, bad checksum, missing or
+// mistyped fields, paths escaping the table (".." or absolute), duplicate fragment ids.
+Result<Manifest> ParseManifest(const uint8_t* data, size_t size, std::string_view source);
+
+// Value <-> JSON used by manifests and index metadata. A string that is not valid UTF-8 has no
+// JSON form: ValueToJson returns null for it (callers then store no statistic).
+nlohmann::json ValueToJson(const Value& v);
+Result<Value> ValueFromJson(const nlohmann::json& j, TypeId type);
+
+}  // namespace lakeindex::table

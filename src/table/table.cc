@@ -1,0 +1,369 @@
+#include "table/table.h"
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "common/uuid.h"
+#include "format/parquet/reader.h"
+#include "table/deletion_vector.h"
+
+namespace lakeindex::table {
+
+namespace {
+constexpr size_t kSourceChunkRows = 64 * 1024;
+constexpr int kMaxCommitAttempts = 200;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Randomized, growing pause between commit attempts so that racing writers spread out.
+void Backoff(int attempt) {
+  static thread_local std::mt19937 rng(std::random_device{}());
+  int cap = std::min(50, 1 + attempt * 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, cap)(rng)));
+}
+
+bool SameTypes(const Schema& a, const Schema& b) {
+  if (a.num_fields() != b.num_fields()) return false;
+  for (size_t i = 0; i < a.num_fields(); ++i) {
+    if (a.field(i).name != b.field(i).name || a.field(i).type != b.field(i).type) return false;
+  }
+  return true;
+}
+
+Status CheckRequired(const Schema& schema, const Batch& batch, uint64_t first_row) {
+  for (size_t c = 0; c < schema.num_fields(); ++c) {
+    const Column& col = batch.column(c);
+    if (schema.field(c).nullable || col.null_count() == 0) continue;
+    for (size_t r = 0; r < col.length(); ++r) {
+      if (col.IsNull(r)) {
+        return Status::InvalidArgument("row " + std::to_string(first_row + r + 1) + ": NULL in NOT NULL column '" +
+                                       schema.field(c).name + "'");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// Accumulates rows into one data file at a time.
+class FragmentBuilder {
+ public:
+  FragmentBuilder(ObjectStore* store, const Schema& schema, const WriteConfig& config)
+      : store_(store), schema_(schema), config_(config) {}
+
+  Status Add(const Batch& batch) {
+    size_t offset = 0;
+    while (offset < batch.num_rows()) {
+      if (!writer_) {
+        ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Make(schema_, config_.parquet));
+        rows_ = 0;
+        stats_.assign(schema_.num_fields(), ColumnStats{});
+      }
+      size_t take = size_t(std::min<uint64_t>(batch.num_rows() - offset, config_.rows_per_file - rows_));
+      Batch part = (offset == 0 && take == batch.num_rows()) ? batch : batch.Slice(offset, take);
+      RETURN_IF_ERROR(writer_->Write(part));
+      for (size_t c = 0; c < schema_.num_fields(); ++c) stats_[c].Merge(ComputeColumnStats(part.column(c)));
+      rows_ += take;
+      offset += take;
+      if (rows_ == config_.rows_per_file) RETURN_IF_ERROR(Flush());
+    }
+    return Status::OK();
+  }
+
+  Status Flush() {
+    if (!writer_) return Status::OK();
+    ASSIGN_OR_RETURN(std::string bytes, writer_->Finish());
+    writer_.reset();
+    FragmentMeta frag;
+    frag.file = std::string(kDataDir) + NewUuid() + ".parquet";
+    frag.rows = rows_;
+    frag.file_size = bytes.size();
+    for (size_t c = 0; c < schema_.num_fields(); ++c) frag.stats[schema_.field(c).name] = stats_[c];
+    RETURN_IF_ERROR(store_->Write(frag.file, bytes));
+    fragments_.push_back(std::move(frag));
+    return Status::OK();
+  }
+
+  std::vector<FragmentMeta> Take() { return std::move(fragments_); }
+
+ private:
+  ObjectStore* store_;
+  const Schema& schema_;
+  const WriteConfig& config_;
+  std::unique_ptr<parquet::ParquetWriter> writer_;
+  uint64_t rows_ = 0;
+  std::vector<ColumnStats> stats_;
+  std::vector<FragmentMeta> fragments_;
+};
+
+Status CheckNoConflict(const Manifest& base, const Manifest& latest, uint32_t id) {
+  const FragmentMeta* b = base.FindFragment(id);
+  const FragmentMeta* l = latest.FindFragment(id);
+  if (l == nullptr) {
+    return Status::Conflict("fragment " + std::to_string(id) + " was rewritten or removed by a concurrent commit (now at version " +
+                            std::to_string(latest.version) + "); retry the operation");
+  }
+  if (b == nullptr || !(b->file == l->file && b->deletion == l->deletion)) {
+    return Status::Conflict("fragment " + std::to_string(id) + " was changed by a concurrent commit (now at version " +
+                            std::to_string(latest.version) + "); retry the operation");
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
+  ASSIGN_OR_RETURN(auto objects, store->List(kVersionsDir));
+  std::optional<uint64_t> latest;
+  for (const ObjectInfo& o : objects) {
+    auto v = ParseManifestPath(o.path);
+    if (v && (!latest || *v > *latest)) latest = v;
+  }
+  if (!latest) return Status::NotFound("no lakeindex table at " + store->Describe());
+  return *latest;
+}
+
+Result<Manifest> Table::LoadManifest(ObjectStore* store, uint64_t version) {
+  std::string path = ManifestPath(version);
+  auto bytes = store->Read(path);
+  if (!bytes.ok()) {
+    if (bytes.status().IsNotFound()) return Status::NotFound("table has no version " + std::to_string(version));
+    return bytes.status();
+  }
+  ASSIGN_OR_RETURN(Manifest m, ParseManifest(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), path));
+  if (m.version != version) return Status::Corruption(path + ": says it is version " + std::to_string(m.version));
+  return m;
+}
+
+Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, std::optional<uint64_t> version) {
+  uint64_t v;
+  if (version) {
+    v = *version;
+  } else {
+    ASSIGN_OR_RETURN(v, LatestVersion(store.get()));
+  }
+  ASSIGN_OR_RETURN(Manifest m, LoadManifest(store.get(), v));
+  return std::unique_ptr<Table>(new Table(std::move(store), std::move(m)));
+}
+
+Result<std::vector<FragmentMeta>> Table::WriteFragments(BatchSource* source, const Schema& schema,
+                                                        const WriteConfig& config) const {
+  if (config.rows_per_file == 0 || config.rows_per_file > UINT32_MAX) {
+    return Status::InvalidArgument("--rows-per-file must be between 1 and 4294967295");
+  }
+  FragmentBuilder builder(store_.get(), schema, config);
+  Batch batch;
+  uint64_t rows = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, source->Next(kSourceChunkRows, &batch));
+    if (!more) break;
+    RETURN_IF_ERROR(CheckRequired(schema, batch, rows));
+    RETURN_IF_ERROR(builder.Add(batch));
+    rows += batch.num_rows();
+    if (config.progress) config.progress(rows);
+  }
+  RETURN_IF_ERROR(builder.Flush());
+  return builder.Take();
+}
+
+Result<std::unique_ptr<Table>> Table::Create(std::shared_ptr<ObjectStore> store, BatchSource* source,
+                                             const WriteConfig& config) {
+  auto latest = LatestVersion(store.get());
+  if (latest.ok()) return Status::InvalidArgument("a table already exists at " + store->Describe());
+  if (!latest.status().IsNotFound()) return latest.status();
+  if (source->schema().num_fields() == 0) return Status::InvalidArgument("the source has no columns");
+  std::unique_ptr<Table> table(new Table(store, Manifest{}));
+  Transaction txn;
+  txn.operation = "create";
+  txn.schema = source->schema();
+  ASSIGN_OR_RETURN(txn.added, table->WriteFragments(source, *txn.schema, config));
+  RETURN_IF_ERROR(table->Commit(std::move(txn)));
+  return table;
+}
+
+Status Table::Append(BatchSource* source, const WriteConfig& config) {
+  if (!SameTypes(source->schema(), schema())) {
+    return Status::InvalidArgument("schema mismatch: the table has (" + schema().ToString() + ") but the input has (" +
+                                   source->schema().ToString() + ")");
+  }
+  Transaction txn;
+  txn.operation = "append";
+  ASSIGN_OR_RETURN(txn.added, WriteFragments(source, schema(), config));
+  if (txn.added.empty()) return Status::OK();  // nothing to append: no new version
+  return Commit(std::move(txn));
+}
+
+Result<uint64_t> Table::DeleteRows(const RowSet& rows) {
+  Transaction txn;
+  txn.operation = "delete";
+  uint64_t newly_deleted = 0;
+  uint64_t seen = 0;
+  for (const FragmentMeta& fragment : manifest_.fragments) {
+    std::vector<uint32_t> offsets = rows.OffsetsIn(fragment.id);
+    if (offsets.empty()) continue;
+    seen += offsets.size();
+    uint32_t fragment_id = fragment.id;
+    const FragmentMeta* frag = &fragment;
+    roaring::Roaring requested(offsets.size(), offsets.data());
+    ASSIGN_OR_RETURN(auto old, Deletions(*frag));
+    roaring::Roaring added = requested - *old;
+    if (added.isEmpty()) continue;
+    if (added.maximum() >= frag->rows) {
+      return Status::InvalidArgument("delete: row " + std::to_string(added.maximum()) + " is beyond fragment " +
+                                     std::to_string(fragment_id));
+    }
+    DeletionVector dv;
+    dv.fragment_id = fragment_id;
+    dv.fragment_rows = uint32_t(frag->rows);
+    dv.deleted = *old | added;
+    DeletionRef ref;
+    ref.file = std::string(kDeletionsDir) + std::to_string(fragment_id) + "-" + NewUuid() + ".bin";
+    ref.count = dv.deleted.cardinality();
+    RETURN_IF_ERROR(store_->Write(ref.file, EncodeDeletionVector(dv)));
+    txn.deletions[fragment_id] = ref;
+    newly_deleted += added.cardinality();
+  }
+  if (seen != rows.Cardinality()) return Status::InvalidArgument("delete: row addresses outside the table's fragments");
+  if (newly_deleted == 0) return uint64_t(0);
+  RETURN_IF_ERROR(Commit(std::move(txn)));
+  return newly_deleted;
+}
+
+Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& base, const Transaction& txn) {
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    Manifest next;
+    if (txn.schema) {
+      next.schema = *txn.schema;  // create: nothing to rebase on
+    } else {
+      ASSIGN_OR_RETURN(uint64_t latest_version, LatestVersion(store));
+      if (latest_version == base.version) {
+        next = base;
+      } else {
+        ASSIGN_OR_RETURN(next, LoadManifest(store, latest_version));
+        for (uint32_t id : txn.removed) RETURN_IF_ERROR(CheckNoConflict(base, next, id));
+        for (const auto& [id, ref] : txn.deletions) RETURN_IF_ERROR(CheckNoConflict(base, next, id));
+      }
+    }
+    next.parent_version = next.version;
+    next.version = next.version + 1;
+    next.timestamp_ms = NowMs();
+    next.operation = txn.operation;
+    if (!txn.removed.empty()) {
+      std::erase_if(next.fragments, [&](const FragmentMeta& f) { return txn.removed.count(f.id) > 0; });
+    }
+    for (auto& f : next.fragments) {
+      if (auto it = txn.deletions.find(f.id); it != txn.deletions.end()) f.deletion = it->second;
+    }
+    for (FragmentMeta f : txn.added) {
+      if (next.next_fragment_id == UINT32_MAX) return Status::InvalidArgument("table has used every fragment id");
+      f.id = next.next_fragment_id++;
+      next.fragments.push_back(std::move(f));
+    }
+    if (txn.apply_extra) RETURN_IF_ERROR(txn.apply_extra(&next));
+    Status st = store->CreateIfAbsent(ManifestPath(next.version), SerializeManifest(next));
+    if (st.ok()) return next;
+    if (!st.IsAlreadyExists()) return st;
+    if (txn.schema) return Status::InvalidArgument("a table already exists at " + store->Describe());
+    Backoff(attempt);
+  }
+  return Status::Conflict("gave up committing after " + std::to_string(kMaxCommitAttempts) +
+                          " attempts: too many concurrent writers");
+}
+
+Status Table::Commit(Transaction txn) {
+  ASSIGN_OR_RETURN(Manifest committed, CommitTransaction(store_.get(), manifest_, txn));
+  manifest_ = std::move(committed);
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const roaring::Roaring>> Table::Deletions(const FragmentMeta& fragment) const {
+  if (!fragment.deletion) return std::make_shared<const roaring::Roaring>();
+  const std::string& file = fragment.deletion->file;
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (auto it = deletion_cache_.find(file); it != deletion_cache_.end()) return it->second;
+  }
+  ASSIGN_OR_RETURN(std::string bytes, store_->Read(file));
+  ASSIGN_OR_RETURN(DeletionVector dv,
+                   DecodeDeletionVector(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), file));
+  if (dv.fragment_id != fragment.id || dv.fragment_rows != fragment.rows ||
+      dv.deleted.cardinality() != fragment.deletion->count) {
+    return Status::Corruption(file + ": deletion vector does not match fragment " + std::to_string(fragment.id));
+  }
+  auto shared = std::make_shared<const roaring::Roaring>(std::move(dv.deleted));
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  deletion_cache_[file] = shared;
+  return shared;
+}
+
+Result<std::vector<VersionInfo>> Table::Versions() const {
+  ASSIGN_OR_RETURN(auto objects, store_->List(kVersionsDir));
+  std::vector<VersionInfo> out;
+  for (const ObjectInfo& o : objects) {
+    auto v = ParseManifestPath(o.path);
+    if (!v) continue;
+    ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), *v));
+    out.push_back(VersionInfo{m.version, m.timestamp_ms, m.operation, m.total_rows(), m.fragments.size()});
+  }
+  std::sort(out.begin(), out.end(), [](const VersionInfo& a, const VersionInfo& b) { return a.version < b.version; });
+  return out;
+}
+
+Result<Batch> Table::ReadFragment(const FragmentMeta& fragment, const std::vector<int>& columns) const {
+  std::vector<int> cols = columns;
+  if (cols.empty()) {
+    for (size_t c = 0; c < schema().num_fields(); ++c) cols.push_back(int(c));
+  }
+  Schema out_schema;
+  for (int c : cols) out_schema.AddField(schema().field(size_t(c)));
+  ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(store_.get(), fragment.file));
+  if (uint64_t(reader->num_rows()) != fragment.rows) {
+    return Status::Corruption(fragment.file + ": has " + std::to_string(reader->num_rows()) + " rows, the manifest says " +
+                              std::to_string(fragment.rows));
+  }
+  ASSIGN_OR_RETURN(auto deleted, Deletions(fragment));
+  Batch out(out_schema);
+  uint64_t first = 0;
+  for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
+    ASSIGN_OR_RETURN(Batch part, reader->ReadRowGroup(rg, cols));
+    std::vector<uint32_t> live;
+    live.reserve(part.num_rows());
+    for (uint32_t r = 0; r < part.num_rows(); ++r) {
+      if (!deleted->contains(uint32_t(first + r))) live.push_back(r);
+    }
+    for (size_t c = 0; c < cols.size(); ++c) {
+      out.mutable_column(c).AppendSelected(part.column(c), live.data(), live.size());
+    }
+    first += part.num_rows();
+  }
+  RETURN_IF_ERROR(out.Seal());
+  return out;
+}
+
+Result<Batch> Table::ReadAll(const std::vector<int>& columns) const {
+  Batch all;
+  bool first = true;
+  for (const FragmentMeta& f : manifest_.fragments) {
+    ASSIGN_OR_RETURN(Batch part, ReadFragment(f, columns));
+    if (first) {
+      all = std::move(part);
+      first = false;
+    } else {
+      RETURN_IF_ERROR(all.Append(part));
+    }
+  }
+  if (first) {
+    Schema s;
+    if (columns.empty()) {
+      s = schema();
+    } else {
+      for (int c : columns) s.AddField(schema().field(size_t(c)));
+    }
+    all = Batch(s);
+  }
+  return all;
+}
+
+}  // namespace lakeindex::table

@@ -1,0 +1,109 @@
+// Table: a versioned dataset on an ObjectStore (see DESIGN.md "Table layout on a store").
+//
+// A Table object is a view of one version (its manifest). Writers (Create, Append, DeleteRows,
+// Optimize) write their new files first, then commit the next version with an atomic
+// create-if-absent of its manifest; a writer that loses the race re-reads the newest version,
+// fails with Conflict if the other commit touched what it changed (deleted rows of, or rewrote, a
+// fragment it changes), else rebases and retries. After a successful write the Table views the
+// version it committed. A failed write leaves the table at its previous version (files written
+// for the failed attempt are unreferenced; `vacuum` removes them).
+// Thread safety: const methods may run concurrently; writers need external synchronization per
+// Table object (different Table objects and processes may write concurrently).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "format/parquet/writer.h"
+#include "lakeindex/object_store.h"
+#include "lakeindex/row_set.h"
+#include "table/batch_source.h"
+#include "table/manifest.h"
+
+namespace lakeindex::table {
+
+struct WriteConfig {
+  uint64_t rows_per_file = 1000000;  // --rows-per-file
+  parquet::WriteOptions parquet;
+  // Called with rows written so far (for progress output); may be empty.
+  std::function<void(uint64_t)> progress;
+};
+
+struct VersionInfo {
+  uint64_t version = 0;
+  int64_t timestamp_ms = 0;
+  std::string operation;
+  uint64_t rows = 0;
+  size_t fragments = 0;
+};
+
+// What one commit changes, so that it can be re-applied on top of a newer version.
+struct Transaction {
+  std::string operation;
+  std::vector<FragmentMeta> added;  // ids are assigned at commit
+  std::set<uint32_t> removed;
+  std::map<uint32_t, std::optional<DeletionRef>> deletions;  // fragment -> its new deletion file
+  std::optional<Schema> schema;                              // create only
+  // Further changes (indexes, layout) re-applied on every attempt; may return Conflict.
+  std::function<Status(Manifest*)> apply_extra;
+};
+
+class Table {
+ public:
+  // Creates version 1 from `source`. InvalidArgument if a table already exists there.
+  static Result<std::unique_ptr<Table>> Create(std::shared_ptr<ObjectStore> store, BatchSource* source,
+                                               const WriteConfig& config);
+  // Opens the newest version, or `version` (time travel). NotFound if there is no table.
+  static Result<std::unique_ptr<Table>> Open(std::shared_ptr<ObjectStore> store,
+                                             std::optional<uint64_t> version = std::nullopt);
+
+  const Manifest& manifest() const { return manifest_; }
+  const Schema& schema() const { return manifest_.schema; }
+  uint64_t version() const { return manifest_.version; }
+  ObjectStore* store() const { return store_.get(); }
+  const std::shared_ptr<ObjectStore>& shared_store() const { return store_; }
+
+  // Appends the rows of `source` (its schema must equal the table's) as new fragments.
+  Status Append(BatchSource* source, const WriteConfig& config);
+  // Marks rows deleted (addresses of live rows of this version); returns how many were newly
+  // deleted. Conflict if a concurrent commit changed the deletions of the same fragments.
+  Result<uint64_t> DeleteRows(const RowSet& rows);
+  // Commits `txn` made against this version (used by the operations above, indexes, layout).
+  Status Commit(Transaction txn);
+
+  // Deleted offsets of a fragment (empty if none); loaded once and cached.
+  Result<std::shared_ptr<const roaring::Roaring>> Deletions(const FragmentMeta& fragment) const;
+  // All live rows of a fragment (deleted rows dropped), columns by schema index (empty = all).
+  Result<Batch> ReadFragment(const FragmentMeta& fragment, const std::vector<int>& columns) const;
+  // All live rows of this version, fragment by fragment (tests, small tables, optimize).
+  Result<Batch> ReadAll(const std::vector<int>& columns = {}) const;
+
+  // Every committed version, oldest first.
+  Result<std::vector<VersionInfo>> Versions() const;
+  // Newest committed version number. NotFound if none.
+  static Result<uint64_t> LatestVersion(ObjectStore* store);
+  static Result<Manifest> LoadManifest(ObjectStore* store, uint64_t version);
+
+  // Writes `batches` as data files of at most rows_per_file rows each (not committed).
+  Result<std::vector<FragmentMeta>> WriteFragments(BatchSource* source, const Schema& schema,
+                                                   const WriteConfig& config) const;
+
+ private:
+  Table(std::shared_ptr<ObjectStore> store, Manifest manifest)
+      : store_(std::move(store)), manifest_(std::move(manifest)) {}
+  static Result<Manifest> CommitTransaction(ObjectStore* store, const Manifest& base, const Transaction& txn);
+
+  std::shared_ptr<ObjectStore> store_;
+  Manifest manifest_;
+  mutable std::mutex cache_mu_;
+  mutable std::map<std::string, std::shared_ptr<const roaring::Roaring>> deletion_cache_;
+};
+
+}  // namespace lakeindex::table

@@ -1,0 +1,172 @@
+#include "table/table.h"
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "util/test_util.h"
+
+namespace lakeindex::table {
+namespace {
+
+using lakeindex::testing::RandomBatch;
+
+const Schema& TestSchema() {
+  static const Schema s = *Schema::Parse("id:int64,name:string,x:double,d:date,ts:timestamp,b:bool,i:int32,f:float");
+  return s;
+}
+
+WriteConfig SmallFiles(uint64_t rows_per_file) {
+  WriteConfig c;
+  c.rows_per_file = rows_per_file;
+  c.parquet.page_rows = 64;
+  c.parquet.row_group_rows = 256;
+  return c;
+}
+
+Result<std::unique_ptr<Table>> CreateFrom(std::shared_ptr<ObjectStore> store, const Batch& batch, uint64_t rows_per_file) {
+  auto src = MemorySource(batch.schema(), {batch});
+  return Table::Create(store, src.get(), SmallFiles(rows_per_file));
+}
+
+TEST(TableTest, CreateAppendReadBackAndTimeTravel) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  Batch first = RandomBatch(TestSchema(), 1000, 1);
+  auto table = CreateFrom(store, first, 300);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ((*table)->version(), 1u);
+  EXPECT_EQ((*table)->manifest().fragments.size(), 4u);  // 300+300+300+100
+  auto all = (*table)->ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_TRUE(all->Equals(first));
+
+  Batch second = RandomBatch(TestSchema(), 500, 2);
+  auto src = MemorySource(TestSchema(), {second});
+  ASSERT_TRUE((*table)->Append(src.get(), SmallFiles(300)).ok());
+  EXPECT_EQ((*table)->version(), 2u);
+  Batch both = first;
+  ASSERT_TRUE(both.Append(second).ok());
+  EXPECT_TRUE((*table)->ReadAll()->Equals(both));
+
+  auto v1 = Table::Open(store, 1);
+  ASSERT_TRUE(v1.ok());
+  EXPECT_TRUE((*v1)->ReadAll()->Equals(first));
+  auto latest = Table::Open(store);
+  EXPECT_EQ((*latest)->version(), 2u);
+  EXPECT_TRUE(Table::Open(store, 9).status().IsNotFound());
+  auto versions = (*latest)->Versions();
+  ASSERT_EQ(versions->size(), 2u);
+  EXPECT_EQ((*versions)[1].operation, "append");
+  EXPECT_EQ((*versions)[1].rows, 1500u);
+}
+
+TEST(TableTest, CreateTwiceAndBadAppendsLeaveTheTableAsItWas) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  Batch b = RandomBatch(TestSchema(), 100, 3);
+  ASSERT_TRUE(CreateFrom(store, b, 1000).ok());
+  EXPECT_TRUE(CreateFrom(store, b, 1000).status().IsInvalidArgument());
+  auto table = Table::Open(store);
+  Batch other = RandomBatch(*Schema::Parse("id:int64,name:int64"), 10, 4);
+  auto src = MemorySource(other.schema(), {other});
+  Status st = (*table)->Append(src.get(), SmallFiles(1000));
+  EXPECT_TRUE(st.IsInvalidArgument());
+  EXPECT_NE(st.message().find("schema mismatch"), std::string::npos);
+  EXPECT_EQ(*Table::LatestVersion(store.get()), 1u);
+}
+
+TEST(TableTest, DeleteRowsThenTimeTravel) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  Batch b = RandomBatch(TestSchema(), 600, 5);
+  auto table = CreateFrom(store, b, 250);
+  ASSERT_TRUE(table.ok());
+  const auto& frags = (*table)->manifest().fragments;
+  RowSet del;
+  std::vector<uint32_t> keep;
+  for (uint32_t r = 0; r < 600; ++r) {
+    uint32_t frag = frags[r / 250].id, off = r % 250;
+    if (r % 3 == 0) {
+      del.Add(MakeRowAddress(frag, off));
+    } else {
+      keep.push_back(r);
+    }
+  }
+  auto n = (*table)->DeleteRows(del);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 200u);
+  Batch expected(TestSchema());
+  for (size_t c = 0; c < expected.num_columns(); ++c) {
+    expected.mutable_column(c).AppendSelected(b.column(c), keep.data(), keep.size());
+  }
+  ASSERT_TRUE(expected.Seal().ok());
+  EXPECT_TRUE((*table)->ReadAll()->Equals(expected));
+  EXPECT_EQ(*(*table)->DeleteRows(del), 0u);  // already deleted: no new version
+  EXPECT_EQ((*table)->version(), 2u);
+  EXPECT_TRUE((*Table::Open(store, 1))->ReadAll()->Equals(b));
+}
+
+TEST(TableTest, ConcurrentAppendsAreAllKept) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  ASSERT_TRUE(CreateFrom(store, RandomBatch(TestSchema(), 10, 6), 100).ok());
+  constexpr int kThreads = 4, kAppends = 10;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto table = Table::Open(store);
+      if (!table.ok()) { ++failures; return; }
+      for (int k = 0; k < kAppends; ++k) {
+        auto src = MemorySource(TestSchema(), {RandomBatch(TestSchema(), 7, uint64_t(100 + t * 100 + k))});
+        if (!(*table)->Append(src.get(), SmallFiles(100)).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto table = Table::Open(store);
+  EXPECT_EQ((*table)->version(), uint64_t(1 + kThreads * kAppends));
+  EXPECT_EQ((*table)->manifest().total_rows(), uint64_t(10 + kThreads * kAppends * 7));
+}
+
+TEST(TableTest, ConcurrentDeletesOfOneFragmentConflict) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  ASSERT_TRUE(CreateFrom(store, RandomBatch(TestSchema(), 100, 7), 1000).ok());
+  auto a = Table::Open(store);
+  auto b = Table::Open(store);
+  uint32_t frag = (*a)->manifest().fragments[0].id;
+  ASSERT_TRUE((*a)->DeleteRows(RowSet::Of({MakeRowAddress(frag, 1)})).ok());
+  auto r = (*b)->DeleteRows(RowSet::Of({MakeRowAddress(frag, 2)}));
+  EXPECT_TRUE(r.status().IsConflict()) << r.status().ToString();
+  // An append does not conflict with a delete: it rebases.
+  auto src = MemorySource(TestSchema(), {RandomBatch(TestSchema(), 5, 8)});
+  auto c = Table::Open(store, 1);
+  EXPECT_TRUE((*c)->Append(src.get(), SmallFiles(1000)).ok());
+  EXPECT_EQ((*c)->version(), 3u);
+  EXPECT_EQ((*c)->manifest().total_rows(), 104u);
+}
+
+TEST(TableTest, FailedWritesLeaveThePreviousVersion) {
+  auto base = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto inst = std::make_shared<InstrumentedStore>(base);
+  ASSERT_TRUE(CreateFrom(inst, RandomBatch(TestSchema(), 50, 9), 20).ok());
+  Batch more = RandomBatch(TestSchema(), 50, 10);
+  for (StoreOp op : {StoreOp::kWrite, StoreOp::kCreate, StoreOp::kList}) {
+    for (uint64_t k = 1; k <= 4; ++k) {
+      auto table = Table::Open(inst);
+      ASSERT_TRUE(table.ok());
+      uint64_t before = (*table)->version();
+      inst->FailNth(op, k);
+      auto src = MemorySource(TestSchema(), {more});
+      Status st = (*table)->Append(src.get(), SmallFiles(20));
+      inst->FailNth(op, 0);
+      auto now = Table::Open(inst);
+      if (st.ok()) {
+        EXPECT_EQ((*now)->version(), before + 1);
+      } else {
+        EXPECT_EQ((*now)->version(), before) << st.ToString();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lakeindex::table
