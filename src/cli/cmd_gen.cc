@@ -5,6 +5,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include <memory>
 #include "cli/output.h"
 #include "format/csv/csv_writer.h"
 #include "format/parquet/reader.h"
@@ -51,12 +52,24 @@ Status WriteEvents(uint64_t rows, uint64_t seed, const FileRef& ref) {
 }
 }  // namespace
 
-Status RunGen(const GenArgs& args) {
+namespace {
+struct GenArgs {
+  uint64_t rows = 1000000;
+  std::string output;
+  uint64_t seed = 42;
+};
+struct DemoArgs {
+  uint64_t rows = 1000000;
+  std::string dir = "lakeindex-demo";
+};
+}  // namespace
+
+static Status RunGen(const GenArgs& args) {
   ASSIGN_OR_RETURN(FileRef ref, OpenFileRef(args.output));
   return WriteEvents(args.rows, args.seed, ref);
 }
 
-Status RunDemo(const DemoArgs& args) {
+static Status RunDemo(const DemoArgs& args) {
   std::error_code ec;
   std::filesystem::create_directories(args.dir, ec);
   if (ec) return Status::IOError("cannot create demo directory '" + args.dir + "': " + ec.message());
@@ -108,6 +121,21 @@ Status RunDemo(const DemoArgs& args) {
   RETURN_IF_ERROR(sample.Seal());
   std::printf("first rows with x < 10 AND y < 10:\n%s", FormatTable(sample).c_str());
   return Status::OK();
+}
+
+void AddDataCommands(CLI::App& app, CommandList* commands) {
+  auto gen = std::make_shared<GenArgs>();
+  auto* gen_cmd = app.add_subcommand("gen", "Write the generated 'events' data set to a CSV or Parquet file");
+  gen_cmd->add_option("--rows", gen->rows, "Number of rows")->required();
+  gen_cmd->add_option("--output", gen->output, "Output file (.csv or .parquet)")->required();
+  gen_cmd->add_option("--seed", gen->seed, "Random seed (same seed, same rows)")->capture_default_str();
+  commands->emplace_back(gen_cmd, [gen] { return RunGen(*gen); });
+
+  auto demo = std::make_shared<DemoArgs>();
+  auto* demo_cmd = app.add_subcommand("demo", "Run the main job on built-in generated data");
+  demo_cmd->add_option("--rows", demo->rows, "Rows of generated events data")->capture_default_str();
+  demo_cmd->add_option("--dir", demo->dir, "Working directory for the demo's files")->capture_default_str();
+  commands->emplace_back(demo_cmd, [demo] { return RunDemo(*demo); });
 }
 
 }  // namespace lakeindex::cli

@@ -1,27 +1,23 @@
-// The lakeindex subcommands. Each returns a Status; main() turns it into the exit code and the
-// one-line message of DESIGN.md's command-line contract.
+// The lakeindex subcommands. Each Add*Commands registers its subcommands with CLI11 and the
+// function that runs each one; main() runs the chosen one and turns its Status into the exit
+// code and one-line message of DESIGN.md's command-line contract.
 #pragma once
 
-#include <cstdint>
-#include <string>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "lakeindex/status.h"
 
 namespace lakeindex::cli {
 
-struct GenArgs {
-  uint64_t rows = 1000000;
-  std::string output;
-  uint64_t seed = 42;
-};
-// Writes the events data set to a .csv or .parquet file.
-Status RunGen(const GenArgs& args);
+using CommandList = std::vector<std::pair<CLI::App*, std::function<Status()>>>;
 
-struct DemoArgs {
-  uint64_t rows = 1000000;
-  std::string dir = "lakeindex-demo";
-};
-// The main job on built-in generated data (see docs/STATUS.md for what it covers so far).
-Status RunDemo(const DemoArgs& args);
+// gen, demo
+void AddDataCommands(CLI::App& app, CommandList* commands);
+// create, append, delete, query, explain, versions, stats
+void AddTableCommands(CLI::App& app, CommandList* commands);
 
 }  // namespace lakeindex::cli

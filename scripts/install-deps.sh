@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Installs what lakeindex needs to build and test on Debian bookworm, and nothing that is there.
+#
+# Idempotent: a package is installed only when dpkg says it is missing, `apt-get update` runs only
+# when something is missing, and `npm ci` runs only when the pinned @duckdb/node-api is not
+# already in tests/duckdb/node_modules. A second run therefore makes no network calls.
+# Runs as root, or as a user with sudo. Progress goes to stderr; any failure exits non-zero
+# with a message that says what could not be installed.
+set -euo pipefail
+
+readonly kRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly kDuckDir="${kRoot}/tests/duckdb"
+
+readonly kPackages=(
+  build-essential cmake ninja-build pkg-config git
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libzstd-dev libsnappy-dev libroaring-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
+  zlib1g-dev liblz4-dev libbrotli-dev
+  clang libclang-rt-14-dev
+)
+
+log() { echo "install-deps: $*" >&2; }
+die() { echo "install-deps: ERROR: $*" >&2; exit 1; }
+
+SUDO=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  fi
+fi
+
+is_installed() {
+  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]
+}
+
+missing=()
+for pkg in "${kPackages[@]}"; do
+  is_installed "${pkg}" || missing+=("${pkg}")
+done
+# Node.js may come from another source than Debian (e.g. a nodejs build that bundles npm and
+# conflicts with Debian's npm package): any working `node`/`npm` on PATH is accepted.
+if ! command -v node >/dev/null 2>&1 && ! is_installed nodejs; then missing+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1 && ! is_installed npm; then missing+=(npm); fi
+
+if ((${#missing[@]} > 0)); then
+  command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install these by hand: ${missing[*]}"
+  if [[ "$(id -u)" -ne 0 && ${#SUDO[@]} -eq 0 ]]; then
+    die "not root and no sudo; as root run: apt-get install ${missing[*]}"
+  fi
+  log "installing apt packages: ${missing[*]}"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 ||
+    die "apt-get update failed"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+    die "apt-get install failed for: ${missing[*]}"
+  for pkg in "${missing[@]}"; do
+    case "${pkg}" in
+      nodejs) command -v node >/dev/null 2>&1 || die "nodejs installed but 'node' is not on PATH" ;;
+      npm) command -v npm >/dev/null 2>&1 || die "npm installed but 'npm' is not on PATH" ;;
+      *) is_installed "${pkg}" || die "package ${pkg} is still not installed" ;;
+    esac
+  done
+fi
+
+# DuckDB, the independent reference reader/writer of the tests: the version pinned in
+# tests/duckdb/package.json, exactly as locked in package-lock.json.
+duck_version_ok() {
+  (cd "${kDuckDir}" && node -e '
+    const want = require("./package.json").dependencies["@duckdb/node-api"];
+    const have = require("./node_modules/@duckdb/node-api/package.json").version;
+    process.exit(want === have ? 0 : 1);' 2>/dev/null)
+}
+if [[ ! -f "${kDuckDir}/node_modules/@duckdb/node-api/package.json" ]] || ! duck_version_ok; then
+  log "installing @duckdb/node-api into ${kDuckDir}/node_modules"
+  if [[ -f "${kDuckDir}/package-lock.json" ]]; then
+    (cd "${kDuckDir}" && npm ci --no-audit --no-fund >&2) || die "npm ci failed in ${kDuckDir}"
+  else
+    (cd "${kDuckDir}" && npm install --no-audit --no-fund >&2) ||
+      die "npm install failed in ${kDuckDir}"
+  fi
+  duck_version_ok || die "@duckdb/node-api in ${kDuckDir}/node_modules does not match package.json"
+fi
+
+# One real query proves that the native library loads on this machine.
+echo "SELECT 42 AS answer" | node "${kDuckDir}/run.mjs" >/dev/null ||
+  die "DuckDB does not run: 'node tests/duckdb/run.mjs' failed (see above)"
+log "all dependencies present"

@@ -1,0 +1,380 @@
+// create, append, delete, query, explain, versions, stats.
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "format/csv/csv_writer.h"
+#include "format/parquet/writer.h"
+#include "query/scanner.h"
+#include "table/table.h"
+
+namespace lakeindex::cli {
+
+namespace {
+
+struct TableHandle {
+  std::shared_ptr<InstrumentedStore> store;  // counts every request of the command
+  std::unique_ptr<table::Table> table;
+};
+
+Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create) {
+  if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
+  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
+}
+
+Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version = std::nullopt) {
+  TableHandle h;
+  ASSIGN_OR_RETURN(h.store, OpenTableStore(path, false));
+  auto table = table::Table::Open(h.store, version);
+  if (!table.ok()) {
+    if (table.status().IsNotFound() && !version) return Status::NotFound("no lakeindex table at '" + path + "'");
+    return table.status();
+  }
+  h.table = std::move(*table);
+  return h;
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress) {
+  table::WriteConfig config;
+  config.rows_per_file = rows_per_file;
+  config.progress = [progress](uint64_t rows) { progress->Update(rows); };
+  return config;
+}
+
+// ---- create / append -----------------------------------------------------------------------
+
+struct LoadArgs {
+  std::string table, from, schema;
+  uint64_t rows_per_file = 1000000;
+};
+
+Result<std::unique_ptr<table::BatchSource>> OpenSource(const std::string& from, const std::optional<Schema>& schema,
+                                                       FileRef* ref) {
+  ASSIGN_OR_RETURN(*ref, OpenFileRef(from));
+  return table::OpenFileSource(ref->store.get(), ref->key, schema, from);
+}
+
+Status RunCreate(const LoadArgs& args) {
+  std::optional<Schema> schema;
+  if (!args.schema.empty()) {
+    ASSIGN_OR_RETURN(schema, Schema::Parse(args.schema));
+  }
+  FileRef ref;
+  ASSIGN_OR_RETURN(auto source, OpenSource(args.from, schema, &ref));
+  ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, true));
+  auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
+  ASSIGN_OR_RETURN(auto table, table::Table::Create(store, source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  std::fprintf(stderr, "created %s: version %llu, %llu rows in %zu fragments\n", args.table.c_str(),
+               static_cast<unsigned long long>(table->version()),
+               static_cast<unsigned long long>(table->manifest().total_rows()), table->manifest().fragments.size());
+  return Status::OK();
+}
+
+Status RunAppend(const LoadArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  FileRef ref;
+  ASSIGN_OR_RETURN(auto source, OpenSource(args.from, h.table->schema(), &ref));
+  auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
+  uint64_t before = h.table->manifest().total_rows();
+  RETURN_IF_ERROR(h.table->Append(source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  std::fprintf(stderr, "appended %llu rows: version %llu\n",
+               static_cast<unsigned long long>(h.table->manifest().total_rows() - before),
+               static_cast<unsigned long long>(h.table->version()));
+  return Status::OK();
+}
+
+// ---- delete ---------------------------------------------------------------------------------
+
+struct DeleteArgs {
+  std::string table, where;
+};
+
+Status RunDelete(const DeleteArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  query::ScanRequest request;
+  request.where = args.where;
+  request.select = {h.table->schema().field(0).name};
+  ASSIGN_OR_RETURN(auto scanner, query::Scanner::Make(h.table.get(), request));
+  RowSet rows;
+  Batch batch;
+  std::vector<uint64_t> addresses;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, scanner->Next(&batch, &addresses));
+    if (!more) break;
+    for (uint64_t a : addresses) rows.Add(a);
+  }
+  ASSIGN_OR_RETURN(uint64_t deleted, h.table->DeleteRows(rows));
+  std::fprintf(stderr, "deleted %llu rows: version %llu\n", static_cast<unsigned long long>(deleted),
+               static_cast<unsigned long long>(h.table->version()));
+  return Status::OK();
+}
+
+// ---- query / explain ------------------------------------------------------------------------
+
+struct QueryArgs {
+  std::string table, where, select, format = "table", output;
+  std::optional<uint64_t> limit, version;
+  std::optional<double> sample;
+  bool analyze = false, json = false;
+};
+
+Result<std::unique_ptr<query::Scanner>> MakeScanner(const TableHandle& h, const QueryArgs& args) {
+  if (args.sample) {
+    return Status::NotSupported("--sample needs an OTree layout, which this build does not have yet");
+  }
+  query::ScanRequest request;
+  request.where = args.where;
+  request.select = SplitList(args.select);
+  request.limit = args.limit;
+  return query::Scanner::Make(h.table.get(), request);
+}
+
+Status RunQuery(const QueryArgs& args) {
+  if (args.format != "table" && args.format != "csv" && args.format != "json" && args.format != "parquet") {
+    return Status::InvalidArgument("--format must be table, csv, json or parquet");
+  }
+  if (args.format == "parquet" && args.output.empty()) return Status::InvalidArgument("--format parquet needs --output FILE");
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
+  ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
+
+  std::string text;
+  std::unique_ptr<parquet::ParquetWriter> writer;
+  if (args.format == "parquet") {
+    ASSIGN_OR_RETURN(writer, parquet::ParquetWriter::Make(scanner->schema()));
+  }
+  Batch all(scanner->schema());
+  bool header = true;
+  FILE* out = stdout;
+  auto flush = [&]() -> Status {
+    if (args.output.empty()) {
+      if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) return Status::IOError("cannot write to stdout");
+      text.clear();
+    }
+    return Status::OK();
+  };
+  Batch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
+    if (!more) break;
+    if (args.format == "csv") {
+      csv::WriteCsv(batch, header, &text);
+      header = false;
+      RETURN_IF_ERROR(flush());
+    } else if (args.format == "json") {
+      text += FormatJsonLines(batch);
+      RETURN_IF_ERROR(flush());
+    } else if (args.format == "parquet") {
+      RETURN_IF_ERROR(writer->Write(batch));
+    } else {
+      RETURN_IF_ERROR(all.Append(batch));  // aligned output needs every row's width
+    }
+  }
+  if (args.format == "csv" && header) csv::WriteCsv(Batch(scanner->schema()), true, &text);
+  if (args.format == "table") {
+    text = FormatTable(all);
+    text += "(" + std::to_string(all.num_rows()) + (all.num_rows() == 1 ? " row)\n" : " rows)\n");
+  }
+  if (args.format == "parquet") {
+    ASSIGN_OR_RETURN(text, writer->Finish());
+  }
+  if (!args.output.empty()) {
+    ASSIGN_OR_RETURN(FileRef ref, OpenFileRef(args.output));
+    return ref.store->Write(ref.key, text);
+  }
+  return flush();
+}
+
+Status RunExplain(const QueryArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
+  auto start = std::chrono::steady_clock::now();
+  h.store->counters().Reset();
+  ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
+  if (args.analyze) {
+    Batch batch;
+    while (true) {
+      ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
+      if (!more) break;
+    }
+  } else {
+    RETURN_IF_ERROR(scanner->PlanFragments());
+  }
+  double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const query::ScanCounters& c = scanner->counters();
+  StoreCounters& io = h.store->counters();
+  if (args.json) {
+    nlohmann::json j = {{"version", h.table->version()},
+                        {"filter", scanner->filter() ? scanner->filter()->ToString() : ""},
+                        {"plan", scanner->plan()},
+                        {"fragments_total", c.fragments_total},
+                        {"fragments_scanned", c.fragments_scanned}};
+    if (args.analyze) {
+      j["blocks_total"] = c.blocks_total;
+      j["blocks_read"] = c.blocks_read;
+      j["pages_total"] = c.pages_total;
+      j["pages_read"] = c.pages_read;
+      j["index_pages_read"] = c.index_pages_read;
+      j["rows_read"] = c.rows_read;
+      j["rows_returned"] = c.rows_returned;
+      j["bytes_read"] = io.bytes_read.load();
+      j["io_requests"] = io.read_requests.load() + io.list_requests.load();
+      j["elapsed_ms"] = elapsed_ms;
+    }
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return Status::OK();
+  }
+  for (const std::string& line : scanner->plan()) std::printf("%s\n", line.c_str());
+  std::printf("fragments: %llu of %llu to scan\n", static_cast<unsigned long long>(c.fragments_scanned),
+              static_cast<unsigned long long>(c.fragments_total));
+  if (args.analyze) {
+    std::printf("row groups read: %llu of %llu\npages read: %llu of %llu\nrows read: %llu\nrows returned: %llu\n"
+                "bytes read: %llu in %llu requests\nelapsed: %.1f ms\n",
+                static_cast<unsigned long long>(c.blocks_read), static_cast<unsigned long long>(c.blocks_total),
+                static_cast<unsigned long long>(c.pages_read), static_cast<unsigned long long>(c.pages_total),
+                static_cast<unsigned long long>(c.rows_read), static_cast<unsigned long long>(c.rows_returned),
+                static_cast<unsigned long long>(io.bytes_read.load()),
+                static_cast<unsigned long long>(io.read_requests.load() + io.list_requests.load()), elapsed_ms);
+  }
+  return Status::OK();
+}
+
+// ---- versions / stats -----------------------------------------------------------------------
+
+struct InfoArgs {
+  std::string table;
+};
+
+std::string FormatTime(int64_t ms) {
+  std::time_t t = std::time_t(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+Status RunVersions(const InfoArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  ASSIGN_OR_RETURN(auto versions, h.table->Versions());
+  Batch b(*Schema::Parse("version:int64,time_utc:string,operation:string,rows:int64,fragments:int64"));
+  for (const auto& v : versions) {
+    b.mutable_column(0).Append<int64_t>(int64_t(v.version));
+    RETURN_IF_ERROR(b.mutable_column(1).AppendString(FormatTime(v.timestamp_ms)));
+    RETURN_IF_ERROR(b.mutable_column(2).AppendString(v.operation));
+    b.mutable_column(3).Append<int64_t>(int64_t(v.rows));
+    b.mutable_column(4).Append<int64_t>(int64_t(v.fragments));
+  }
+  RETURN_IF_ERROR(b.Seal());
+  std::printf("%s", FormatTable(b).c_str());
+  return Status::OK();
+}
+
+Status RunStats(const InfoArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  const table::Manifest& m = h.table->manifest();
+  uint64_t bytes = 0, rows = 0, deleted = 0;
+  for (const auto& f : m.fragments) {
+    bytes += f.file_size;
+    rows += f.rows;
+    deleted += f.rows - f.live_rows();
+  }
+  std::printf("table: %s\nversion: %llu\nschema: %s\nfragments: %zu\nrows: %llu (%llu deleted)\ndata bytes: %llu\n",
+              args.table.c_str(), static_cast<unsigned long long>(m.version), m.schema.ToString().c_str(),
+              m.fragments.size(), static_cast<unsigned long long>(rows - deleted),
+              static_cast<unsigned long long>(deleted), static_cast<unsigned long long>(bytes));
+  Batch b(*Schema::Parse("column:string,type:string,min:string,max:string,nulls:int64,nans:int64"));
+  for (size_t c = 0; c < m.schema.num_fields(); ++c) {
+    const Field& field = m.schema.field(c);
+    ColumnStats total;
+    for (const auto& f : m.fragments) {
+      if (auto it = f.stats.find(field.name); it != f.stats.end()) total.Merge(it->second);
+    }
+    RETURN_IF_ERROR(b.mutable_column(0).AppendString(field.name));
+    RETURN_IF_ERROR(b.mutable_column(1).AppendString(TypeName(field.type)));
+    RETURN_IF_ERROR(b.mutable_column(2).AppendValue(total.min ? Value::String(total.min->ToString()) : Value::Null(TypeId::kString)));
+    RETURN_IF_ERROR(b.mutable_column(3).AppendValue(total.max ? Value::String(total.max->ToString()) : Value::Null(TypeId::kString)));
+    b.mutable_column(4).Append<int64_t>(int64_t(total.null_count));
+    b.mutable_column(5).Append<int64_t>(int64_t(total.nan_count));
+  }
+  RETURN_IF_ERROR(b.Seal());
+  std::printf("\n%s", FormatTable(b).c_str());
+  return Status::OK();
+}
+
+}  // namespace
+
+void AddTableCommands(CLI::App& app, CommandList* commands) {
+  auto create = std::make_shared<LoadArgs>();
+  auto* c = app.add_subcommand("create", "Create a table from a CSV or Parquet file");
+  c->add_option("TABLE", create->table, "Table directory")->required();
+  c->add_option("--from", create->from, "Input file (.csv or .parquet)")->required();
+  c->add_option("--schema", create->schema, "Column types, e.g. \"id:int64,name:string\" (CSV only; default: inferred)");
+  c->add_option("--rows-per-file", create->rows_per_file, "Rows per data file")->capture_default_str();
+  commands->emplace_back(c, [create] { return RunCreate(*create); });
+
+  auto append = std::make_shared<LoadArgs>();
+  auto* a = app.add_subcommand("append", "Append the rows of a CSV or Parquet file (same schema)");
+  a->add_option("TABLE", append->table, "Table directory")->required();
+  a->add_option("--from", append->from, "Input file (.csv or .parquet)")->required();
+  a->add_option("--rows-per-file", append->rows_per_file, "Rows per data file")->capture_default_str();
+  commands->emplace_back(a, [append] { return RunAppend(*append); });
+
+  auto del = std::make_shared<DeleteArgs>();
+  auto* d = app.add_subcommand("delete", "Delete the rows matching a filter");
+  d->add_option("TABLE", del->table, "Table directory")->required();
+  d->add_option("--where", del->where, "SQL filter, e.g. \"id < 10 AND name LIKE 'a%'\"")->required();
+  commands->emplace_back(d, [del] { return RunDelete(*del); });
+
+  auto query = std::make_shared<QueryArgs>();
+  auto* q = app.add_subcommand("query", "Select rows");
+  q->add_option("TABLE", query->table, "Table directory")->required();
+  q->add_option("--where", query->where, "SQL filter");
+  q->add_option("--select", query->select, "Columns to return, comma-separated (default: all)");
+  q->add_option("--sample", query->sample, "Uniform sample fraction in (0,1] (needs an OTree layout)");
+  q->add_option("--limit", query->limit, "Return at most N rows");
+  q->add_option("--version", query->version, "Read this version (time travel)");
+  q->add_option("--format", query->format, "table, csv, json (one object per line) or parquet")->capture_default_str();
+  q->add_option("--output", query->output, "Write to FILE instead of stdout");
+  commands->emplace_back(q, [query] { return RunQuery(*query); });
+
+  auto explain = std::make_shared<QueryArgs>();
+  auto* e = app.add_subcommand("explain", "Show how a query would run (--analyze: run it and count)");
+  e->add_option("TABLE", explain->table, "Table directory")->required();
+  e->add_option("--where", explain->where, "SQL filter");
+  e->add_option("--sample", explain->sample, "Uniform sample fraction");
+  e->add_option("--version", explain->version, "Explain against this version");
+  e->add_flag("--analyze", explain->analyze, "Run the query and report counters");
+  e->add_flag("--json", explain->json, "One JSON object");
+  commands->emplace_back(e, [explain] { return RunExplain(*explain); });
+
+  auto versions = std::make_shared<InfoArgs>();
+  auto* v = app.add_subcommand("versions", "List the table's versions");
+  v->add_option("TABLE", versions->table, "Table directory")->required();
+  commands->emplace_back(v, [versions] { return RunVersions(*versions); });
+
+  auto stats = std::make_shared<InfoArgs>();
+  auto* s = app.add_subcommand("stats", "Show the table's size and column statistics");
+  s->add_option("TABLE", stats->table, "Table directory")->required();
+  commands->emplace_back(s, [stats] { return RunStats(*stats); });
+}
+
+}  // namespace lakeindex::cli

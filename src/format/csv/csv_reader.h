@@ -1,0 +1,86 @@
+// Reads CSV (RFC 4180, see csv_tokenizer.h for the accepted syntax) into typed Batches.
+//
+// The first line is the header (column names) and is required. A leading UTF-8 byte order mark
+// is skipped. Field values follow csv_value.h. NULLs:
+//  * an empty unquoted field is NULL;
+//  * "" (quoted, empty) is the empty string in a string column and NULL in any other column;
+//  * a NULL in a NOT NULL field of the schema is an error.
+// Blank lines are skipped when there are two or more columns (they cannot be a record); with one
+// column a blank line is a NULL row, which is what WriteCsv writes for one.
+//
+// Errors are InvalidArgument with the file name, the physical line (1-based; the header is
+// line 1) and the column, e.g.
+//   "data.csv: line 7, column 'qty': cannot parse 'x1' as int64".
+// Once Next() has failed, every later call returns the same error.
+// Thread safety: none; use one reader per thread.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/csv/csv_tokenizer.h"
+#include "lakeindex/batch.h"
+#include "lakeindex/object_store.h"
+#include "lakeindex/status.h"
+#include "lakeindex/types.h"
+
+namespace lakeindex::csv {
+
+struct ReadOptions {
+  // When set, the header names must equal the schema's field names, in order, and values are
+  // parsed as the schema's types. When unset, each column gets the narrowest of
+  // bool < int64 < double < date < timestamp < string that holds its first `infer_rows` values
+  // (an all-NULL column is a string column; an integer beyond int64 makes a double column).
+  // A later row that does not fit the inferred type is an error naming its line.
+  std::optional<Schema> schema;
+  size_t infer_rows = 10000;
+  char delimiter = ',';  // any byte but '"', CR and LF
+};
+
+class CsvReader {
+ public:
+  // Reads the whole object `path` from `store` (once) and parses its header.
+  static Result<std::unique_ptr<CsvReader>> Open(ObjectStore* store, std::string path,
+                                                 const ReadOptions& options);
+  // Reads CSV from `text`, which must outlive the reader. `name` stands for the file in errors.
+  static Result<std::unique_ptr<CsvReader>> OpenBuffer(std::string_view text, std::string name,
+                                                       const ReadOptions& options);
+
+  CsvReader(const CsvReader&) = delete;
+  CsvReader& operator=(const CsvReader&) = delete;
+
+  // The given schema, or the inferred one (all fields nullable).
+  const Schema& schema() const { return schema_; }
+
+  // Replaces *out with the next 1..max_rows rows and returns true, or returns false (with *out
+  // empty) when no rows are left. REQUIRES: max_rows > 0.
+  Result<bool> Next(size_t max_rows, Batch* out);
+
+ private:
+  // Reads `owned` when it is non-empty (the bytes of a store object), else the caller's `text`.
+  CsvReader(std::string owned, std::string_view text, std::string name, char delimiter);
+
+  Status Init(const ReadOptions& options);
+  Status InferSchema(const std::vector<std::string>& names, size_t infer_rows);
+  Status AppendRecord(Batch* out);
+  Status FieldError(size_t column, const CsvField& field, std::string_view what) const;
+
+  std::string owned_;  // the object's bytes when opened from a store
+  std::string name_;
+  std::string_view text_;  // the CSV after any byte order mark; views owned_ or the caller's text
+  CsvTokenizer tokenizer_;
+  Schema schema_;
+  CsvRecord record_;
+  Status error_;           // sticky
+  bool inferred_ = false;  // errors then explain where the type came from
+  size_t infer_rows_ = 0;
+};
+
+// Reads all of `text` into one Batch (tests and small inputs). Errors name the file "<input>".
+Result<Batch> ReadCsv(std::string_view text, const ReadOptions& options);
+
+}  // namespace lakeindex::csv

@@ -1,0 +1,214 @@
+#include "format/csv/csv_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace lakeindex::csv {
+namespace {
+
+ReadOptions WithSchema(std::string_view schema) {
+  ReadOptions options;
+  options.schema = *Schema::Parse(schema);
+  return options;
+}
+
+std::string ErrorOf(std::string_view text, const ReadOptions& options = {}) {
+  Result<Batch> r = ReadCsv(text, options);
+  if (r.ok()) return "OK";
+  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  return r.status().message();
+}
+
+TEST(CsvReader, InfersColumnTypes) {
+  Result<Batch> r = ReadCsv(
+      "b,i,d,dt,ts,s,n\n"
+      "true,1,1.5,2024-01-31,2024-01-31 10:00:00,x,\n"
+      "false,-2,nan,2024-02-01,2024-02-01,\"y,z\",\n",
+      {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->schema().ToString(),
+            "b:bool,i:int64,d:double,dt:date,ts:timestamp,s:string,n:string");
+  ASSERT_EQ(r->num_rows(), 2u);
+  EXPECT_EQ(r->column(1).Get<int64_t>(1), -2);
+  EXPECT_EQ(r->column(5).GetString(1), "y,z");
+  EXPECT_EQ(r->column(6).null_count(), 2u);
+  EXPECT_EQ(r->column(4).GetValue(1), Value::Timestamp(*ParseTimestamp("2024-02-01 00:00:00")));
+}
+
+TEST(CsvReader, ParsesAsTheGivenSchema) {
+  Result<Batch> r = ReadCsv("a,b,c\n1,2.5,x\n", WithSchema("a:int32,b:float,c:string"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->column(0).GetValue(0), Value::Int32(1));
+  EXPECT_EQ(r->column(1).GetValue(0), Value::Float(2.5f));
+  EXPECT_EQ(r->column(2).GetString(0), "x");
+}
+
+TEST(CsvReader, EmptyUnquotedIsNullAndQuotedEmptyIsEmptyString) {
+  Result<Batch> r = ReadCsv("s,i\n,\n\"\",\"\"\n", WithSchema("s:string,i:int64"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->column(0).IsNull(0));
+  EXPECT_TRUE(r->column(0).IsValid(1));
+  EXPECT_EQ(r->column(0).GetString(1), "");
+  // "" is no number: NULL in a non-string column.
+  EXPECT_TRUE(r->column(1).IsNull(0));
+  EXPECT_TRUE(r->column(1).IsNull(1));
+}
+
+TEST(CsvReader, SkipsBlankLinesOnlyWhenTheyCannotBeRows) {
+  Result<Batch> two = ReadCsv("a,b\n\n1,2\n\n", {});
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_EQ(two->num_rows(), 1u);
+  Result<Batch> one = ReadCsv("a\n1\n\n2\n", {});
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_EQ(one->num_rows(), 3u);
+  EXPECT_TRUE(one->column(0).IsNull(1));
+}
+
+TEST(CsvReader, SkipsByteOrderMarkAndAcceptsCrlf) {
+  Result<Batch> r = ReadCsv("\xEF\xBB\xBFid,name\r\n1,\"a\r\nb\"\r\n", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->schema().field(0).name, "id");
+  EXPECT_EQ(r->column(1).GetString(0), "a\r\nb");
+}
+
+TEST(CsvReader, HeaderOnlyGivesNoRows) {
+  Result<Batch> r = ReadCsv("a,b", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->num_rows(), 0u);
+  EXPECT_EQ(r->num_columns(), 2u);
+}
+
+TEST(CsvReader, ParseErrorNamesFileLineColumnAndValue) {
+  EXPECT_EQ(ErrorOf("id,qty\n1,2\n2,xyz\n", WithSchema("id:int64,qty:int64")),
+            "<input>: line 3, column 'qty': cannot parse 'xyz' as int64");
+  // Line numbers count the physical lines of a quoted multi-line field.
+  EXPECT_EQ(ErrorOf("s,n\n\"a\nb\",1\nc,2.5\n", WithSchema("s:string,n:int64")),
+            "<input>: line 4, column 'n': cannot parse '2.5' as int64");
+}
+
+TEST(CsvReader, RejectsOutOfRangeIntegers) {
+  EXPECT_EQ(ErrorOf("a\n9223372036854775808\n", WithSchema("a:int64")),
+            "<input>: line 2, column 'a': cannot parse '9223372036854775808' as int64");
+  EXPECT_EQ(ErrorOf("a\n2147483648\n", WithSchema("a:int32")),
+            "<input>: line 2, column 'a': cannot parse '2147483648' as int32");
+}
+
+TEST(CsvReader, ValueBeyondTheInferenceSampleIsAnErrorThatSaysSo) {
+  ReadOptions options;
+  options.infer_rows = 2;
+  std::string message = ErrorOf("a\n1\n2\nthree\n", options);
+  EXPECT_NE(
+      message.find(
+          "<input>: line 4, column 'a': cannot parse 'three' as int64 (the type was inferred"),
+      std::string::npos)
+      << message;
+}
+
+TEST(CsvReader, WrongFieldCount) {
+  EXPECT_EQ(ErrorOf("a,b\n1,2\n1,2,3\n"), "<input>: line 3: expected 2 fields, found 3");
+  EXPECT_EQ(ErrorOf("a,b\n1\n"), "<input>: line 2: expected 2 fields, found 1");
+}
+
+TEST(CsvReader, UnterminatedQuote) {
+  EXPECT_EQ(ErrorOf("a\n\"x\n"),
+            "<input>: line 2: unterminated quoted field (the quote opened here is never closed)");
+}
+
+TEST(CsvReader, HeaderMustMatchTheSchema) {
+  EXPECT_EQ(ErrorOf("a,c\n", WithSchema("a:int64,b:int64")),
+            "<input>: line 1: header column 2 is 'c' but the schema expects 'b'");
+  EXPECT_EQ(ErrorOf("a\n", WithSchema("a:int64,b:int64")),
+            "<input>: line 1: the header has 1 columns but the schema has 2");
+}
+
+TEST(CsvReader, HeaderIsRequiredAndNamesMustBeUsable) {
+  EXPECT_EQ(ErrorOf(""), "<input>: empty file (a header line with column names is required)");
+  EXPECT_EQ(ErrorOf("a,,b\n"), "<input>: line 1: header column 2 has no name");
+  EXPECT_EQ(ErrorOf("a,a\n"), "<input>: line 1: duplicate column name 'a'");
+}
+
+TEST(CsvReader, RejectsADelimiterThatCannotWork) {
+  ReadOptions options;
+  options.delimiter = '"';
+  EXPECT_EQ(ErrorOf("a\n", options), "<input>: the delimiter cannot be a quote, CR or LF");
+}
+
+TEST(CsvReader, NullInNotNullColumnIsAnError) {
+  EXPECT_EQ(ErrorOf("a,b\n1,\n", WithSchema("a:int64,b:int64!")),
+            "<input>: line 2, column 'b': NULL (empty field) in a NOT NULL column");
+}
+
+TEST(CsvReader, NextStreamsBatchesAndKeepsItsError) {
+  std::string text = "a\n1\n2\n3\nbad\n";
+  auto reader = CsvReader::OpenBuffer(text, "f.csv", WithSchema("a:int64"));
+  ASSERT_TRUE(reader.ok());
+  Batch batch;
+  ASSERT_TRUE(*(*reader)->Next(2, &batch));
+  EXPECT_EQ(batch.num_rows(), 2u);
+  EXPECT_EQ(batch.column(0).Get<int64_t>(1), 2);
+  Result<bool> second = (*reader)->Next(2, &batch);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(), "f.csv: line 5, column 'a': cannot parse 'bad' as int64");
+  EXPECT_EQ((*reader)->Next(2, &batch).status().message(), second.status().message());
+}
+
+TEST(CsvReader, NextReturnsFalseAtTheEnd) {
+  std::string text = "a\n1\n2\n";
+  auto reader = CsvReader::OpenBuffer(text, "f.csv", {});
+  ASSERT_TRUE(reader.ok());
+  Batch batch;
+  ASSERT_TRUE(*(*reader)->Next(2, &batch));
+  EXPECT_EQ(batch.num_rows(), 2u);
+  ASSERT_FALSE(*(*reader)->Next(2, &batch));
+  EXPECT_EQ(batch.num_rows(), 0u);
+  EXPECT_FALSE((*reader)->Next(0, &batch).ok());
+}
+
+// Just enough of a store to hand CsvReader::Open an object.
+class MapStore : public ObjectStore {
+ public:
+  std::map<std::string, std::string, std::less<>> objects;
+  Result<std::string> Read(std::string_view path) override {
+    auto it = objects.find(path);
+    if (it == objects.end()) return Status::NotFound(std::string(path));
+    return it->second;
+  }
+  Result<std::string> ReadRange(std::string_view, uint64_t, uint64_t) override {
+    return Status::NotSupported("x");
+  }
+  Result<uint64_t> Size(std::string_view) override { return Status::NotSupported("x"); }
+  Status Write(std::string_view path, std::string_view data) override {
+    objects[std::string(path)] = std::string(data);
+    return Status::OK();
+  }
+  Status CreateIfAbsent(std::string_view, std::string_view) override {
+    return Status::NotSupported("x");
+  }
+  Result<std::vector<ObjectInfo>> List(std::string_view) override {
+    return Status::NotSupported("x");
+  }
+  Status Delete(std::string_view) override { return Status::NotSupported("x"); }
+  std::string Describe() const override { return "map://"; }
+};
+
+TEST(CsvReader, OpensAnObjectFromAStore) {
+  MapStore store;
+  ASSERT_TRUE(store.Write("in/data.csv", "x,y\n1,a\n").ok());
+  auto reader = CsvReader::Open(&store, "in/data.csv", {});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->schema().ToString(), "x:int64,y:string");
+  Batch batch;
+  ASSERT_TRUE(*(*reader)->Next(100, &batch));
+  EXPECT_EQ(batch.column(1).GetString(0), "a");
+  EXPECT_TRUE(CsvReader::Open(&store, "missing.csv", {}).status().IsNotFound());
+  ASSERT_TRUE(store.Write("bad.csv", "x\nq\n").ok());
+  auto bad = CsvReader::Open(&store, "bad.csv", WithSchema("x:bool"));
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ((*bad)->Next(10, &batch).status().message(),
+            "bad.csv: line 2, column 'x': cannot parse 'q' as bool");
+}
+
+}  // namespace
+}  // namespace lakeindex::csv

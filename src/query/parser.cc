@@ -1,0 +1,487 @@
+#include "query/parser.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace lakeindex::query {
+
+namespace {
+
+enum class Tok : uint8_t {
+  kEnd,
+  kIdent,        // unquoted identifier or keyword
+  kQuotedIdent,  // "..."
+  kString,       // '...'
+  kNumber,       // digits[.digits][e[+-]digits]
+  kCompare,      // = != <> < <= > >=
+  kLParen,
+  kRParen,
+  kComma,
+  kMinus,
+};
+
+struct Token {
+  Tok kind = Tok::kEnd;
+  std::string text;   // decoded text (quotes removed, doubled quotes collapsed)
+  uint32_t position;  // 1-based code point position
+  CompareOp op = CompareOp::kEq;
+};
+
+Status ErrorAt(uint32_t position, const std::string& message) {
+  return Status::InvalidArgument("at position " + std::to_string(position) + ": " + message);
+}
+
+bool IsIdentStart(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+bool IsIdentChar(unsigned char c) { return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '$'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool KeywordIs(const Token& t, std::string_view keyword) {
+  if (t.kind != Tok::kIdent || t.text.size() != keyword.size()) return false;
+  for (size_t i = 0; i < keyword.size(); ++i) {
+    char c = t.text[i];
+    if (c >= 'a' && c <= 'z') c = char(c - 32);
+    if (c != keyword[i]) return false;
+  }
+  return true;
+}
+
+// Short quotable rendering of a token for messages.
+std::string Describe(const Token& t) {
+  switch (t.kind) {
+    case Tok::kEnd: return "end of expression";
+    case Tok::kString: return "string '" + t.text.substr(0, 30) + "'";
+    case Tok::kQuotedIdent: return "\"" + t.text.substr(0, 30) + "\"";
+    default: return "'" + t.text.substr(0, 30) + "'";
+  }
+}
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view s) : s_(s) {}
+
+  Status Run(std::vector<Token>* out) {
+    while (true) {
+      while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+      Token t;
+      t.position = PositionOf(i_);
+      if (i_ >= s_.size()) {
+        t.kind = Tok::kEnd;
+        out->push_back(std::move(t));
+        return Status::OK();
+      }
+      char c = s_[i_];
+      if (IsIdentStart(static_cast<unsigned char>(c))) {
+        size_t start = i_;
+        while (i_ < s_.size() && IsIdentChar(static_cast<unsigned char>(s_[i_]))) ++i_;
+        t.kind = Tok::kIdent;
+        t.text = std::string(s_.substr(start, i_ - start));
+      } else if (c == '\'' || c == '"') {
+        t.kind = c == '\'' ? Tok::kString : Tok::kQuotedIdent;
+        if (!ReadQuoted(c, &t.text)) {
+          return ErrorAt(t.position, c == '\'' ? "unterminated string literal" : "unterminated quoted identifier");
+        }
+        if (t.kind == Tok::kQuotedIdent && t.text.empty()) return ErrorAt(t.position, "empty quoted identifier");
+      } else if (IsDigit(c) || (c == '.' && i_ + 1 < s_.size() && IsDigit(s_[i_ + 1]))) {
+        t.kind = Tok::kNumber;
+        RETURN_IF_ERROR(ReadNumber(t.position, &t.text));
+      } else if (c == '(' || c == ')' || c == ',' || c == '-') {
+        t.kind = c == '(' ? Tok::kLParen : c == ')' ? Tok::kRParen : c == ',' ? Tok::kComma : Tok::kMinus;
+        t.text = std::string(1, c);
+        ++i_;
+      } else if (c == '=' || c == '<' || c == '>' || c == '!') {
+        RETURN_IF_ERROR(ReadCompare(t.position, &t));
+      } else {
+        size_t len = 1;
+        while (i_ + len < s_.size() && (static_cast<unsigned char>(s_[i_ + len]) & 0xC0) == 0x80 && len < 4) ++len;
+        return ErrorAt(t.position, "unexpected character '" + std::string(s_.substr(i_, len)) + "'");
+      }
+      out->push_back(std::move(t));
+    }
+  }
+
+ private:
+  // Code point position (1-based) of byte offset `offset`; offsets are requested in increasing
+  // order, so this is linear over the whole input.
+  uint32_t PositionOf(size_t offset) {
+    while (counted_ < offset) {
+      if ((static_cast<unsigned char>(s_[counted_]) & 0xC0) != 0x80) ++chars_;
+      ++counted_;
+    }
+    return uint32_t(chars_ + 1);
+  }
+
+  bool ReadQuoted(char quote, std::string* out) {
+    ++i_;
+    while (i_ < s_.size()) {
+      if (s_[i_] == quote) {
+        if (i_ + 1 < s_.size() && s_[i_ + 1] == quote) {
+          out->push_back(quote);
+          i_ += 2;
+          continue;
+        }
+        ++i_;
+        return true;
+      }
+      out->push_back(s_[i_++]);
+    }
+    return false;
+  }
+
+  Status ReadNumber(uint32_t position, std::string* out) {
+    size_t start = i_;
+    while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+    if (i_ < s_.size() && s_[i_] == '.') {
+      ++i_;
+      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+    }
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      size_t e = i_ + 1;
+      if (e < s_.size() && (s_[e] == '+' || s_[e] == '-')) ++e;
+      if (e >= s_.size() || !IsDigit(s_[e])) return ErrorAt(position, "malformed number exponent");
+      i_ = e;
+      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+    }
+    if (i_ < s_.size() && (IsIdentChar(static_cast<unsigned char>(s_[i_])) || s_[i_] == '.')) {
+      return ErrorAt(position, "malformed number '" + std::string(s_.substr(start, i_ + 1 - start)) + "'");
+    }
+    *out = std::string(s_.substr(start, i_ - start));
+    return Status::OK();
+  }
+
+  Status ReadCompare(uint32_t position, Token* t) {
+    char c = s_[i_];
+    char n = i_ + 1 < s_.size() ? s_[i_ + 1] : '\0';
+    t->kind = Tok::kCompare;
+    size_t len = 1;
+    if (c == '=') {
+      t->op = CompareOp::kEq;
+    } else if (c == '!') {
+      if (n != '=') return ErrorAt(position, "unexpected character '!' (did you mean '!='?)");
+      t->op = CompareOp::kNe;
+      len = 2;
+    } else if (c == '<') {
+      t->op = n == '=' ? CompareOp::kLe : n == '>' ? CompareOp::kNe : CompareOp::kLt;
+      len = (n == '=' || n == '>') ? 2 : 1;
+    } else {
+      t->op = n == '=' ? CompareOp::kGe : CompareOp::kGt;
+      len = n == '=' ? 2 : 1;
+    }
+    t->text = std::string(s_.substr(i_, len));
+    i_ += len;
+    return Status::OK();
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+  size_t counted_ = 0;
+  size_t chars_ = 0;
+};
+
+// Value of a number token, negated when `negative`.
+Result<Value> NumberValue(const Token& t, bool negative) {
+  const std::string& s = t.text;
+  if (s.find_first_of(".eE") == std::string::npos) {
+    uint64_t magnitude = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), magnitude);
+    if (r.ec == std::errc() && r.ptr == s.data() + s.size()) {
+      if (!negative && magnitude <= uint64_t(std::numeric_limits<int64_t>::max())) {
+        return Value::Int64(int64_t(magnitude));
+      }
+      if (negative && magnitude <= uint64_t(std::numeric_limits<int64_t>::max()) + 1) {
+        return Value::Int64(int64_t(0 - magnitude));  // two's complement: covers INT64_MIN
+      }
+    }
+    // Too large for int64: a double, like other engines' fallback to an inexact type.
+  }
+  double d = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (r.ec == std::errc::result_out_of_range) {
+    // Overflow -> inf, underflow -> 0 (DuckDB does the same). The decimal exponent of the first
+    // significant digit tells which one happened.
+    int64_t exp10 = 0;
+    size_t i = 0;
+    int64_t int_digits = 0;
+    bool seen_nonzero = false;
+    int64_t leading_frac_zeros = 0;
+    while (i < s.size() && IsDigit(s[i])) {
+      if (s[i] != '0' || seen_nonzero) { seen_nonzero = true; ++int_digits; }
+      ++i;
+    }
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      while (i < s.size() && IsDigit(s[i])) {
+        if (!seen_nonzero) {
+          if (s[i] == '0') ++leading_frac_zeros; else seen_nonzero = true;
+        }
+        ++i;
+      }
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+      ++i;
+      bool neg = i < s.size() && s[i] == '-';
+      if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+      while (i < s.size() && IsDigit(s[i])) {
+        if (exp10 < 1000000000) exp10 = exp10 * 10 + (s[i] - '0');
+        ++i;
+      }
+      if (neg) exp10 = -exp10;
+    }
+    int64_t magnitude = (int_digits > 0 ? int_digits : -leading_frac_zeros) + exp10;
+    d = magnitude > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  } else if (r.ec != std::errc() || r.ptr != s.data() + s.size()) {
+    return ErrorAt(t.position, "malformed number '" + s + "'");
+  }
+  return Value::Double(negative ? -d : d);
+}
+
+// True when the pattern's last character is an unescaped escape character.
+bool EndsWithEscape(std::string_view pattern, char escape) {
+  bool escaped = false;
+  for (char c : pattern) escaped = !escaped && c == escape;
+  return escaped;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::vector<Token> tokens) : toks_(std::move(tokens)) {}
+
+  Result<ExprPtr> ParseAll() {
+    if (Peek().kind == Tok::kEnd) return ErrorAt(Peek().position, "empty expression");
+    ASSIGN_OR_RETURN(ExprPtr e, ParseOr(0));
+    if (Peek().kind != Tok::kEnd) return ErrorAt(Peek().position, "unexpected " + Describe(Peek()));
+    return e;
+  }
+
+ private:
+  const Token& Peek(size_t ahead = 0) const {
+    size_t i = pos_ + ahead;
+    return i < toks_.size() ? toks_[i] : toks_.back();
+  }
+  const Token& Next() {
+    const Token& t = Peek();
+    if (pos_ < toks_.size() - 1) ++pos_;
+    return t;
+  }
+  bool AcceptKeyword(std::string_view k) {
+    if (!KeywordIs(Peek(), k)) return false;
+    Next();
+    return true;
+  }
+  Status Expect(Tok kind, const char* what) {
+    if (Peek().kind != kind) return ErrorAt(Peek().position, std::string("expected ") + what + ", found " + Describe(Peek()));
+    Next();
+    return Status::OK();
+  }
+  Status CheckDepth(int depth, uint32_t position) {
+    if (depth > kMaxNestingDepth) {
+      return ErrorAt(position, "expression nested too deeply (more than " + std::to_string(kMaxNestingDepth) + " levels)");
+    }
+    return Status::OK();
+  }
+
+  Result<ExprPtr> ParseOr(int depth) {
+    uint32_t position = Peek().position;
+    std::vector<ExprPtr> terms;
+    ASSIGN_OR_RETURN(ExprPtr first, ParseAnd(depth));
+    terms.push_back(std::move(first));
+    while (AcceptKeyword("OR")) {
+      ASSIGN_OR_RETURN(ExprPtr next, ParseAnd(depth));
+      terms.push_back(std::move(next));
+    }
+    return MakeOr(std::move(terms), position);
+  }
+
+  Result<ExprPtr> ParseAnd(int depth) {
+    uint32_t position = Peek().position;
+    std::vector<ExprPtr> terms;
+    ASSIGN_OR_RETURN(ExprPtr first, ParseNot(depth));
+    terms.push_back(std::move(first));
+    while (AcceptKeyword("AND")) {
+      ASSIGN_OR_RETURN(ExprPtr next, ParseNot(depth));
+      terms.push_back(std::move(next));
+    }
+    return MakeAnd(std::move(terms), position);
+  }
+
+  Result<ExprPtr> ParseNot(int depth) {
+    // NOT chains are iterative so that the depth check, not the stack, bounds them.
+    std::vector<uint32_t> nots;
+    while (KeywordIs(Peek(), "NOT")) {
+      nots.push_back(Peek().position);
+      RETURN_IF_ERROR(CheckDepth(depth + int(nots.size()), Peek().position));
+      Next();
+    }
+    ASSIGN_OR_RETURN(ExprPtr e, ParsePredicate(depth + int(nots.size())));
+    for (size_t i = nots.size(); i-- > 0;) e = MakeNot(std::move(e), nots[i]);
+    return e;
+  }
+
+  bool AtPredicateTail() const {
+    const Token& t = Peek();
+    if (t.kind == Tok::kCompare) return true;
+    if (KeywordIs(t, "BETWEEN") || KeywordIs(t, "IN") || KeywordIs(t, "IS") || KeywordIs(t, "LIKE")) return true;
+    return KeywordIs(t, "NOT") &&
+           (KeywordIs(Peek(1), "BETWEEN") || KeywordIs(Peek(1), "IN") || KeywordIs(Peek(1), "LIKE"));
+  }
+
+  Result<ExprPtr> ParsePredicate(int depth) {
+    ExprPtr operand;
+    if (Peek().kind == Tok::kLParen) {
+      uint32_t position = Peek().position;
+      RETURN_IF_ERROR(CheckDepth(depth + 1, position));
+      Next();
+      ASSIGN_OR_RETURN(ExprPtr inner, ParseOr(depth + 1));
+      RETURN_IF_ERROR(Expect(Tok::kRParen, "')'"));
+      bool is_operand = inner->kind == ExprKind::kColumn || inner->kind == ExprKind::kLiteral;
+      if (!is_operand) return inner;
+      operand = std::move(inner);
+    } else {
+      ASSIGN_OR_RETURN(operand, ParseOperand());
+    }
+    return ParseTail(std::move(operand));
+  }
+
+  Result<ExprPtr> ParseTail(ExprPtr operand) {
+    uint32_t position = operand->position;
+    const Token& t = Peek();
+    if (t.kind == Tok::kCompare) {
+      CompareOp op = Next().op;
+      ASSIGN_OR_RETURN(ExprPtr right, ParseOperand());
+      return MakeCompare(op, std::move(operand), std::move(right), position);
+    }
+    if (KeywordIs(t, "IS")) {
+      Next();
+      bool negated = AcceptKeyword("NOT");
+      if (!AcceptKeyword("NULL")) return ErrorAt(Peek().position, "expected NULL after IS, found " + Describe(Peek()));
+      return MakeIsNull(std::move(operand), negated, position);
+    }
+    bool negated = false;
+    if (KeywordIs(t, "NOT") && AtPredicateTail()) {
+      Next();
+      negated = true;
+    }
+    if (AcceptKeyword("BETWEEN")) {
+      ASSIGN_OR_RETURN(ExprPtr low, ParseOperand());
+      if (!AcceptKeyword("AND")) return ErrorAt(Peek().position, "expected AND in BETWEEN, found " + Describe(Peek()));
+      ASSIGN_OR_RETURN(ExprPtr high, ParseOperand());
+      return MakeBetween(std::move(operand), std::move(low), std::move(high), negated, position);
+    }
+    if (AcceptKeyword("IN")) return ParseInList(std::move(operand), negated, position);
+    if (AcceptKeyword("LIKE")) {
+      if (Peek().kind != Tok::kString) {
+        return ErrorAt(Peek().position, "expected a string pattern after LIKE, found " + Describe(Peek()));
+      }
+      const Token& pattern_token = Next();
+      std::string pattern = pattern_token.text;
+      std::string escape;
+      if (KeywordIs(Peek(), "ESCAPE")) {
+        Next();
+        if (Peek().kind != Tok::kString) {
+          return ErrorAt(Peek().position, "expected a string after ESCAPE, found " + Describe(Peek()));
+        }
+        const Token& esc = Next();
+        if (esc.text.size() > 1 || (esc.text.size() == 1 && static_cast<unsigned char>(esc.text[0]) >= 0x80)) {
+          return ErrorAt(esc.position, "ESCAPE must be empty or one ASCII character");
+        }
+        escape = esc.text;
+      }
+      if (!escape.empty() && EndsWithEscape(pattern, escape[0])) {
+        return ErrorAt(pattern_token.position, "LIKE pattern must not end with the escape character");
+      }
+      return MakeLike(std::move(operand), std::move(pattern), std::move(escape), negated, position);
+    }
+    // A bare operand stands as a predicate only if it can be boolean; the binder checks columns.
+    if (operand->kind == ExprKind::kLiteral && !operand->value.is_null() &&
+        operand->value.type() != TypeId::kBool) {
+      return ErrorAt(position, "expected a predicate, found the literal " + operand->ToString());
+    }
+    return operand;
+  }
+
+  Result<ExprPtr> ParseInList(ExprPtr operand, bool negated, uint32_t position) {
+    RETURN_IF_ERROR(Expect(Tok::kLParen, "'(' after IN"));
+    std::vector<ExprPtr> items;
+    while (true) {
+      if (items.size() >= kMaxInListItems) {
+        return ErrorAt(Peek().position, "IN list has more than " + std::to_string(kMaxInListItems) + " items");
+      }
+      uint32_t item_position = Peek().position;
+      ASSIGN_OR_RETURN(ExprPtr item, ParseOperand());
+      if (item->kind != ExprKind::kLiteral) return ErrorAt(item_position, "IN list items must be literals");
+      items.push_back(std::move(item));
+      if (Peek().kind == Tok::kComma) {
+        Next();
+        continue;
+      }
+      RETURN_IF_ERROR(Expect(Tok::kRParen, "',' or ')' in IN list"));
+      break;
+    }
+    return MakeIn(std::move(operand), std::move(items), negated, position);
+  }
+
+  Result<ExprPtr> ParseOperand() {
+    const Token& t = Peek();
+    uint32_t position = t.position;
+    switch (t.kind) {
+      case Tok::kQuotedIdent: return MakeColumn(Next().text, position);
+      case Tok::kString: return MakeLiteral(Value::String(Next().text), position);
+      case Tok::kNumber: {
+        ASSIGN_OR_RETURN(Value v, NumberValue(Next(), false));
+        return MakeLiteral(std::move(v), position);
+      }
+      case Tok::kMinus: {
+        Next();
+        if (Peek().kind != Tok::kNumber) {
+          return ErrorAt(Peek().position, "expected a number after '-', found " + Describe(Peek()));
+        }
+        ASSIGN_OR_RETURN(Value v, NumberValue(Next(), true));
+        return MakeLiteral(std::move(v), position);
+      }
+      case Tok::kIdent: break;
+      default: return ErrorAt(position, "expected a column or literal, found " + Describe(t));
+    }
+    if (KeywordIs(t, "TRUE") || KeywordIs(t, "FALSE")) {
+      bool b = KeywordIs(Next(), "TRUE");
+      return MakeLiteral(Value::Bool(b), position);
+    }
+    if (KeywordIs(t, "NULL")) {
+      Next();
+      return MakeLiteral(Value(), position);
+    }
+    if ((KeywordIs(t, "DATE") || KeywordIs(t, "TIMESTAMP")) && Peek(1).kind == Tok::kString) {
+      bool is_date = KeywordIs(Next(), "DATE");
+      const Token& s = Next();
+      if (is_date) {
+        auto days = ParseDate(s.text);
+        if (!days.ok()) return ErrorAt(s.position, days.status().message());
+        return MakeLiteral(Value::Date(*days), position);
+      }
+      auto micros = ParseTimestamp(s.text);
+      if (!micros.ok()) return ErrorAt(s.position, micros.status().message());
+      return MakeLiteral(Value::Timestamp(*micros), position);
+    }
+    if (IsReservedWord(t.text)) {
+      return ErrorAt(position, "expected a column or literal, found keyword " + Describe(t) +
+                                   " (quote it as \"" + t.text + "\" if it is a column)");
+    }
+    return MakeColumn(Next().text, position);
+  }
+
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+Result<ExprPtr> ParseExpression(std::string_view text) {
+  std::vector<Token> tokens;
+  RETURN_IF_ERROR(Lexer(text).Run(&tokens));
+  return Parser(std::move(tokens)).ParseAll();
+}
+
+}  // namespace lakeindex::query

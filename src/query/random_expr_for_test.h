@@ -1,0 +1,262 @@
+// Random batches and random WHERE expressions over them, shared by the differential (DuckDB)
+// and pruning (brute force) tests. Value domains are small so that equalities hit often, and
+// hostile: NaN, +-inf, -0.0, integer extremes, multibyte and LIKE-wildcard strings, ~10% NULLs.
+// Header-only test helper; not part of the library.
+#pragma once
+
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "lakeindex/batch.h"
+#include "query/expr.h"
+#include "util/duckdb_ref.h"
+#include "util/test_util.h"
+
+namespace lakeindex::query::testgen {
+
+using lakeindex::testing::Rng;
+
+inline constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+inline const char* kSchema = "i64:int64,i32:int32,dbl:double,dbl2:double,s:string,s2:string,d:date,ts:timestamp,b:bool,b2:bool";
+
+inline const std::vector<Value>& Domain(TypeId t) {
+  static const std::map<TypeId, std::vector<Value>> domains = [] {
+    std::map<TypeId, std::vector<Value>> m;
+    for (int64_t i = -3; i <= 3; ++i) m[TypeId::kInt64].push_back(Value::Int64(i));
+    m[TypeId::kInt64].push_back(Value::Int64(INT64_MIN));
+    m[TypeId::kInt64].push_back(Value::Int64(INT64_MAX));
+    for (int32_t i = -3; i <= 3; ++i) m[TypeId::kInt32].push_back(Value::Int32(i));
+    m[TypeId::kInt32].push_back(Value::Int32(INT32_MIN));
+    m[TypeId::kInt32].push_back(Value::Int32(INT32_MAX));
+    for (double d : {-2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, kNan, kInf, -kInf, 1e300}) {
+      m[TypeId::kDouble].push_back(Value::Double(d));
+    }
+    for (const char* s : {"", "a", "ab", "abc", "b", "B", "é", "aé", "aéb", "a%b", "a_b", "%", "_", "ab c", "日本",
+                          "a\\b", "😀x"}) {
+      m[TypeId::kString].push_back(Value::String(s));
+    }
+    for (const char* d : {"2024-01-01", "2024-01-02", "2024-01-03", "1970-01-01", "2000-02-29", "1969-12-31"}) {
+      m[TypeId::kDate].push_back(Value::Date(ParseDate(d).value()));
+    }
+    for (const char* t : {"2024-01-01", "2024-01-01 12:00:00", "2024-01-02", "2024-01-02 00:00:00.000001",
+                          "1970-01-01", "1969-12-31 23:59:59.5"}) {
+      m[TypeId::kTimestamp].push_back(Value::Timestamp(ParseTimestamp(t).value()));
+    }
+    m[TypeId::kBool] = {Value::Bool(false), Value::Bool(true)};
+    return m;
+  }();
+  return domains.at(t);
+}
+
+inline Batch RandomBatch(const Schema& schema, size_t rows, Rng& rng) {
+  Batch batch(schema);
+  for (size_t c = 0; c < schema.num_fields(); ++c) {
+    const auto& dom = Domain(schema.field(c).type);
+    for (size_t r = 0; r < rows; ++r) {
+      Value v = rng.Chance(0.1) ? Value::Null(schema.field(c).type) : dom[rng.Uniform(dom.size())];
+      EXPECT_TRUE(batch.mutable_column(c).AppendValue(v).ok());
+    }
+  }
+  EXPECT_TRUE(batch.Seal().ok());
+  return batch;
+}
+
+class ExprGen {
+ public:
+  ExprGen(const Schema& schema, Rng& rng) : schema_(schema), rng_(rng) {}
+
+  std::string Gen(int depth) {
+    if (depth == 0 || rng_.Chance(0.35)) return Predicate();
+    switch (rng_.Uniform(3)) {
+      case 0: return "(" + Gen(depth - 1) + " AND " + Gen(depth - 1) + ")";
+      case 1: return "(" + Gen(depth - 1) + " OR " + Gen(depth - 1) + ")";
+      default: return "NOT " + Gen(depth - 1);
+    }
+  }
+
+ private:
+  const Field& RandomField() { return schema_.field(rng_.Uniform(schema_.num_fields())); }
+
+  // A literal comparable with a column of type t (sometimes of the other numeric/temporal type).
+  std::string Literal(TypeId t) {
+    if (rng_.Chance(0.05)) return "NULL";
+    switch (t) {
+      case TypeId::kInt32:
+      case TypeId::kInt64:
+      case TypeId::kDouble: {
+        switch (rng_.Uniform(4)) {
+          case 0: return std::to_string(rng_.Range(-4, 4));
+          case 1: {
+            static const char* kDoubles[] = {"2.5", "-0.5", "0.0", "-0.0", "1e999", "-1e999", "1e300", "3.0",
+                                             "-2.5", "0.5e1", "2147483647", "-2147483648",
+                                             "9223372036854775807", "-9223372036854775808"};
+            return kDoubles[rng_.Uniform(std::size(kDoubles))];
+          }
+          default: {
+            Value v = Domain(t == TypeId::kDouble ? TypeId::kDouble : TypeId::kInt64)[rng_.Uniform(7)];
+            return MakeLiteral(v)->ToString();
+          }
+        }
+      }
+      case TypeId::kString: {
+        const auto& dom = Domain(TypeId::kString);
+        return MakeLiteral(dom[rng_.Uniform(dom.size())])->ToString();
+      }
+      case TypeId::kDate:
+      case TypeId::kTimestamp: {
+        switch (rng_.Uniform(3)) {
+          case 0: return MakeLiteral(Domain(TypeId::kDate)[rng_.Uniform(6)])->ToString();
+          case 1: return MakeLiteral(Domain(TypeId::kTimestamp)[rng_.Uniform(6)])->ToString();
+          default: {
+            static const char* kText[] = {"'2024-01-01'", "'2024-01-02'", "'2024-01-01 12:00:00'", "'1970-01-01'"};
+            return kText[rng_.Uniform(std::size(kText))];
+          }
+        }
+      }
+      case TypeId::kBool: return rng_.Chance(0.5) ? "TRUE" : "FALSE";
+      default: return "NULL";
+    }
+  }
+
+  // A column of the same comparison family as `f`, or "" if none.
+  std::string PartnerColumn(const Field& f) {
+    static const std::map<std::string, std::vector<std::string>> partners = {
+        {"i64", {"i32", "dbl"}}, {"i32", {"i64", "dbl", "dbl2"}}, {"dbl", {"dbl2", "i32", "i64"}},
+        {"dbl2", {"dbl", "i32"}}, {"s", {"s2"}}, {"s2", {"s"}}, {"d", {"ts"}}, {"ts", {"d"}},
+        {"b", {"b2"}}, {"b2", {"b"}}};
+    const auto& p = partners.at(f.name);
+    return p[rng_.Uniform(p.size())];
+  }
+
+  std::string LikePattern(bool* uses_escape) {
+    static const char* kPieces[] = {"a", "b", "%", "_", "é", "\\%", "\\_", "日", " ", "c"};
+    std::string p;
+    *uses_escape = false;
+    for (uint64_t k = 1 + rng_.Uniform(4); k > 0; --k) {
+      std::string piece = kPieces[rng_.Uniform(std::size(kPieces))];
+      if (piece[0] == '\\') *uses_escape = true;
+      p += piece;
+    }
+    return p;
+  }
+
+  std::string Predicate() {
+    const Field& f = RandomField();
+    const std::string& c = f.name;
+    switch (rng_.Uniform(10)) {
+      case 0:
+      case 1: {
+        static const char* kOps[] = {"=", "<>", "!=", "<", "<=", ">", ">="};
+        std::string op = kOps[rng_.Uniform(std::size(kOps))];
+        if (f.type == TypeId::kDate || f.type == TypeId::kTimestamp || rng_.Chance(0.8)) {
+          return rng_.Chance(0.8) ? c + " " + op + " " + Literal(f.type) : Literal(f.type) + " " + op + " " + c;
+        }
+        return c + " " + op + " " + Literal(f.type);
+      }
+      case 2: {
+        static const char* kOps[] = {"=", "<>", "<", "<=", ">", ">="};
+        return c + " " + kOps[rng_.Uniform(std::size(kOps))] + " " + PartnerColumn(f);
+      }
+      case 3:
+        return c + (rng_.Chance(0.3) ? " NOT" : "") + " BETWEEN " + Literal(f.type) + " AND " + Literal(f.type);
+      case 4: {
+        std::string items;
+        for (uint64_t k = 1 + rng_.Uniform(4); k > 0; --k) items += (items.empty() ? "" : ", ") + Literal(f.type);
+        return c + (rng_.Chance(0.3) ? " NOT IN (" : " IN (") + items + ")";
+      }
+      case 5: return c + (rng_.Chance(0.5) ? " IS NULL" : " IS NOT NULL");
+      case 6:
+      case 7: {
+        bool esc = false;
+        std::string pattern = LikePattern(&esc);
+        std::string col = rng_.Chance(0.5) ? "s" : "s2";
+        return col + (rng_.Chance(0.3) ? " NOT LIKE " : " LIKE ") + MakeLiteral(Value::String(pattern))->ToString() +
+               (esc ? " ESCAPE '\\'" : "");
+      }
+      case 8: return rng_.Chance(0.5) ? "b" : (rng_.Chance(0.5) ? "b2" : (rng_.Chance(0.5) ? "TRUE" : "FALSE"));
+      default: {
+        // Column vs column BETWEEN.
+        return c + " BETWEEN " + PartnerColumn(f) + " AND " + Literal(f.type);
+      }
+    }
+  }
+
+  const Schema& schema_;
+  Rng& rng_;
+};
+
+// ---- DuckDB side of the differential tests ----
+
+// Rows of `list` rendered by DuckDB, e.g. "[0, 5, 7]".
+inline std::vector<uint32_t> ParseRidList(const std::string& text) {
+  std::vector<uint32_t> out;
+  uint64_t cur = 0;
+  bool in_num = false;
+  for (char ch : text) {
+    if (ch >= '0' && ch <= '9') {
+      cur = cur * 10 + uint64_t(ch - '0');
+      in_num = true;
+    } else if (in_num) {
+      out.push_back(uint32_t(cur));
+      cur = 0;
+      in_num = false;
+    }
+  }
+  if (in_num) out.push_back(uint32_t(cur));
+  return out;
+}
+
+inline std::string CreateTableSql(const Batch& batch) {
+  std::string sql = "CREATE TABLE t(rid INTEGER";
+  for (const Field& f : batch.schema().fields()) sql += ", " + f.name + " " + lakeindex::testing::DuckTypeName(f.type);
+  sql += "); INSERT INTO t VALUES ";
+  for (size_t r = 0; r < batch.num_rows(); ++r) {
+    sql += r ? ",(" : "(";
+    sql += std::to_string(r);
+    for (size_t c = 0; c < batch.num_columns(); ++c) {
+      sql += ", " + lakeindex::testing::SqlLiteral(batch.column(c).GetValue(r));
+    }
+    sql += ")";
+  }
+  return sql + ";\n";
+}
+
+// DuckDB's answers for exprs[i], i in `ids`; bisects on a rejected expression. Returns false
+// (and records a failure) when DuckDB rejects an expression that we accept.
+inline void RunOnDuckDB(const std::string& create, const std::vector<std::string>& exprs, const std::vector<size_t>& ids,
+                 std::map<size_t, std::vector<uint32_t>>* answers, std::vector<std::string>* rejected) {
+  std::string sql = create + "SELECT k, list(rid ORDER BY rid) FROM (";
+  for (size_t j = 0; j < ids.size(); ++j) {
+    if (j) sql += " UNION ALL ";
+    sql += "SELECT " + std::to_string(ids[j]) + " AS k, rid FROM t WHERE " + exprs[ids[j]];
+  }
+  sql += ") GROUP BY k";
+  auto result = lakeindex::testing::RunDuckDB(sql);
+  if (!result.ok()) {
+    ASSERT_TRUE(result.status().IsInvalidArgument()) << result.status().ToString();
+    if (ids.size() == 1) {
+      rejected->push_back(exprs[ids[0]] + "  -- " + result.status().message());
+      return;
+    }
+    std::vector<size_t> left(ids.begin(), ids.begin() + ids.size() / 2), right(ids.begin() + ids.size() / 2, ids.end());
+    RunOnDuckDB(create, exprs, left, answers, rejected);
+    RunOnDuckDB(create, exprs, right, answers, rejected);
+    return;
+  }
+  for (size_t id : ids) (*answers)[id] = {};
+  for (const auto& row : result->rows) {
+    ASSERT_EQ(row.size(), 2u);
+    ASSERT_TRUE(row[0].has_value() && row[1].has_value());
+    (*answers)[std::stoull(*row[0])] = ParseRidList(*row[1]);
+  }
+}
+
+}  // namespace lakeindex::query::testgen

@@ -1,0 +1,387 @@
+#include "query/scanner.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "format/parquet/reader.h"
+#include "query/binder.h"
+#include "query/evaluator.h"
+#include "query/parser.h"
+#include "query/pruning.h"
+
+namespace lakeindex::query {
+
+namespace {
+
+// Rows decoded per step inside a row group when reading page by page (bounds memory and lets
+// LIMIT stop early).
+constexpr uint64_t kWindowRows = 64 * 1024;
+
+using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // sorted, disjoint [begin, end)
+
+void CollectColumns(const Expr& e, std::set<std::string>* out) {
+  if (e.kind == ExprKind::kColumn) out->insert(e.name);
+  for (const auto& c : e.children) CollectColumns(*c, out);
+}
+
+Ranges Intersect(const Ranges& a, const Ranges& b) {
+  Ranges out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    uint64_t lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (lo < hi) out.emplace_back(lo, hi);
+    (a[i].second < b[j].second) ? ++i : ++j;
+  }
+  return out;
+}
+
+uint64_t RangeRows(const Ranges& r) {
+  uint64_t n = 0;
+  for (const auto& [b, e] : r) n += e - b;
+  return n;
+}
+
+// Statistics by table column index, for one fragment / row group / page.
+class MapStatsProvider : public StatsProvider {
+ public:
+  const ColumnStats* Stats(int column_index) const override {
+    auto it = stats_.find(column_index);
+    return it == stats_.end() ? nullptr : &it->second;
+  }
+  bool NanCountKnown(int column_index) const override { return nan_known_.count(column_index) > 0; }
+  void Set(int column, ColumnStats s, bool nan_known) {
+    stats_[column] = std::move(s);
+    if (nan_known) nan_known_.insert(column);
+  }
+
+ private:
+  std::map<int, ColumnStats> stats_;
+  std::set<int> nan_known_;
+};
+
+}  // namespace
+
+struct Scanner::OpenFragment {
+  const table::FragmentMeta* meta = nullptr;
+  std::unique_ptr<parquet::ParquetReader> reader;
+  std::shared_ptr<const roaring::Roaring> deleted;
+  std::set<int> no_nan;  // table columns the manifest proves NaN-free
+  int next_rg = 0;
+  uint64_t next_rg_first_row = 0;
+};
+
+Result<std::unique_ptr<Scanner>> Scanner::Make(const table::Table* table, const ScanRequest& request) {
+  std::unique_ptr<Scanner> s(new Scanner(table));
+  RETURN_IF_ERROR(s->Init(request));
+  return s;
+}
+
+Status Scanner::Init(const ScanRequest& request) {
+  const Schema& schema = table_->schema();
+  limit_ = request.limit;
+  ExprPtr parsed;
+  std::set<std::string> filter_columns;
+  if (!request.where.empty()) {
+    ASSIGN_OR_RETURN(parsed, ParseExpression(request.where));
+    ASSIGN_OR_RETURN(filter_, Bind(*parsed, schema));
+    CollectColumns(*filter_, &filter_columns);
+  }
+  std::vector<int> output;
+  if (request.select.empty()) {
+    for (size_t c = 0; c < schema.num_fields(); ++c) {
+      if (schema.field(c).name.rfind('_', 0) != 0) output.push_back(int(c));
+    }
+  } else {
+    for (const std::string& name : request.select) {
+      int c = schema.FindField(name);
+      if (c < 0) return Status::InvalidArgument("--select: unknown column '" + name + "'");
+      output.push_back(c);
+    }
+  }
+  for (const std::string& name : filter_columns) read_columns_.push_back(schema.FindField(name));
+  for (int c : output) {
+    if (std::find(read_columns_.begin(), read_columns_.end(), c) == read_columns_.end()) read_columns_.push_back(c);
+  }
+  for (int c : read_columns_) read_schema_.AddField(schema.field(size_t(c)));
+  for (int c : output) {
+    output_in_read_.push_back(int(std::find(read_columns_.begin(), read_columns_.end(), c) - read_columns_.begin()));
+    output_schema_.AddField(schema.field(size_t(c)));
+  }
+  if (parsed) {
+    ASSIGN_OR_RETURN(read_filter_, Bind(*parsed, read_schema_));
+  }
+  counters_.fragments_total = table_->manifest().fragments.size();
+  plan_.push_back("scan version " + std::to_string(table_->version()) + ": " +
+                  std::to_string(counters_.fragments_total) + " fragments, filter " +
+                  (filter_ ? filter_->ToString() : std::string("(none)")));
+  return Status::OK();
+}
+
+Result<bool> Scanner::Next(Batch* out, std::vector<uint64_t>* addresses) {
+  while (pending_.empty()) {
+    if (done_) return false;
+    RETURN_IF_ERROR(ScanNextUnit());
+  }
+  *out = std::move(pending_.front());
+  pending_.erase(pending_.begin());
+  if (addresses) *addresses = std::move(pending_addresses_.front());
+  pending_addresses_.erase(pending_addresses_.begin());
+  return true;
+}
+
+Status Scanner::ScanNextUnit() {
+  if (limit_ && counters_.rows_returned >= *limit_) {
+    done_ = true;
+    return Status::OK();
+  }
+  const auto& fragments = table_->manifest().fragments;
+  if (current_ && current_->next_rg >= current_->reader->num_row_groups()) current_.reset();
+  while (!current_) {
+    if (next_fragment_ >= fragments.size()) {
+      done_ = true;
+      return Status::OK();
+    }
+    const table::FragmentMeta& frag = fragments[next_fragment_++];
+    if (frag.live_rows() == 0) continue;
+    auto open = std::make_shared<OpenFragment>();
+    open->meta = &frag;
+    if (!FragmentMayMatch(frag, &open->no_nan)) {
+      plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
+      continue;
+    }
+    ++counters_.fragments_scanned;
+    ASSIGN_OR_RETURN(open->reader, parquet::ParquetReader::Open(table_->store(), frag.file));
+    if (uint64_t(open->reader->num_rows()) != frag.rows) {
+      return Status::Corruption(frag.file + ": has " + std::to_string(open->reader->num_rows()) +
+                                " rows, the manifest says " + std::to_string(frag.rows));
+    }
+    ASSIGN_OR_RETURN(open->deleted, table_->Deletions(frag));
+    counters_.blocks_total += uint64_t(open->reader->num_row_groups());
+    current_ = std::move(open);
+    if (current_->next_rg >= current_->reader->num_row_groups()) current_.reset();
+  }
+  int rg = current_->next_rg++;
+  uint64_t first = current_->next_rg_first_row;
+  current_->next_rg_first_row += uint64_t(current_->reader->row_group_num_rows(rg));
+  return ScanRowGroup(*current_->meta, rg, first);
+}
+
+bool Scanner::FragmentMayMatch(const table::FragmentMeta& frag, std::set<int>* no_nan) const {
+  MapStatsProvider stats;
+  for (const auto& [name, s] : frag.stats) {
+    int c = table_->schema().FindField(name);
+    if (c < 0) continue;
+    stats.Set(c, s, /*nan_known=*/true);
+    if (s.nan_count == 0) no_nan->insert(c);
+  }
+  return !filter_ || MayMatch(*filter_, stats);
+}
+
+Status Scanner::PlanFragments() {
+  for (const table::FragmentMeta& frag : table_->manifest().fragments) {
+    std::set<int> no_nan;
+    if (frag.live_rows() == 0) {
+      plan_.push_back("fragment " + std::to_string(frag.id) + ": every row deleted");
+    } else if (!FragmentMayMatch(frag, &no_nan)) {
+      plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
+    } else {
+      ++counters_.fragments_scanned;
+      plan_.push_back("fragment " + std::to_string(frag.id) + ": scan (" + std::to_string(frag.live_rows()) +
+                      " live rows; row groups and pages pruned by Parquet statistics)");
+    }
+  }
+  return Status::OK();
+}
+
+Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64_t rg_first_row) {
+  const parquet::ParquetReader& reader = *current_->reader;
+  const uint64_t rg_rows = uint64_t(reader.row_group_num_rows(rg));
+  const std::string where = "fragment " + std::to_string(fragment.id) + " row group " + std::to_string(rg);
+  // Table column index -> file column index (the fragment was written with the table schema).
+  auto file_column = [&](int table_column) { return reader.schema().FindField(table_->schema().field(size_t(table_column)).name); };
+  for (int c : read_columns_) {
+    if (file_column(c) < 0) {
+      return Status::Corruption(fragment.file + ": column '" + table_->schema().field(size_t(c)).name + "' is missing");
+    }
+  }
+
+  Ranges candidate = {{0, rg_rows}};
+  std::map<int, parquet::PageIndex> page_indexes;  // by read column position
+  if (filter_) {
+    MapStatsProvider stats;
+    for (int c : read_columns_) {
+      parquet::ColumnStatistics cs = reader.column_statistics(rg, file_column(c));
+      if (!cs.null_count) continue;
+      ColumnStats s;
+      s.min = cs.min;
+      s.max = cs.max;
+      s.null_count = uint64_t(*cs.null_count);
+      s.row_count = rg_rows;
+      stats.Set(c, std::move(s), current_->no_nan.count(c) > 0);
+    }
+    if (!MayMatch(*filter_, stats)) {
+      plan_.push_back(where + ": skipped by row-group statistics");
+      return Status::OK();
+    }
+    // Page pruning: for each filter column alone, the rows of the pages that may match.
+    std::set<std::string> filter_columns;
+    CollectColumns(*filter_, &filter_columns);
+    for (const std::string& name : filter_columns) {
+      int c = table_->schema().FindField(name);
+      auto pi = reader.ReadPageIndex(rg, file_column(c));
+      if (!pi.ok()) return pi.status().WithContext(where);
+      if (!pi->has_statistics) continue;
+      Ranges keep;
+      for (const parquet::PageIndexEntry& page : pi->pages) {
+        MapStatsProvider page_stats;
+        if (page.null_count) {
+          ColumnStats s;
+          s.min = page.null_page ? std::nullopt : page.min;
+          s.max = page.null_page ? std::nullopt : page.max;
+          s.null_count = uint64_t(*page.null_count);
+          s.row_count = uint64_t(page.num_rows);
+          page_stats.Set(c, std::move(s), current_->no_nan.count(c) > 0);
+        }
+        if (MayMatch(*filter_, page_stats)) {
+          uint64_t b = uint64_t(page.first_row_index), e = b + uint64_t(page.num_rows);
+          if (!keep.empty() && keep.back().second == b) {
+            keep.back().second = e;
+          } else {
+            keep.emplace_back(b, e);
+          }
+        }
+      }
+      candidate = Intersect(candidate, keep);
+      size_t pos = size_t(std::find(read_columns_.begin(), read_columns_.end(), c) - read_columns_.begin());
+      page_indexes[int(pos)] = std::move(*pi);
+    }
+    if (candidate.empty()) {
+      plan_.push_back(where + ": skipped by the page index");
+      return Status::OK();
+    }
+  }
+  ++counters_.blocks_read;
+  const roaring::Roaring& deleted = *current_->deleted;
+
+  // Evaluates, drops deleted rows, projects and queues the rows of `batch`, whose row i is
+  // fragment offset offsets[i].
+  auto emit = [&](const Batch& batch, const std::vector<uint32_t>& offsets) -> Status {
+    counters_.rows_read += batch.num_rows();
+    std::vector<uint32_t> rows;
+    if (read_filter_) {
+      RETURN_IF_ERROR(Filter(*read_filter_, batch, &rows));
+    } else {
+      rows.resize(batch.num_rows());
+      for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    }
+    if (!deleted.isEmpty()) {
+      std::erase_if(rows, [&](uint32_t r) { return deleted.contains(offsets[r]); });
+    }
+    if (limit_) {
+      uint64_t room = *limit_ - counters_.rows_returned;
+      if (rows.size() > room) rows.resize(size_t(room));
+    }
+    if (rows.empty()) return Status::OK();
+    Batch out(output_schema_);
+    for (size_t i = 0; i < output_in_read_.size(); ++i) {
+      out.mutable_column(i).AppendSelected(batch.column(size_t(output_in_read_[i])), rows.data(), rows.size());
+    }
+    RETURN_IF_ERROR(out.Seal());
+    std::vector<uint64_t> addresses(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) addresses[i] = MakeRowAddress(fragment.id, offsets[rows[i]]);
+    counters_.rows_returned += rows.size();
+    pending_.push_back(std::move(out));
+    pending_addresses_.push_back(std::move(addresses));
+    return Status::OK();
+  };
+
+  std::vector<int> file_columns;
+  for (int c : read_columns_) file_columns.push_back(file_column(c));
+  if (RangeRows(candidate) == rg_rows && !limit_) {
+    auto batch = reader.ReadRowGroup(rg, file_columns);
+    if (!batch.ok()) return batch.status().WithContext(where);
+    counters_.pages_total += 0;
+    Batch renamed(read_schema_, std::move(batch->columns()), batch->num_rows());
+    std::vector<uint32_t> offsets(rg_rows);
+    for (uint64_t r = 0; r < rg_rows; ++r) offsets[r] = uint32_t(rg_first_row + r);
+    return emit(renamed, offsets);
+  }
+
+  // Page by page: windows of candidate rows; each column's pages are decoded once.
+  for (size_t pos = 0; pos < read_columns_.size(); ++pos) {
+    if (page_indexes.count(int(pos))) continue;
+    auto pi = reader.ReadPageIndex(rg, file_columns[pos]);
+    if (!pi.ok()) return pi.status().WithContext(where);
+    page_indexes[int(pos)] = std::move(*pi);
+  }
+  for (auto& [pos, pi] : page_indexes) counters_.pages_total += pi.pages.size();
+  std::vector<std::map<size_t, Column>> decoded(read_columns_.size());  // page number -> rows
+  size_t range_i = 0;
+  uint64_t range_pos = candidate.empty() ? 0 : candidate[0].first;
+  while (range_i < candidate.size()) {
+    if (limit_ && counters_.rows_returned >= *limit_) break;
+    // Next window: up to kWindowRows candidate rows.
+    Ranges window;
+    uint64_t budget = kWindowRows;
+    while (range_i < candidate.size() && budget > 0) {
+      uint64_t end = std::min(candidate[range_i].second, range_pos + budget);
+      window.emplace_back(range_pos, end);
+      budget -= end - range_pos;
+      range_pos = end;
+      if (range_pos == candidate[range_i].second && ++range_i < candidate.size()) range_pos = candidate[range_i].first;
+    }
+    Batch batch(read_schema_);
+    for (size_t pos = 0; pos < read_columns_.size(); ++pos) {
+      const auto& pages = page_indexes[int(pos)].pages;
+      auto& cache = decoded[pos];
+      // Pages wholly before this window are no longer needed.
+      while (!cache.empty()) {
+        const auto& p = pages[cache.begin()->first];
+        if (uint64_t(p.first_row_index + p.num_rows) > window.front().first) break;
+        cache.erase(cache.begin());
+      }
+      for (const auto& [b, e] : window) {
+        // First page whose end is past b.
+        size_t p = size_t(std::upper_bound(pages.begin(), pages.end(), b,
+                                           [](uint64_t row, const parquet::PageIndexEntry& pg) {
+                                             return row < uint64_t(pg.first_row_index + pg.num_rows);
+                                           }) - pages.begin());
+        uint64_t at = b;
+        while (at < e) {
+          if (p >= pages.size()) return Status::Corruption(fragment.file + ": page index does not cover row " + std::to_string(at));
+          const auto& page = pages[p];
+          uint64_t pb = uint64_t(page.first_row_index), pe = pb + uint64_t(page.num_rows);
+          if (!cache.count(p)) {
+            auto col = reader.ReadPage(rg, file_columns[pos], int(p));
+            if (!col.ok()) return col.status().WithContext(where);
+            if (int64_t(col->length()) != page.num_rows) {
+              return Status::Corruption(fragment.file + ": " + where + " page " + std::to_string(p) + " has " +
+                                        std::to_string(col->length()) + " rows, its index says " + std::to_string(page.num_rows));
+            }
+            ++counters_.pages_read;
+            cache.emplace(p, std::move(*col));
+          }
+          uint64_t take_end = std::min(e, pe);
+          batch.mutable_column(pos).AppendSlice(cache.at(p), size_t(at - pb), size_t(take_end - at));
+          at = take_end;
+          if (at == pe) ++p;
+        }
+      }
+    }
+    RETURN_IF_ERROR(batch.Seal());
+    std::vector<uint32_t> offsets;
+    offsets.reserve(batch.num_rows());
+    for (const auto& [b, e] : window) {
+      for (uint64_t r = b; r < e; ++r) offsets.push_back(uint32_t(rg_first_row + r));
+    }
+    if (batch.num_columns() == 0) {
+      // SELECT of no columns is not expressible; keep the row count for safety.
+      batch = Batch(read_schema_, {}, offsets.size());
+    }
+    RETURN_IF_ERROR(emit(batch, offsets));
+  }
+  return Status::OK();
+}
+
+}  // namespace lakeindex::query

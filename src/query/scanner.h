@@ -1,0 +1,90 @@
+// Scanner: executes `SELECT cols FROM table WHERE filter [LIMIT n]` over one table version,
+// exactly, reading as little as the statistics allow.
+//
+// Per fragment: skip it when the manifest's column statistics prove the filter cannot be TRUE;
+// per row group: the same with the Parquet chunk statistics; inside a row group: the page index
+// of every filter column selects the row ranges whose pages may match, and only those pages are
+// read. Then the filter is evaluated exactly, deleted rows are dropped and the selected columns
+// are returned. LIMIT stops reading as soon as enough rows are out.
+// Thread safety: one Scanner per thread; the Table may be shared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lakeindex/batch.h"
+#include "query/expr.h"
+#include "table/table.h"
+
+namespace lakeindex::query {
+
+struct ScanRequest {
+  std::string where;                // SQL filter; empty = every row
+  std::vector<std::string> select;  // empty = every visible column (names not starting with '_')
+  std::optional<uint64_t> limit;
+};
+
+// Counters that do not depend on machine load (see DESIGN.md, explain --analyze).
+struct ScanCounters {
+  uint64_t fragments_total = 0;
+  uint64_t fragments_scanned = 0;
+  uint64_t blocks_total = 0;  // row groups of scanned fragments
+  uint64_t blocks_read = 0;
+  uint64_t pages_total = 0;   // data pages of read row groups (per column)
+  uint64_t pages_read = 0;
+  uint64_t index_pages_read = 0;
+  uint64_t rows_read = 0;     // rows decoded
+  uint64_t rows_returned = 0;
+};
+
+class Scanner {
+ public:
+  // Parses and binds the filter and selection against the table's schema (InvalidArgument
+  // naming the position or column on error).
+  static Result<std::unique_ptr<Scanner>> Make(const table::Table* table, const ScanRequest& request);
+
+  // The output schema (selected columns).
+  const Schema& schema() const { return output_schema_; }
+  // Next non-empty batch of results; false at the end. When `addresses` is given it receives the
+  // row address of every returned row.
+  Result<bool> Next(Batch* out, std::vector<uint64_t>* addresses = nullptr);
+  // explain without --analyze: applies the manifest-level pruning to every fragment, reads nothing.
+  Status PlanFragments();
+  const ScanCounters& counters() const { return counters_; }
+  // Human-readable decisions so far (explain).
+  const std::vector<std::string>& plan() const { return plan_; }
+  const ExprPtr& filter() const { return filter_; }
+
+ private:
+  Scanner(const table::Table* table) : table_(table) {}
+  Status Init(const ScanRequest& request);
+  // Produces the results of the next fragment/row group into pending_.
+  Status ScanNextUnit();
+  // Whether the manifest statistics allow `fragment` to hold a matching row.
+  bool FragmentMayMatch(const table::FragmentMeta& fragment, std::set<int>* no_nan) const;
+  Status ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64_t rg_first_row);
+
+  const table::Table* table_;
+  ExprPtr filter_;            // bound to the table schema (null = no filter)
+  ExprPtr read_filter_;       // bound to read_schema_
+  std::vector<int> read_columns_;  // table column indexes read: filter columns, then the rest
+  Schema read_schema_;
+  std::vector<int> output_in_read_;  // output column i = read column output_in_read_[i]
+  Schema output_schema_;
+  std::optional<uint64_t> limit_;
+
+  size_t next_fragment_ = 0;
+  struct OpenFragment;
+  std::shared_ptr<OpenFragment> current_;
+  std::vector<Batch> pending_;
+  std::vector<std::vector<uint64_t>> pending_addresses_;
+  ScanCounters counters_;
+  std::vector<std::string> plan_;
+  bool done_ = false;
+};
+
+}  // namespace lakeindex::query
