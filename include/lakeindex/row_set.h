@@ -14,6 +14,20 @@
 
 #include "lakeindex/status.h"
 
+// CRoaring >= 0.3 declares its C++ classes in namespace roaring; Debian's libroaring-dev 0.2.x
+// declares them globally. Unqualified lookup in the helper namespace finds either, and the
+// aliases make `roaring::Roaring64Map` valid with both (re-aliasing a type to itself is legal).
+namespace roaring {}
+namespace lakeindex_roaring_compat {
+using namespace ::roaring;
+using RoaringT = Roaring;
+using Roaring64MapT = Roaring64Map;
+}  // namespace lakeindex_roaring_compat
+namespace roaring {
+using Roaring = ::lakeindex_roaring_compat::RoaringT;
+using Roaring64Map = ::lakeindex_roaring_compat::Roaring64MapT;
+}  // namespace roaring
+
 namespace lakeindex {
 
 inline uint64_t MakeRowAddress(uint32_t fragment_id, uint32_t row_offset) {
@@ -31,7 +45,8 @@ class RowSet {
   static RowSet Of(const std::vector<uint64_t>& addresses);
 
   void Add(uint64_t address) { bits_.add(address); }
-  void AddRange(uint64_t begin, uint64_t end) { if (begin < end) bits_.addRange(begin, end); }
+  // Adds [begin, end). Out of line: Roaring64Map in CRoaring 0.2.x has no addRange.
+  void AddRange(uint64_t begin, uint64_t end);
   bool Contains(uint64_t address) const { return bits_.contains(address); }
   uint64_t Cardinality() const { return bits_.cardinality(); }
   bool IsEmpty() const { return bits_.isEmpty(); }
@@ -45,7 +60,8 @@ class RowSet {
   friend RowSet operator|(RowSet a, const RowSet& b) { return a |= b; }
   friend RowSet operator&(RowSet a, const RowSet& b) { return a &= b; }
   friend RowSet operator-(RowSet a, const RowSet& b) { return a -= b; }
-  bool operator==(const RowSet& o) const { return bits_ == o.bits_; }
+  // Out of line: Roaring64Map::operator== in CRoaring 0.2.x misbehaves on empty buckets.
+  bool operator==(const RowSet& o) const;
 
   // Portable roaring serialization (used by deletion vectors and index files).
   std::string Serialize() const;

@@ -320,6 +320,24 @@ Status RunStats(const InfoArgs& args) {
   return Status::OK();
 }
 
+struct OptimizeArgs {
+  std::string table;
+  uint64_t rows_per_file = 1000000;
+};
+
+Status RunOptimize(const OptimizeArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  auto progress = std::make_shared<Progress>("optimize " + args.table, h.table->manifest().total_rows());
+  ASSIGN_OR_RETURN(size_t rewritten, h.table->Optimize(MakeWriteConfig(args.rows_per_file, progress)));
+  if (rewritten == 0) {
+    std::fprintf(stderr, "nothing to optimize: version %llu\n", static_cast<unsigned long long>(h.table->version()));
+  } else {
+    std::fprintf(stderr, "rewrote %zu fragments into %zu: version %llu\n", rewritten, h.table->manifest().fragments.size(),
+                 static_cast<unsigned long long>(h.table->version()));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, CommandList* commands) {
@@ -365,6 +383,12 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   e->add_flag("--analyze", explain->analyze, "Run the query and report counters");
   e->add_flag("--json", explain->json, "One JSON object");
   commands->emplace_back(e, [explain] { return RunExplain(*explain); });
+
+  auto optimize = std::make_shared<OptimizeArgs>();
+  auto* o = app.add_subcommand("optimize", "Merge small fragments and fold deleted rows into rewritten files");
+  o->add_option("TABLE", optimize->table, "Table directory")->required();
+  o->add_option("--rows-per-file", optimize->rows_per_file, "Target rows per data file")->capture_default_str();
+  commands->emplace_back(o, [optimize] { return RunOptimize(*optimize); });
 
   auto versions = std::make_shared<InfoArgs>();
   auto* v = app.add_subcommand("versions", "List the table's versions");

@@ -99,6 +99,32 @@ class FragmentBuilder {
   std::vector<FragmentMeta> fragments_;
 };
 
+// Streams the live rows of a list of fragments, one fragment at a time.
+class FragmentsSource : public BatchSource {
+ public:
+  FragmentsSource(const Table* table, std::vector<const FragmentMeta*> fragments)
+      : table_(table), fragments_(std::move(fragments)) {}
+  const Schema& schema() const override { return table_->schema(); }
+  Result<bool> Next(size_t max_rows, Batch* out) override {
+    while (offset_ >= current_.num_rows()) {
+      if (next_ >= fragments_.size()) return false;
+      ASSIGN_OR_RETURN(current_, table_->ReadFragment(*fragments_[next_++], {}));
+      offset_ = 0;
+    }
+    size_t take = std::min(max_rows, current_.num_rows() - offset_);
+    *out = current_.Slice(offset_, take);
+    offset_ += take;
+    return true;
+  }
+
+ private:
+  const Table* table_;
+  std::vector<const FragmentMeta*> fragments_;
+  size_t next_ = 0;
+  Batch current_;
+  size_t offset_ = 0;
+};
+
 Status CheckNoConflict(const Manifest& base, const Manifest& latest, uint32_t id) {
   const FragmentMeta* b = base.FindFragment(id);
   const FragmentMeta* l = latest.FindFragment(id);
@@ -193,6 +219,24 @@ Status Table::Append(BatchSource* source, const WriteConfig& config) {
   ASSIGN_OR_RETURN(txn.added, WriteFragments(source, schema(), config));
   if (txn.added.empty()) return Status::OK();  // nothing to append: no new version
   return Commit(std::move(txn));
+}
+
+Result<size_t> Table::Optimize(const WriteConfig& config) {
+  std::vector<const FragmentMeta*> rewrite;
+  bool any_deletions = false;
+  for (const FragmentMeta& f : manifest_.fragments) {
+    bool small = f.rows < config.rows_per_file / 2;
+    if (f.deletion || small) rewrite.push_back(&f);
+    any_deletions |= f.deletion.has_value();
+  }
+  if (rewrite.empty() || (rewrite.size() == 1 && !any_deletions)) return size_t(0);
+  Transaction txn;
+  txn.operation = "optimize";
+  for (const FragmentMeta* f : rewrite) txn.removed.insert(f->id);
+  FragmentsSource source(this, rewrite);
+  ASSIGN_OR_RETURN(txn.added, WriteFragments(&source, schema(), config));
+  RETURN_IF_ERROR(Commit(std::move(txn)));
+  return rewrite.size();
 }
 
 Result<uint64_t> Table::DeleteRows(const RowSet& rows) {

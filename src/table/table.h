@@ -75,6 +75,11 @@ class Table {
   // Marks rows deleted (addresses of live rows of this version); returns how many were newly
   // deleted. Conflict if a concurrent commit changed the deletions of the same fragments.
   Result<uint64_t> DeleteRows(const RowSet& rows);
+  // Rewrites fragments that are small (under half of rows_per_file) or have deleted rows into
+  // new fragments of up to rows_per_file live rows, dropping deleted rows. Returns the number of
+  // fragments rewritten (0: nothing to do, no new version). Conflict if a concurrent commit
+  // changed one of them.
+  Result<size_t> Optimize(const WriteConfig& config);
   // Commits `txn` made against this version (used by the operations above, indexes, layout).
   Status Commit(Transaction txn);
 

@@ -168,5 +168,27 @@ TEST(TableTest, FailedWritesLeaveThePreviousVersion) {
   }
 }
 
+TEST(TableTest, OptimizeMergesSmallFragmentsAndFoldsDeletions) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  Batch b = RandomBatch(TestSchema(), 500, 11);
+  auto table = CreateFrom(store, b, 40);  // 13 small fragments
+  ASSERT_TRUE(table.ok());
+  RowSet del;
+  for (const auto& f : (*table)->manifest().fragments) del.Add(MakeRowAddress(f.id, 3));
+  ASSERT_TRUE((*table)->DeleteRows(del).ok());
+  Batch before = *(*table)->ReadAll();
+  auto n = (*table)->Optimize(SmallFiles(200));
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 13u);
+  EXPECT_EQ((*table)->manifest().fragments.size(), 3u);  // 487 live rows in files of 200
+  for (const auto& f : (*table)->manifest().fragments) EXPECT_FALSE(f.deletion.has_value());
+  EXPECT_TRUE((*table)->ReadAll()->Equals(before));
+  EXPECT_EQ(*(*table)->Optimize(SmallFiles(200)), 0u);  // nothing left to do
+  // A delete made against the pre-optimize version now conflicts instead of deleting stale rows.
+  auto old = Table::Open(store, 2);
+  auto r = (*old)->DeleteRows(RowSet::Of({MakeRowAddress((*old)->manifest().fragments[0].id, 5)}));
+  EXPECT_TRUE(r.status().IsConflict()) << r.status().ToString();
+}
+
 }  // namespace
 }  // namespace lakeindex::table

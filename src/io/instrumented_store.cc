@@ -1,0 +1,127 @@
+// InstrumentedStore: counts what reaches the wrapped store, adds latency, injects failures.
+//
+// Contract details the tests pin down:
+//  * Every call is one operation of its kind (Read/ReadRange/Size are kRead, Write kWrite,
+//    CreateIfAbsent kCreate, List kList, Delete kDelete) and also one of kAny; OpsSeen counts
+//    calls since the last FailNth, including the failed one.
+//  * The injected failure happens before the base store is called, so it has no effect and is
+//    not counted in counters() (which describe traffic that reached the base store).
+//  * Latency is added to every call, failed ones included, outside any lock.
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "lakeindex/object_store.h"
+
+namespace lakeindex {
+
+namespace {
+
+const char* OpName(StoreOp op) {
+  switch (op) {
+    case StoreOp::kRead: return "read";
+    case StoreOp::kWrite: return "write";
+    case StoreOp::kCreate: return "create";
+    case StoreOp::kList: return "list";
+    case StoreOp::kDelete: return "delete";
+    case StoreOp::kAny: return "any";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+void StoreCounters::Reset() {
+  read_requests = 0;
+  bytes_read = 0;
+  write_requests = 0;
+  bytes_written = 0;
+  list_requests = 0;
+  delete_requests = 0;
+}
+
+InstrumentedStore::InstrumentedStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
+
+void InstrumentedStore::FailNth(StoreOp op, uint64_t k) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fail_op_ = op;
+  fail_at_ = k;
+  for (uint64_t& n : seen_) n = 0;
+}
+
+uint64_t InstrumentedStore::OpsSeen(StoreOp op) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seen_[size_t(op)];
+}
+
+Status InstrumentedStore::Before(StoreOp op, std::string_view path) {
+  const uint64_t latency = latency_us_.load();
+  if (latency > 0) std::this_thread::sleep_for(std::chrono::microseconds(latency));
+  std::lock_guard<std::mutex> lock(mu_);
+  ++seen_[size_t(op)];
+  ++seen_[size_t(StoreOp::kAny)];
+  if (fail_at_ != 0 && (fail_op_ == op || fail_op_ == StoreOp::kAny) &&
+      seen_[size_t(fail_op_)] == fail_at_) {
+    return Status::IOError("injected failure: " + std::string(OpName(op)) + " #" +
+                           std::to_string(fail_at_) + " on " + std::string(path));
+  }
+  return Status::OK();
+}
+
+Result<std::string> InstrumentedStore::Read(std::string_view path) {
+  RETURN_IF_ERROR(Before(StoreOp::kRead, path));
+  ++counters_.read_requests;
+  Result<std::string> r = base_->Read(path);
+  if (r.ok()) counters_.bytes_read += r->size();
+  return r;
+}
+
+Result<std::string> InstrumentedStore::ReadRange(std::string_view path, uint64_t offset,
+                                                 uint64_t length) {
+  RETURN_IF_ERROR(Before(StoreOp::kRead, path));
+  ++counters_.read_requests;
+  Result<std::string> r = base_->ReadRange(path, offset, length);
+  if (r.ok()) counters_.bytes_read += r->size();
+  return r;
+}
+
+Result<uint64_t> InstrumentedStore::Size(std::string_view path) {
+  RETURN_IF_ERROR(Before(StoreOp::kRead, path));
+  ++counters_.read_requests;
+  return base_->Size(path);
+}
+
+Status InstrumentedStore::Write(std::string_view path, std::string_view data) {
+  RETURN_IF_ERROR(Before(StoreOp::kWrite, path));
+  ++counters_.write_requests;
+  Status st = base_->Write(path, data);
+  if (st.ok()) counters_.bytes_written += data.size();
+  return st;
+}
+
+Status InstrumentedStore::CreateIfAbsent(std::string_view path, std::string_view data) {
+  RETURN_IF_ERROR(Before(StoreOp::kCreate, path));
+  ++counters_.write_requests;
+  Status st = base_->CreateIfAbsent(path, data);
+  if (st.ok()) counters_.bytes_written += data.size();
+  return st;
+}
+
+Result<std::vector<ObjectInfo>> InstrumentedStore::List(std::string_view prefix) {
+  RETURN_IF_ERROR(Before(StoreOp::kList, prefix));
+  ++counters_.list_requests;
+  return base_->List(prefix);
+}
+
+Status InstrumentedStore::Delete(std::string_view path) {
+  RETURN_IF_ERROR(Before(StoreOp::kDelete, path));
+  ++counters_.delete_requests;
+  return base_->Delete(path);
+}
+
+std::string InstrumentedStore::Describe() const {
+  return "instrumented(" + base_->Describe() + ")";
+}
+
+}  // namespace lakeindex

@@ -1,0 +1,193 @@
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/store_conformance.h"
+#include "lakeindex/object_store.h"
+#include "util/test_util.h"
+
+namespace lakeindex {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::shared_ptr<ObjectStore> MustOpen(const std::string& root) {
+  Result<std::unique_ptr<ObjectStore>> store = OpenLocalStore(root);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) return nullptr;
+  return std::shared_ptr<ObjectStore>(std::move(store).value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Local, ObjectStoreConformance,
+                         ::testing::Values(StoreFactory{
+                             "local",
+                             [](const std::string& dir) { return MustOpen(dir + "/root"); }}),
+                         StoreFactoryName);
+
+std::string Slurp(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+class LocalStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = dir_.Join("table");
+    store_ = MustOpen(root_);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  testing::TempDir dir_;
+  std::string root_;
+  std::shared_ptr<ObjectStore> store_;
+};
+
+TEST_F(LocalStoreTest, CreatesRootAndWritesPlainFiles) {
+  EXPECT_TRUE(fs::is_directory(root_));
+  EXPECT_EQ(store_->Describe(), fs::canonical(root_).string());
+  ASSERT_TRUE(store_->Write("data/deep/er/x.parquet", "PAR1").ok());
+  EXPECT_EQ(Slurp(root_ + "/data/deep/er/x.parquet"), "PAR1");
+  ASSERT_TRUE(store_->CreateIfAbsent("_versions/00000000000000000001.manifest", "{}").ok());
+  EXPECT_EQ(Slurp(root_ + "/_versions/00000000000000000001.manifest"), "{}");
+  // No temporary files remain next to the objects.
+  for (const auto& entry : fs::recursive_directory_iterator(root_)) {
+    EXPECT_EQ(entry.path().filename().string().rfind(".tmp-", 0), std::string::npos)
+        << entry.path();
+  }
+}
+
+TEST_F(LocalStoreTest, RootThatIsAFileIsRefused) {
+  std::ofstream(dir_.Join("file")) << "x";
+  EXPECT_FALSE(OpenLocalStore(dir_.Join("file")).ok());
+  EXPECT_FALSE(OpenLocalStore("").ok());
+}
+
+TEST_F(LocalStoreTest, ListHidesTemporaryFilesAndReportsMtime) {
+  ASSERT_TRUE(store_->Write("d/a", "12345").ok());
+  // A temp file left by a crashed writer.
+  std::ofstream(root_ + "/d/.tmp-999-deadbeef") << "partial";
+  auto list = store_->List("");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].path, "d/a");
+  EXPECT_EQ((*list)[0].size, 5u);
+  struct stat st;
+  ASSERT_EQ(::stat((root_ + "/d/a").c_str(), &st), 0);
+  EXPECT_EQ((*list)[0].mtime_ms, int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000);
+}
+
+TEST_F(LocalStoreTest, ReadsFilesWrittenByOthers) {
+  fs::create_directories(root_ + "/ext");
+  std::ofstream(root_ + "/ext/f.csv") << "a,b\n";
+  EXPECT_EQ(store_->Read("ext/f.csv").value(), "a,b\n");
+  EXPECT_EQ(store_->List("ext/").value().size(), 1u);
+}
+
+TEST_F(LocalStoreTest, SymlinksLeavingTheRootAreRefused) {
+  const std::string outside = dir_.Join("outside");
+  fs::create_directories(outside);
+  std::ofstream(outside + "/secret") << "secret";
+  fs::create_directory_symlink(outside, root_ + "/escape_dir");
+  fs::create_symlink(outside + "/secret", root_ + "/escape_file");
+  fs::create_directories(root_ + "/sub");
+  fs::create_directory_symlink("../..", root_ + "/sub/up");  // relative escape
+
+  for (const char* key : {"escape_dir/secret", "escape_file", "escape_dir/new", "sub/up/x"}) {
+    EXPECT_TRUE(store_->Read(key).status().IsInvalidArgument()) << key;
+    EXPECT_TRUE(store_->Size(key).status().IsInvalidArgument()) << key;
+    EXPECT_TRUE(store_->Write(key, "x").IsInvalidArgument()) << key;
+    EXPECT_TRUE(store_->CreateIfAbsent(key, "x").IsInvalidArgument()) << key;
+    EXPECT_TRUE(store_->Delete(key).IsInvalidArgument()) << key;
+  }
+  EXPECT_TRUE(store_->List("escape_dir/").status().IsInvalidArgument());
+  // Nothing outside was touched, and escaping entries are not listed.
+  EXPECT_EQ(Slurp(outside + "/secret"), "secret");
+  EXPECT_FALSE(fs::exists(outside + "/new"));
+  const std::vector<ObjectInfo> listed = store_->List("").value();
+  for (const ObjectInfo& info : listed) {
+    EXPECT_EQ(info.path.find("escape"), std::string::npos) << info.path;
+    EXPECT_EQ(info.path.find("up/"), std::string::npos) << info.path;
+  }
+  Status st = store_->Read("escape_dir/secret").status();
+  EXPECT_NE(st.message().find("outside"), std::string::npos) << st.ToString();
+}
+
+TEST_F(LocalStoreTest, SymlinksInsideTheRootAreFollowed) {
+  ASSERT_TRUE(store_->Write("real/f", "data").ok());
+  fs::create_directory_symlink(root_ + "/real", root_ + "/alias");
+  fs::create_symlink("real/f", root_ + "/link_f");
+  EXPECT_EQ(store_->Read("alias/f").value(), "data");
+  EXPECT_EQ(store_->Read("link_f").value(), "data");
+  // A symlinked file is listed, a symlinked directory is not descended (no cycles).
+  std::vector<std::string> paths;
+  const std::vector<ObjectInfo> listed = store_->List("").value();
+  for (const ObjectInfo& i : listed) paths.push_back(i.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"link_f", "real/f"}));
+}
+
+TEST_F(LocalStoreTest, CreateIfAbsentIsAtomicAcrossProcesses) {
+  for (int round = 0; round < 3; ++round) {
+    const std::string key = "_versions/" + std::to_string(round) + ".manifest";
+    constexpr int kProcs = 4;
+    int gate[2];
+    ASSERT_EQ(::pipe(gate), 0);
+    std::vector<pid_t> pids;
+    for (int p = 0; p < kProcs; ++p) {
+      pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        // Child: its own store handle, released together with the others by the gate.
+        ::close(gate[1]);
+        char c;
+        (void)!::read(gate[0], &c, 1);
+        auto opened = OpenLocalStore(root_);
+        if (!opened.ok()) ::_exit(3);
+        Status st = (*opened)->CreateIfAbsent(key, "process " + std::to_string(p));
+        ::_exit(st.ok() ? 0 : st.IsAlreadyExists() ? 1 : 2);
+      }
+      pids.push_back(pid);
+    }
+    ::close(gate[0]);
+    ::close(gate[1]);  // EOF releases every child at once
+    std::vector<int> codes;
+    for (pid_t pid : pids) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+      ASSERT_TRUE(WIFEXITED(status));
+      codes.push_back(WEXITSTATUS(status));
+    }
+    int winners = 0, winner = -1;
+    for (int p = 0; p < kProcs; ++p) {
+      EXPECT_LE(codes[p], 1) << "process " << p << " failed with code " << codes[p];
+      if (codes[p] == 0) {
+        ++winners;
+        winner = p;
+      }
+    }
+    ASSERT_EQ(winners, 1) << "round " << round;
+    EXPECT_EQ(store_->Read(key).value(), "process " + std::to_string(winner));
+  }
+  EXPECT_EQ(store_->List("_versions/").value().size(), 3u);
+}
+
+TEST_F(LocalStoreTest, ReadRangeOfTruncatedFileIsCorruption) {
+  ASSERT_TRUE(store_->Write("f", std::string(100, 'x')).ok());
+  ASSERT_EQ(::truncate((root_ + "/f").c_str(), 40), 0);
+  Result<std::string> r = store_->ReadRange("f", 30, 20);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsCorruption());
+  EXPECT_NE(r.status().message().find(store_->Describe() + "/f"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("[30, +20)"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("size 40"), std::string::npos) << r.status().ToString();
+}
+
+}  // namespace
+}  // namespace lakeindex
