@@ -112,6 +112,17 @@ Status Scanner::Init(const ScanRequest& request) {
     ASSIGN_OR_RETURN(read_filter_, Bind(*parsed, read_schema_));
   }
   counters_.fragments_total = table_->manifest().fragments.size();
+  if (filter_ && !request.indexes.empty()) {
+    std::map<uint32_t, uint64_t> fragment_rows;
+    for (const auto& f : table_->manifest().fragments) fragment_rows[f.id] = f.rows;
+    ASSIGN_OR_RETURN(index_plan_, PlanWithIndexes(*filter_, request.indexes, fragment_rows));
+    counters_.index = index_plan_.counters;
+    counters_.index_pages_read = index_plan_.counters.pages_read;
+    if (index_plan_.used) {
+      for (uint32_t f : index_plan_.covered) index_candidates_[f] = index_plan_.candidates.OffsetsIn(f);
+    }
+    for (const std::string& line : index_plan_.explain) plan_.push_back(line);
+  }
   plan_.push_back("scan version " + std::to_string(table_->version()) + ": " +
                   std::to_string(counters_.fragments_total) + " fragments, filter " +
                   (filter_ ? filter_->ToString() : std::string("(none)")));
@@ -150,6 +161,10 @@ Status Scanner::ScanNextUnit() {
       plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
       continue;
     }
+    if (const auto* candidates = IndexCandidates(frag.id); candidates && candidates->empty()) {
+      plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by the index");
+      continue;
+    }
     ++counters_.fragments_scanned;
     ASSIGN_OR_RETURN(open->reader, parquet::ParquetReader::Open(table_->store(), frag.file));
     if (uint64_t(open->reader->num_rows()) != frag.rows) {
@@ -165,6 +180,11 @@ Status Scanner::ScanNextUnit() {
   uint64_t first = current_->next_rg_first_row;
   current_->next_rg_first_row += uint64_t(current_->reader->row_group_num_rows(rg));
   return ScanRowGroup(*current_->meta, rg, first);
+}
+
+const std::vector<uint32_t>* Scanner::IndexCandidates(uint32_t fragment_id) const {
+  auto it = index_candidates_.find(fragment_id);
+  return it == index_candidates_.end() ? nullptr : &it->second;
 }
 
 bool Scanner::FragmentMayMatch(const table::FragmentMeta& frag, std::set<int>* no_nan) const {
@@ -207,8 +227,26 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
   }
 
   Ranges candidate = {{0, rg_rows}};
+  // Rows the indexes selected in this row group, as ranges of consecutive offsets.
+  const std::vector<uint32_t>* from_index = IndexCandidates(fragment.id);
+  if (from_index) {
+    Ranges selected;
+    auto lo = std::lower_bound(from_index->begin(), from_index->end(), uint32_t(rg_first_row));
+    for (auto it = lo; it != from_index->end() && *it < rg_first_row + rg_rows; ++it) {
+      uint64_t r = *it - rg_first_row;
+      if (!selected.empty() && selected.back().second == r) {
+        ++selected.back().second;
+      } else {
+        selected.emplace_back(r, r + 1);
+      }
+    }
+    candidate = std::move(selected);
+    if (candidate.empty()) return Status::OK();
+  }
+  // Rows from an exact index answer with nothing left to check skip evaluation.
+  const bool evaluate = !(from_index && !index_plan_.residual);
   std::map<int, parquet::PageIndex> page_indexes;  // by read column position
-  if (filter_) {
+  if (filter_ && evaluate) {
     MapStatsProvider stats;
     for (int c : read_columns_) {
       parquet::ColumnStatistics cs = reader.column_statistics(rg, file_column(c));
@@ -269,7 +307,7 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
   auto emit = [&](const Batch& batch, const std::vector<uint32_t>& offsets) -> Status {
     counters_.rows_read += batch.num_rows();
     std::vector<uint32_t> rows;
-    if (read_filter_) {
+    if (read_filter_ && evaluate) {
       RETURN_IF_ERROR(Filter(*read_filter_, batch, &rows));
     } else {
       rows.resize(batch.num_rows());

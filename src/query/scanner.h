@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "lakeindex/batch.h"
 #include "query/expr.h"
+#include "query/index_planner.h"
 #include "table/table.h"
 
 namespace lakeindex::query {
@@ -26,6 +28,8 @@ struct ScanRequest {
   std::string where;                // SQL filter; empty = every row
   std::vector<std::string> select;  // empty = every visible column (names not starting with '_')
   std::optional<uint64_t> limit;
+  // Scalar indexes of the table that the planner may use (see index_planner.h).
+  std::vector<IndexHandle> indexes;
 };
 
 // Counters that do not depend on machine load (see DESIGN.md, explain --analyze).
@@ -39,6 +43,7 @@ struct ScanCounters {
   uint64_t index_pages_read = 0;
   uint64_t rows_read = 0;     // rows decoded
   uint64_t rows_returned = 0;
+  index::SearchCounters index;  // index pages searched / read
 };
 
 class Scanner {
@@ -67,6 +72,8 @@ class Scanner {
   // Whether the manifest statistics allow `fragment` to hold a matching row.
   bool FragmentMayMatch(const table::FragmentMeta& fragment, std::set<int>* no_nan) const;
   Status ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64_t rg_first_row);
+  // The index plan's candidate offsets of `fragment` when the indexes cover it, else nullptr.
+  const std::vector<uint32_t>* IndexCandidates(uint32_t fragment_id) const;
 
   const table::Table* table_;
   ExprPtr filter_;            // bound to the table schema (null = no filter)
@@ -76,6 +83,8 @@ class Scanner {
   std::vector<int> output_in_read_;  // output column i = read column output_in_read_[i]
   Schema output_schema_;
   std::optional<uint64_t> limit_;
+  IndexPlan index_plan_;
+  std::map<uint32_t, std::vector<uint32_t>> index_candidates_;  // covered fragment -> offsets
 
   size_t next_fragment_ = 0;
   struct OpenFragment;

@@ -1,0 +1,81 @@
+// ColumnChunkDecoder: turns the pages of one column chunk (bytes already in memory) into a
+// Column (internal to the Parquet reader).
+//
+// Supported: dictionary pages (PLAIN / PLAIN_DICTIONARY), data pages v1 and v2 with RLE
+// definition levels (flat columns: max definition level 0 or 1, no repetition levels), values
+// in PLAIN, RLE_DICTIONARY / PLAIN_DICTIONARY, RLE (booleans), DELTA_BINARY_PACKED,
+// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT; any codec that
+// compression.h supports. Page CRCs are verified when present. Index pages are skipped.
+// Every size and count is bounded before use (see kMaxPageBytes); errors are Corruption (or
+// NotSupported for an unsupported encoding/codec) whose message starts with
+// "page at offset N: ".
+// Thread safety: none (one decoder per thread); holds the chunk's dictionary between pages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/parquet/compression.h"
+#include "format/parquet/metadata.h"
+#include "format/parquet/schema_mapping.h"
+#include "lakeindex/batch.h"
+
+namespace lakeindex::parquet {
+
+// Largest uncompressed page accepted (a sanity bound against hostile headers).
+inline constexpr int64_t kMaxPageBytes = int64_t(1) << 30;
+
+class ColumnChunkDecoder {
+ public:
+  // `max_uncompressed` bounds every page's uncompressed size (the chunk's
+  // total_uncompressed_size when positive, else kMaxPageBytes).
+  ColumnChunkDecoder(const LeafColumn& leaf, Codec codec, int64_t max_uncompressed);
+
+  // Decodes the page whose header starts at data[*pos] and advances *pos past it. `file_offset`
+  // is the file position of data[0] (for messages). A dictionary page is loaded; a data page
+  // appends its rows to *out and sets *rows (Corruption if it holds more than max_rows rows);
+  // other pages are skipped with *rows = 0.
+  Status DecodePage(const uint8_t* data, size_t size, size_t* pos, uint64_t file_offset,
+                    int64_t max_rows, Column* out, int64_t* rows);
+
+  bool has_dictionary() const { return has_dictionary_; }
+
+ private:
+  Status LoadDictionary(const PageHeader& h, const uint8_t* payload, size_t size);
+  Status DecodeDataPage(const PageHeader& h, const uint8_t* payload, size_t size,
+                        int64_t max_rows, Column* out, int64_t* rows);
+  // Decompresses a page payload (or returns it as is when uncompressed) into *out.
+  Status Inflate(const uint8_t* data, size_t size, size_t uncompressed_size,
+                 const uint8_t** out);
+  template <typename P>
+  Status DecodeValues(Encoding encoding, const uint8_t* data, size_t size, size_t num_values,
+                      const uint32_t* def, Column* out);
+
+  LeafColumn leaf_;
+  Codec codec_;
+  int64_t max_uncompressed_;
+  std::string page_buf_;  // decompressed page
+  std::vector<uint32_t> def_, indices_;
+
+  bool has_dictionary_ = false;
+  std::string dict_buf_;  // owns the bytes dict_strings_ views
+  std::vector<int32_t> dict_i32_;
+  std::vector<int64_t> dict_i64_;
+  std::vector<float> dict_f32_;
+  std::vector<double> dict_f64_;
+  std::vector<std::string_view> dict_strings_;
+};
+
+// Decodes a whole column chunk data[0, size) (starting at file position `file_offset`) that
+// must hold exactly `num_rows` rows, appending them to *out.
+Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
+                         const LeafColumn& leaf, Codec codec, int64_t total_uncompressed,
+                         int64_t num_rows, Column* out);
+
+// Parses the page header at data[pos] into *h; *header_size receives its length.
+Status ParsePageHeaderAt(const uint8_t* data, size_t size, size_t pos, uint64_t file_offset,
+                         PageHeader* h, size_t* header_size);
+
+}  // namespace lakeindex::parquet

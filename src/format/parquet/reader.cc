@@ -1,0 +1,470 @@
+#include "format/parquet/reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "format/parquet/column_reader.h"
+#include "format/parquet/compression.h"
+
+namespace lakeindex::parquet {
+
+namespace {
+
+// Rows per row group we accept (Column positions and string offsets are 32-bit friendly).
+constexpr int64_t kMaxRowGroupRows = std::numeric_limits<int32_t>::max();
+
+// Whether legacy Statistics.min/max (always signed order) are valid bounds for this column.
+bool LegacyOrderMatches(const LeafColumn& leaf) {
+  switch (leaf.physical) {
+    case PhysicalType::kBoolean:
+    case PhysicalType::kInt64:
+    case PhysicalType::kFloat:
+    case PhysicalType::kDouble:
+      return true;
+    case PhysicalType::kInt32:
+      return leaf.conversion != ValueConversion::kUint32ToInt64;
+    default:
+      return false;
+  }
+}
+
+ColumnStatistics StatsFrom(const Statistics& s, const LeafColumn& leaf, ColumnOrder order) {
+  ColumnStatistics out;
+  if (s.null_count && *s.null_count >= 0) out.null_count = *s.null_count;
+  bool is_float = leaf.physical == PhysicalType::kFloat || leaf.physical == PhysicalType::kDouble;
+  bool typed_ok = order == ColumnOrder::kTypeDefined || (order == ColumnOrder::kIeee754Total && is_float);
+  if (typed_ok && (s.min_value || s.max_value)) {
+    if (s.min_value) out.min = DecodeStatValue(leaf, *s.min_value);
+    if (s.max_value) out.max = DecodeStatValue(leaf, *s.max_value);
+  } else if (LegacyOrderMatches(leaf)) {
+    if (s.min) out.min = DecodeStatValue(leaf, *s.min);
+    if (s.max) out.max = DecodeStatValue(leaf, *s.max);
+  }
+  return out;
+}
+
+bool AddOverflows(uint64_t a, uint64_t b, uint64_t limit) { return a > limit || b > limit - a; }
+
+// Rows worth reserving up front for `rows` rows stored in `bytes` bytes: all of them, unless
+// the ratio is implausible (a hostile footer), in which case the column grows as pages decode.
+size_t ReserveRows(int64_t rows, uint64_t bytes) {
+  uint64_t plausible = bytes * 64 + (uint64_t(1) << 16);
+  return size_t(std::min<uint64_t>(uint64_t(rows), plausible));
+}
+
+}  // namespace
+
+Status ParquetReader::Error(const std::string& message) const {
+  return Status::Corruption("parquet file '" + path_ + "': " + message);
+}
+
+std::string ParquetReader::Where(int rg, int column) const {
+  return "parquet file '" + path_ + "' column '" + leaves_[size_t(column)].name + "' row group " +
+         std::to_string(rg);
+}
+
+Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(ObjectStore* store, std::string path) {
+  std::unique_ptr<ParquetReader> r(new ParquetReader(store, std::move(path)));
+  RETURN_IF_ERROR(r->Init());
+  return r;
+}
+
+Status ParquetReader::Init() {
+  ASSIGN_OR_RETURN(file_size_, store_->Size(path_));
+  if (file_size_ < 4 + kFooterTailSize) {
+    return Error("file of " + std::to_string(file_size_) + " bytes is too small to be Parquet");
+  }
+  ASSIGN_OR_RETURN(std::string tail, store_->ReadRange(path_, file_size_ - kFooterTailSize, kFooterTailSize));
+  if (tail.size() != kFooterTailSize) return Error("short read of the footer tail");
+  if (std::memcmp(tail.data() + 4, "PARE", 4) == 0) {
+    return Status::NotSupported("parquet file '" + path_ + "': encrypted footer not supported");
+  }
+  if (std::memcmp(tail.data() + 4, kMagic, 4) != 0) {
+    return Error("bad magic at offset " + std::to_string(file_size_ - 4));
+  }
+  uint32_t footer_len;
+  std::memcpy(&footer_len, tail.data(), 4);
+  if (footer_len > file_size_ - 4 - kFooterTailSize) {
+    return Error("footer length " + std::to_string(footer_len) + " at offset " +
+                 std::to_string(file_size_ - kFooterTailSize) + " exceeds the file");
+  }
+  footer_start_ = file_size_ - kFooterTailSize - footer_len;
+  ASSIGN_OR_RETURN(std::string footer, store_->ReadRange(path_, footer_start_, footer_len));
+  if (footer.size() != footer_len) return Error("short read of the footer");
+  Status st = thrift::ParseStruct(reinterpret_cast<const uint8_t*>(footer.data()), footer.size(),
+                                  &meta_, nullptr, footer_start_);
+  if (!st.ok()) return st.WithContext("parquet file '" + path_ + "': footer");
+  if (meta_.encrypted) {
+    return Status::NotSupported("parquet file '" + path_ + "': encrypted columns not supported");
+  }
+
+  // Schema: a root group whose children are all primitive leaves.
+  if (meta_.schema.empty()) return Error("footer has an empty schema");
+  std::vector<Field> fields;
+  for (size_t i = 1; i < meta_.schema.size(); ++i) {
+    const SchemaElement& e = meta_.schema[i];
+    if (e.num_children || !e.type) {
+      return Status::NotSupported("parquet file '" + path_ + "': column '" + e.name +
+                                  "': nested group not supported");
+    }
+    Result<LeafColumn> leaf = ResolveLeaf(e);
+    if (!leaf.ok()) return leaf.status().WithContext("parquet file '" + path_ + "'");
+    fields.push_back(Field{leaf->name, leaf->type, leaf->nullable});
+    leaves_.push_back(std::move(*leaf));
+  }
+  const SchemaElement& root = meta_.schema[0];
+  if (root.num_children && size_t(*root.num_children) != leaves_.size()) {
+    return Error("schema root declares " + std::to_string(*root.num_children) + " children but " +
+                 std::to_string(leaves_.size()) + " follow");
+  }
+  schema_ = Schema(std::move(fields));
+  if (!meta_.column_orders.empty() && meta_.column_orders.size() != leaves_.size()) {
+    meta_.column_orders.clear();  // inconsistent: treat as absent
+  }
+
+  for (size_t rg = 0; rg < meta_.row_groups.size(); ++rg) {
+    const RowGroup& g = meta_.row_groups[rg];
+    std::string where = "row group " + std::to_string(rg);
+    if (g.num_rows < 0 || g.num_rows > kMaxRowGroupRows) {
+      return Error(where + " has " + std::to_string(g.num_rows) + " rows");
+    }
+    num_rows_ += g.num_rows;
+    if (g.columns.size() != leaves_.size()) {
+      return Error(where + " has " + std::to_string(g.columns.size()) + " column chunks for " +
+                   std::to_string(leaves_.size()) + " columns");
+    }
+    for (size_t c = 0; c < g.columns.size(); ++c) {
+      const ColumnChunk& cc = g.columns[c];
+      std::string at = where + " column '" + leaves_[c].name + "'";
+      if (cc.encrypted) {
+        return Status::NotSupported("parquet file '" + path_ + "': " + at + ": encrypted column not supported");
+      }
+      if (cc.file_path) {
+        return Status::NotSupported("parquet file '" + path_ + "': " + at + ": data in another file not supported");
+      }
+      if (!cc.meta_data) return Error(at + " lacks its ColumnMetaData");
+      const ColumnMetaData& m = *cc.meta_data;
+      if (m.type != leaves_[c].physical) return Error(at + ": chunk type differs from the schema");
+      if (m.num_values != g.num_rows) {
+        return Error(at + " has " + std::to_string(m.num_values) + " values for " +
+                     std::to_string(g.num_rows) + " rows");
+      }
+    }
+  }
+  for (const KeyValue& kv : meta_.key_value_metadata) {
+    key_value_metadata_.emplace_back(kv.key, kv.value.value_or(""));
+  }
+  return Status::OK();
+}
+
+ColumnStatistics ParquetReader::column_statistics(int rg, int column) const {
+  if (rg < 0 || rg >= num_row_groups() || column < 0 || size_t(column) >= leaves_.size()) return {};
+  const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
+  if (!m.statistics) return {};
+  ColumnOrder order = meta_.column_orders.empty() ? ColumnOrder::kTypeDefined
+                                                  : meta_.column_orders[size_t(column)];
+  return StatsFrom(*m.statistics, leaves_[size_t(column)], order);
+}
+
+Status ParquetReader::CheckChunk(int rg, int column) const {
+  if (rg < 0 || rg >= num_row_groups()) {
+    return Status::InvalidArgument("parquet file '" + path_ + "': no row group " + std::to_string(rg));
+  }
+  if (column < 0 || size_t(column) >= leaves_.size()) {
+    return Status::InvalidArgument("parquet file '" + path_ + "': no column " + std::to_string(column));
+  }
+  return Status::OK();
+}
+
+Result<std::pair<uint64_t, uint64_t>> ParquetReader::ChunkRange(int rg, int column) const {
+  const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
+  int64_t start = m.data_page_offset;
+  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 && *m.dictionary_page_offset < start) {
+    start = *m.dictionary_page_offset;
+  }
+  int64_t len = m.total_compressed_size;
+  if (start < 4 || len < 0 || AddOverflows(uint64_t(start), uint64_t(len), footer_start_)) {
+    return Status::Corruption(Where(rg, column) + ": column chunk [" + std::to_string(start) +
+                              ", +" + std::to_string(len) + ") lies outside the data region");
+  }
+  return std::make_pair(uint64_t(start), uint64_t(len));
+}
+
+Status ParquetReader::ReadChunkInto(int rg, int column, Column* out) const {
+  int64_t rows = row_group_num_rows(rg);
+  if (rows == 0) return Status::OK();
+  ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
+  const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
+  if (m.codec < 0 || m.codec > 7) {
+    return Status::NotSupported(Where(rg, column) + ": compression codec " + std::to_string(m.codec) +
+                                " not supported");
+  }
+  ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, range.first, range.second));
+  if (bytes.size() != range.second) return Status::Corruption(Where(rg, column) + ": short read");
+  Status st = DecodeColumnChunk(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                range.first, leaves_[size_t(column)], Codec(uint8_t(m.codec)),
+                                m.total_uncompressed_size, rows, out);
+  if (!st.ok()) return st.WithContext(Where(rg, column));
+  return Status::OK();
+}
+
+Result<std::vector<int>> ParquetReader::ResolveColumns(const std::vector<int>& columns) const {
+  std::vector<int> out = columns;
+  if (out.empty()) {
+    for (size_t i = 0; i < leaves_.size(); ++i) out.push_back(int(i));
+  }
+  std::vector<bool> seen(leaves_.size(), false);
+  for (int c : out) {
+    if (c < 0 || size_t(c) >= leaves_.size()) {
+      return Status::InvalidArgument("parquet file '" + path_ + "': no column " + std::to_string(c));
+    }
+    if (seen[size_t(c)]) {
+      return Status::InvalidArgument("parquet file '" + path_ + "': column " + std::to_string(c) + " listed twice");
+    }
+    seen[size_t(c)] = true;
+  }
+  return out;
+}
+
+Result<Batch> ParquetReader::ReadRowGroup(int rg, const std::vector<int>& columns) const {
+  if (rg < 0 || rg >= num_row_groups()) {
+    return Status::InvalidArgument("parquet file '" + path_ + "': no row group " + std::to_string(rg));
+  }
+  ASSIGN_OR_RETURN(std::vector<int> cols, ResolveColumns(columns));
+  std::vector<Field> fields;
+  std::vector<Column> out;
+  for (int c : cols) {
+    fields.push_back(schema_.field(size_t(c)));
+    out.emplace_back(leaves_[size_t(c)].type);
+    const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(c)].meta_data;
+    out.back().Reserve(ReserveRows(row_group_num_rows(rg), uint64_t(std::max<int64_t>(0, m.total_compressed_size))));
+    RETURN_IF_ERROR(ReadChunkInto(rg, c, &out.back()));
+  }
+  return Batch(Schema(std::move(fields)), std::move(out), size_t(row_group_num_rows(rg)));
+}
+
+Result<Batch> ParquetReader::ReadAll(const std::vector<int>& columns) const {
+  ASSIGN_OR_RETURN(std::vector<int> cols, ResolveColumns(columns));
+  std::vector<Field> fields;
+  std::vector<Column> out;
+  for (int c : cols) {
+    fields.push_back(schema_.field(size_t(c)));
+    out.emplace_back(leaves_[size_t(c)].type);
+    uint64_t bytes = 0;
+    for (const RowGroup& g : meta_.row_groups) {
+      bytes += uint64_t(std::clamp<int64_t>(g.columns[size_t(c)].meta_data->total_compressed_size, 0, int64_t(1) << 40));
+    }
+    out.back().Reserve(ReserveRows(num_rows_, bytes));
+    for (int rg = 0; rg < num_row_groups(); ++rg) RETURN_IF_ERROR(ReadChunkInto(rg, c, &out.back()));
+  }
+  return Batch(Schema(std::move(fields)), std::move(out), size_t(num_rows_));
+}
+
+Result<PageIndex> ParquetReader::ReadPageIndex(int rg, int column) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column));
+  return *index;
+}
+
+Result<std::shared_ptr<const PageIndex>> ParquetReader::CachedPageIndex(int rg, int column) const {
+  RETURN_IF_ERROR(CheckChunk(rg, column));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = page_index_cache_.find({rg, column});
+    if (it != page_index_cache_.end()) return it->second;
+  }
+  ASSIGN_OR_RETURN(PageIndex index, LoadPageIndex(rg, column));
+  auto shared = std::make_shared<const PageIndex>(std::move(index));
+  std::lock_guard<std::mutex> lock(mu_);
+  page_index_cache_[{rg, column}] = shared;
+  return shared;
+}
+
+Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column) const {
+  const ColumnChunk& cc = meta_.row_groups[size_t(rg)].columns[size_t(column)];
+  if (!cc.offset_index_offset || !cc.offset_index_length) return ScanPageHeaders(rg, column);
+  const std::string where = Where(rg, column);
+  auto read_struct = [&](int64_t off, int32_t len, const char* what, auto* out) -> Status {
+    if (off < 4 || len <= 0 || AddOverflows(uint64_t(off), uint64_t(len), footer_start_)) {
+      return Status::Corruption(where + ": " + what + " [" + std::to_string(off) + ", +" +
+                                std::to_string(len) + ") lies outside the file");
+    }
+    ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, uint64_t(off), uint64_t(len)));
+    if (bytes.size() != size_t(len)) return Status::Corruption(where + ": short read of the " + what);
+    Status st = thrift::ParseStruct(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                    out, nullptr, uint64_t(off));
+    if (!st.ok()) return st.WithContext(where + ": " + what);
+    return Status::OK();
+  };
+  OffsetIndex oi;
+  RETURN_IF_ERROR(read_struct(*cc.offset_index_offset, *cc.offset_index_length, "offset index", &oi));
+  ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
+  const int64_t rows = row_group_num_rows(rg);
+  PageIndex index;
+  const auto& locs = oi.page_locations;
+  for (size_t i = 0; i < locs.size(); ++i) {
+    const PageLocation& l = locs[i];
+    int64_t next_first = i + 1 < locs.size() ? locs[i + 1].first_row_index : rows;
+    bool bad_rows = (i == 0 ? l.first_row_index != 0 : false) || l.first_row_index < 0 ||
+                    next_first <= l.first_row_index || next_first > rows;
+    bool bad_range = l.offset < int64_t(range.first) || l.compressed_page_size <= 0 ||
+                     AddOverflows(uint64_t(l.offset), uint64_t(l.compressed_page_size),
+                                  range.first + range.second);
+    if (bad_rows || bad_range) {
+      return Status::Corruption(where + ": offset index entry " + std::to_string(i) +
+                                " (offset " + std::to_string(l.offset) + ", first row " +
+                                std::to_string(l.first_row_index) + ") is inconsistent");
+    }
+    PageIndexEntry e;
+    e.first_row_index = l.first_row_index;
+    e.num_rows = next_first - l.first_row_index;
+    e.offset = l.offset;
+    e.compressed_size = l.compressed_page_size;
+    index.pages.push_back(std::move(e));
+  }
+  if (rows > 0 && index.pages.empty()) return Status::Corruption(where + ": empty offset index");
+
+  if (cc.column_index_offset && cc.column_index_length) {
+    ColumnIndex ci;
+    RETURN_IF_ERROR(read_struct(*cc.column_index_offset, *cc.column_index_length, "column index", &ci));
+    if (ci.null_pages.size() != index.pages.size()) {
+      return Status::Corruption(where + ": column index has " + std::to_string(ci.null_pages.size()) +
+                                " pages, offset index " + std::to_string(index.pages.size()));
+    }
+    const LeafColumn& leaf = leaves_[size_t(column)];
+    ColumnOrder order = meta_.column_orders.empty() ? ColumnOrder::kTypeDefined
+                                                    : meta_.column_orders[size_t(column)];
+    bool is_float = leaf.physical == PhysicalType::kFloat || leaf.physical == PhysicalType::kDouble;
+    bool order_ok = order == ColumnOrder::kTypeDefined || (order == ColumnOrder::kIeee754Total && is_float);
+    for (size_t i = 0; i < index.pages.size(); ++i) {
+      PageIndexEntry& e = index.pages[i];
+      e.null_page = ci.null_pages[i];
+      if (ci.null_counts) e.null_count = (*ci.null_counts)[i];
+      if (!e.null_page && order_ok) {
+        e.min = DecodeStatValue(leaf, ci.min_values[i]);
+        e.max = DecodeStatValue(leaf, ci.max_values[i]);
+      }
+    }
+    index.has_statistics = true;
+  }
+  return index;
+}
+
+Result<PageIndex> ParquetReader::ScanPageHeaders(int rg, int column) const {
+  const std::string where = Where(rg, column);
+  PageIndex index;
+  const int64_t rows = row_group_num_rows(rg);
+  if (rows == 0) return index;
+  ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
+  ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, range.first, range.second));
+  if (bytes.size() != range.second) return Status::Corruption(where + ": short read");
+  const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  const LeafColumn& leaf = leaves_[size_t(column)];
+  ColumnOrder order = meta_.column_orders.empty() ? ColumnOrder::kTypeDefined
+                                                  : meta_.column_orders[size_t(column)];
+  size_t pos = 0;
+  int64_t seen = 0;
+  index.has_statistics = true;
+  while (seen < rows) {
+    PageHeader h;
+    size_t header_size = 0;
+    Status st = ParsePageHeaderAt(data, bytes.size(), pos, range.first, &h, &header_size);
+    if (!st.ok()) return st.WithContext(where);
+    uint64_t page_offset = range.first + pos;
+    if (uint64_t(h.compressed_page_size) > bytes.size() - pos - header_size) {
+      return Status::Corruption(where + ": page at offset " + std::to_string(page_offset) +
+                                " runs past the column chunk");
+    }
+    size_t page_size = header_size + size_t(h.compressed_page_size);
+    pos += page_size;
+    int64_t page_rows = -1;
+    const Statistics* stats = nullptr;
+    if (h.type == PageType::kDataPage && h.data_page_header) {
+      page_rows = h.data_page_header->num_values;
+      if (h.data_page_header->statistics) stats = &*h.data_page_header->statistics;
+    } else if (h.type == PageType::kDataPageV2 && h.data_page_header_v2) {
+      page_rows = h.data_page_header_v2->num_rows;
+      if (h.data_page_header_v2->statistics) stats = &*h.data_page_header_v2->statistics;
+    } else if (h.type == PageType::kDataPage || h.type == PageType::kDataPageV2) {
+      return Status::Corruption(where + ": page at offset " + std::to_string(page_offset) + " lacks its header");
+    } else {
+      continue;  // dictionary / index page
+    }
+    if (page_rows < 0 || page_rows > rows - seen) {
+      return Status::Corruption(where + ": page at offset " + std::to_string(page_offset) +
+                                " has " + std::to_string(page_rows) + " rows, " +
+                                std::to_string(rows - seen) + " left");
+    }
+    if (page_size > size_t(std::numeric_limits<int32_t>::max())) {
+      return Status::Corruption(where + ": page at offset " + std::to_string(page_offset) + " is too large");
+    }
+    PageIndexEntry e;
+    e.first_row_index = seen;
+    e.num_rows = page_rows;
+    e.offset = int64_t(page_offset);
+    e.compressed_size = int32_t(page_size);
+    if (stats != nullptr) {
+      ColumnStatistics cs = StatsFrom(*stats, leaf, order);
+      e.min = std::move(cs.min);
+      e.max = std::move(cs.max);
+      e.null_count = cs.null_count;
+      e.null_page = e.null_count && *e.null_count == page_rows;
+    } else {
+      index.has_statistics = false;
+    }
+    index.pages.push_back(std::move(e));
+    seen += page_rows;
+    if (pos >= bytes.size() && seen < rows) {
+      return Status::Corruption(where + ": column chunk ends after " + std::to_string(seen) +
+                                " of " + std::to_string(rows) + " rows");
+    }
+  }
+  return index;
+}
+
+Result<Column> ParquetReader::ReadPage(int rg, int column, int page) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> shared, CachedPageIndex(rg, column));
+  const PageIndex& index = *shared;
+  if (page < 0 || size_t(page) >= index.pages.size()) {
+    return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(page));
+  }
+  const std::string where = Where(rg, column);
+  const LeafColumn& leaf = leaves_[size_t(column)];
+  const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
+  if (m.codec < 0 || m.codec > 7) {
+    return Status::NotSupported(where + ": compression codec " + std::to_string(m.codec) + " not supported");
+  }
+  ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
+  int64_t bound = m.total_uncompressed_size > 0 ? std::min(m.total_uncompressed_size, kMaxPageBytes) : kMaxPageBytes;
+  ColumnChunkDecoder decoder(leaf, Codec(uint8_t(m.codec)), bound);
+  Column out(leaf.type);
+  // Pages before the first data page (the dictionary page) are needed to decode any page.
+  uint64_t first = uint64_t(index.pages[0].offset);
+  if (range.first < first) {
+    uint64_t len = first - range.first;
+    ASSIGN_OR_RETURN(std::string head, store_->ReadRange(path_, range.first, len));
+    if (head.size() != len) return Status::Corruption(where + ": short read");
+    size_t pos = 0;
+    while (pos < head.size()) {
+      int64_t got = 0;
+      Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(head.data()), head.size(), &pos,
+                                     range.first, 0, &out, &got);
+      if (!st.ok()) return st.WithContext(where);
+    }
+  }
+  const PageIndexEntry& e = index.pages[size_t(page)];
+  ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, uint64_t(e.offset), uint64_t(e.compressed_size)));
+  if (bytes.size() != size_t(e.compressed_size)) return Status::Corruption(where + ": short read");
+  size_t pos = 0;
+  int64_t got = 0;
+  Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &pos,
+                                 uint64_t(e.offset), e.num_rows, &out, &got);
+  if (!st.ok()) return st.WithContext(where);
+  if (got != e.num_rows) {
+    return Status::Corruption(where + ": page at offset " + std::to_string(e.offset) + " holds " +
+                              std::to_string(got) + " rows, the page index says " + std::to_string(e.num_rows));
+  }
+  return out;
+}
+
+}  // namespace lakeindex::parquet

@@ -1,0 +1,114 @@
+// ParquetReader: reads flat Parquet files through an ObjectStore with ranged reads.
+//
+// Open() costs three requests: Size, the last 8 bytes (footer length + "PAR1"), the footer.
+// ReadRowGroup() reads each selected column chunk with one ranged read; ReadPage() reads the
+// page index (cached), the chunk's dictionary page if any, and the one page.
+// See schema_mapping.h for the type mapping and column_reader.h for supported encodings.
+// Nested/repeated schemas, encrypted files, columns stored in other files and the types
+// listed as unsupported in schema_mapping.h make Open() fail with NotSupported naming the
+// column. Corrupt input gives Corruption naming the file, and where known the column, row
+// group and byte offset.
+//
+// Thread safety: after Open, every method may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "format/parquet/metadata.h"
+#include "format/parquet/schema_mapping.h"
+#include "lakeindex/batch.h"
+#include "lakeindex/object_store.h"
+#include "lakeindex/types.h"
+
+namespace lakeindex::parquet {
+
+// Statistics of one column chunk (or page). min/max are absent when the file has none, they
+// are NaN, or they are in an order lakeindex cannot trust (e.g. legacy signed string stats).
+struct ColumnStatistics {
+  std::optional<Value> min, max;
+  std::optional<int64_t> null_count;
+};
+
+struct PageIndexEntry {
+  int64_t first_row_index = 0;  // within the row group
+  int64_t num_rows = 0;
+  int64_t offset = 0;            // file offset of the page header
+  int32_t compressed_size = 0;   // header + compressed page bytes
+  std::optional<Value> min, max;
+  std::optional<int64_t> null_count;
+  bool null_page = false;        // known to hold only NULLs
+};
+
+struct PageIndex {
+  std::vector<PageIndexEntry> pages;  // data pages in file order
+  // True when min/max/null_page came from a ColumnIndex (or page header statistics when the
+  // file has no page index and the pages were scanned instead).
+  bool has_statistics = false;
+};
+
+class ParquetReader {
+ public:
+  static Result<std::unique_ptr<ParquetReader>> Open(ObjectStore* store, std::string path);
+
+  const std::string& path() const { return path_; }
+  const Schema& schema() const { return schema_; }
+  int num_row_groups() const { return int(meta_.row_groups.size()); }
+  // Sum of the row groups' row counts.
+  int64_t num_rows() const { return num_rows_; }
+  // REQUIRES: 0 <= rg < num_row_groups().
+  int64_t row_group_num_rows(int rg) const { return meta_.row_groups[size_t(rg)].num_rows; }
+  // Chunk statistics; empty when rg/column are out of range.
+  ColumnStatistics column_statistics(int rg, int column) const;
+  const std::vector<std::pair<std::string, std::string>>& key_value_metadata() const {
+    return key_value_metadata_;
+  }
+  const FileMetaData& metadata() const { return meta_; }
+
+  // Reads the listed columns (schema indexes, any order, no duplicates) of one row group; an
+  // empty list means every column. The Batch's schema holds the listed fields in that order.
+  Result<Batch> ReadRowGroup(int rg, const std::vector<int>& columns) const;
+  // Every row group, concatenated.
+  Result<Batch> ReadAll(const std::vector<int>& columns = {}) const;
+
+  // Page locations and statistics of one column chunk, from the OffsetIndex/ColumnIndex, or by
+  // scanning the chunk's page headers when the file has no OffsetIndex.
+  Result<PageIndex> ReadPageIndex(int rg, int column) const;
+  // The rows of one data page (0-based among the chunk's data pages).
+  Result<Column> ReadPage(int rg, int column, int page) const;
+
+ private:
+  ParquetReader(ObjectStore* store, std::string path) : store_(store), path_(std::move(path)) {}
+  Status Init();
+  Status CheckChunk(int rg, int column) const;
+  // [start, start + length) of a column chunk's pages in the file, validated.
+  Result<std::pair<uint64_t, uint64_t>> ChunkRange(int rg, int column) const;
+  Status ReadChunkInto(int rg, int column, Column* out) const;
+  Result<std::shared_ptr<const PageIndex>> CachedPageIndex(int rg, int column) const;
+  Result<PageIndex> LoadPageIndex(int rg, int column) const;
+  Result<PageIndex> ScanPageHeaders(int rg, int column) const;
+  Result<std::vector<int>> ResolveColumns(const std::vector<int>& columns) const;
+  Status Error(const std::string& message) const;
+  std::string Where(int rg, int column) const;
+
+  ObjectStore* store_;
+  std::string path_;
+  uint64_t file_size_ = 0;
+  uint64_t footer_start_ = 0;
+  FileMetaData meta_;
+  Schema schema_;
+  std::vector<LeafColumn> leaves_;
+  int64_t num_rows_ = 0;
+  std::vector<std::pair<std::string, std::string>> key_value_metadata_;
+
+  mutable std::mutex mu_;
+  mutable std::map<std::pair<int, int>, std::shared_ptr<const PageIndex>> page_index_cache_;
+};
+
+}  // namespace lakeindex::parquet

@@ -1,0 +1,54 @@
+// How lakeindex types map onto Parquet leaf columns, both ways, and how PLAIN-encoded
+// statistics bytes become Values.
+//
+// Write: bool->BOOLEAN, int32->INT32, int64->INT64, float->FLOAT, double->DOUBLE,
+//   string->BYTE_ARRAY STRING (+UTF8), date->INT32 DATE, timestamp->INT64
+//   TIMESTAMP(MICROS, isAdjustedToUTC=false) (+TIMESTAMP_MICROS).
+// Read: the same, plus INT32 INTEGER(8/16/32, signed or unsigned 8/16) -> int32,
+//   INTEGER(32, unsigned) -> int64, TIMESTAMP millis/micros/nanos -> timestamp µs (nanos are
+//   floor-divided by 1000: sub-microsecond digits are dropped), isAdjustedToUTC is accepted
+//   either way (values are µs since the epoch, no zone), BYTE_ARRAY with STRING, UTF8, ENUM,
+//   JSON or no annotation -> string. An unrecognized LogicalType member (a newer writer) is
+//   ignored in favour of converted_type / the physical type. Everything else is NotSupported
+//   "column 'x': <what> not supported".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "format/parquet/metadata.h"
+#include "lakeindex/types.h"
+
+namespace lakeindex::parquet {
+
+// Value transformation applied when reading a column's values and statistics.
+enum class ValueConversion : uint8_t {
+  kNone,
+  kUint32ToInt64,   // INT32 bits reinterpreted as uint32, widened
+  kMillisToMicros,  // x * 1000 (overflow is Corruption)
+  kNanosToMicros,   // floor(x / 1000)
+};
+
+// A flat leaf column as the reader sees it.
+struct LeafColumn {
+  std::string name;
+  TypeId type = TypeId::kInt64;
+  bool nullable = true;  // OPTIONAL (max definition level 1) vs REQUIRED
+  PhysicalType physical = PhysicalType::kInt64;
+  ValueConversion conversion = ValueConversion::kNone;
+};
+
+PhysicalType PhysicalTypeFor(TypeId type);
+// The schema leaf our writer emits for `field`.
+SchemaElement SchemaElementFor(const Field& field);
+// Resolves a leaf read from a file. NotSupported for types outside the subset above,
+// Corruption for a leaf without a physical type.
+Result<LeafColumn> ResolveLeaf(const SchemaElement& element);
+
+// Decodes a statistics value (PLAIN, no length prefix for strings) of `column`. nullopt when
+// the bytes have the wrong length for the type, the value is NaN (never a usable bound), or
+// the conversion overflows.
+std::optional<Value> DecodeStatValue(const LeafColumn& column, std::string_view bytes);
+
+}  // namespace lakeindex::parquet

@@ -1,0 +1,167 @@
+#include "format/parquet/writer.h"
+
+#include <limits>
+#include <set>
+
+#include "format/parquet/column_writer.h"
+#include "format/parquet/metadata.h"
+#include "format/parquet/schema_mapping.h"
+
+namespace lakeindex::parquet {
+
+struct ParquetWriter::Impl {
+  std::vector<std::unique_ptr<ColumnChunkWriter>> columns;
+  size_t rows_in_group = 0;
+  std::string out;
+  FileMetaData meta;
+  // Page indexes of every chunk, written after the last row group: [row group][column].
+  std::vector<std::vector<EncodedChunk>> indexes;
+  bool finished = false;
+};
+
+ParquetWriter::ParquetWriter(Schema schema, WriteOptions options)
+    : schema_(std::move(schema)), options_(std::move(options)), impl_(std::make_unique<Impl>()) {}
+
+ParquetWriter::~ParquetWriter() = default;
+
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteOptions options) {
+  if (schema.num_fields() == 0) return Status::InvalidArgument("parquet writer: empty schema");
+  std::set<std::string> names;
+  for (const Field& f : schema.fields()) {
+    if (f.name.empty()) return Status::InvalidArgument("parquet writer: empty column name");
+    if (!names.insert(f.name).second) {
+      return Status::InvalidArgument("parquet writer: duplicate column name '" + f.name + "'");
+    }
+  }
+  if (options.row_group_rows == 0 || options.page_rows == 0 ||
+      options.page_rows > size_t(std::numeric_limits<int32_t>::max())) {
+    return Status::InvalidArgument("parquet writer: row_group_rows and page_rows must be > 0");
+  }
+  if (!CodecSupported(options.codec)) {
+    return Status::InvalidArgument(std::string("parquet writer: codec ") +
+                                   CodecName(options.codec) + " is not supported");
+  }
+  std::unique_ptr<ParquetWriter> w(new ParquetWriter(std::move(schema), std::move(options)));
+  Impl& impl = *w->impl_;
+  for (const Field& f : w->schema_.fields()) {
+    impl.columns.push_back(ColumnChunkWriter::Make(f, w->options_));
+  }
+  impl.out.append(kMagic, 4);
+  SchemaElement root;
+  root.name = "schema";
+  root.num_children = int32_t(w->schema_.num_fields());
+  impl.meta.schema.push_back(root);
+  for (const Field& f : w->schema_.fields()) impl.meta.schema.push_back(SchemaElementFor(f));
+  impl.meta.created_by = kCreatedBy;
+  for (const auto& [k, v] : w->options_.key_value_metadata) impl.meta.key_value_metadata.push_back({k, v});
+  impl.meta.column_orders.assign(w->schema_.num_fields(), ColumnOrder::kTypeDefined);
+  return w;
+}
+
+Status ParquetWriter::Write(const Batch& batch) {
+  RETURN_IF_ERROR(status_);
+  if (impl_->finished) return Status::InvalidArgument("parquet writer: Write after Finish");
+  if (!(batch.schema() == schema_)) {
+    return Status::InvalidArgument("parquet writer: batch schema " + batch.schema().ToString() +
+                                   " differs from the file schema " + schema_.ToString());
+  }
+  size_t offset = 0;
+  while (offset < batch.num_rows()) {
+    size_t n = std::min(batch.num_rows() - offset, options_.row_group_rows - impl_->rows_in_group);
+    for (size_t c = 0; c < impl_->columns.size(); ++c) {
+      status_ = impl_->columns[c]->Append(batch.column(c), offset, n);
+      RETURN_IF_ERROR(status_);
+    }
+    impl_->rows_in_group += n;
+    offset += n;
+    if (impl_->rows_in_group == options_.row_group_rows) RETURN_IF_ERROR(FlushRowGroup());
+  }
+  return Status::OK();
+}
+
+Status ParquetWriter::FlushRowGroup() {
+  RETURN_IF_ERROR(status_);
+  Impl& impl = *impl_;
+  if (impl.rows_in_group == 0) return Status::OK();
+  RowGroup rg;
+  rg.num_rows = int64_t(impl.rows_in_group);
+  rg.file_offset = int64_t(impl.out.size());
+  rg.ordinal = int16_t(std::min<size_t>(impl.meta.row_groups.size(), INT16_MAX));
+  int64_t compressed = 0;
+  std::vector<EncodedChunk> indexes(impl.columns.size());
+  for (size_t c = 0; c < impl.columns.size(); ++c) {
+    EncodedChunk chunk;
+    status_ = impl.columns[c]->Finish(&chunk);
+    RETURN_IF_ERROR(status_);
+    int64_t base = int64_t(impl.out.size());
+    ColumnChunk cc;
+    cc.file_offset = base;
+    cc.meta_data = std::move(chunk.meta);
+    cc.meta_data->data_page_offset += base;
+    if (cc.meta_data->dictionary_page_offset) *cc.meta_data->dictionary_page_offset += base;
+    if (chunk.offset_index) {
+      for (PageLocation& loc : chunk.offset_index->page_locations) loc.offset += base;
+    }
+    rg.total_byte_size += cc.meta_data->total_uncompressed_size;
+    compressed += cc.meta_data->total_compressed_size;
+    impl.out.append(chunk.bytes);
+    rg.columns.push_back(std::move(cc));
+    indexes[c].offset_index = std::move(chunk.offset_index);
+    indexes[c].column_index = std::move(chunk.column_index);
+  }
+  rg.total_compressed_size = compressed;
+  impl.meta.num_rows += rg.num_rows;
+  impl.meta.row_groups.push_back(std::move(rg));
+  impl.indexes.push_back(std::move(indexes));
+  impl.rows_in_group = 0;
+  return Status::OK();
+}
+
+Result<std::string> ParquetWriter::Finish() {
+  RETURN_IF_ERROR(FlushRowGroup());
+  Impl& impl = *impl_;
+  if (impl.finished) return Status::InvalidArgument("parquet writer: Finish called twice");
+  impl.finished = true;
+  // Page index: all ColumnIndexes, then all OffsetIndexes (the layout other writers use).
+  for (size_t rg = 0; rg < impl.indexes.size(); ++rg) {
+    for (size_t c = 0; c < impl.indexes[rg].size(); ++c) {
+      const auto& ci = impl.indexes[rg][c].column_index;
+      if (!ci) continue;
+      ColumnChunk& cc = impl.meta.row_groups[rg].columns[c];
+      size_t at = impl.out.size();
+      thrift::SerializeStruct(*ci, &impl.out);
+      cc.column_index_offset = int64_t(at);
+      cc.column_index_length = int32_t(impl.out.size() - at);
+    }
+  }
+  for (size_t rg = 0; rg < impl.indexes.size(); ++rg) {
+    for (size_t c = 0; c < impl.indexes[rg].size(); ++c) {
+      const auto& oi = impl.indexes[rg][c].offset_index;
+      if (!oi) continue;
+      ColumnChunk& cc = impl.meta.row_groups[rg].columns[c];
+      size_t at = impl.out.size();
+      thrift::SerializeStruct(*oi, &impl.out);
+      cc.offset_index_offset = int64_t(at);
+      cc.offset_index_length = int32_t(impl.out.size() - at);
+    }
+  }
+  impl.indexes.clear();
+  size_t footer_start = impl.out.size();
+  thrift::SerializeStruct(impl.meta, &impl.out);
+  uint32_t footer_len = uint32_t(impl.out.size() - footer_start);
+  char len[4];
+  std::memcpy(len, &footer_len, 4);
+  impl.out.append(len, 4);
+  impl.out.append(kMagic, 4);
+  return std::move(impl.out);
+}
+
+Status WriteParquet(ObjectStore* store, std::string_view path, const Batch& batch,
+                    const WriteOptions& options) {
+  ASSIGN_OR_RETURN(auto writer, ParquetWriter::Make(batch.schema(), options));
+  RETURN_IF_ERROR(writer->Write(batch));
+  ASSIGN_OR_RETURN(std::string bytes, writer->Finish());
+  return store->Write(path, bytes);
+}
+
+}  // namespace lakeindex::parquet

@@ -1,0 +1,85 @@
+// ParquetWriter: writes Batches as a Parquet file (flat schema) in memory.
+//
+// File layout: "PAR1", row groups (per column: [dictionary page] data pages v1), then every
+// ColumnIndex, then every OffsetIndex, then the FileMetaData footer, its 4-byte LE length and
+// "PAR1". Data pages carry RLE definition levels (OPTIONAL columns only), PLAIN or
+// RLE_DICTIONARY values, page statistics and (by default) a CRC-32 of the page bytes.
+// Statistics follow parquet-format: signed order for integers/dates/timestamps, unsigned
+// bytewise for strings, false < true for booleans; for FLOAT/DOUBLE NaN is never a bound
+// (nan_count is written; a page whose non-null values are all NaN has no min/max, and then the
+// column chunk gets no ColumnIndex), a zero min is written as -0.0 and a zero max as +0.0.
+// Strings in statistics are not truncated. column_orders is TYPE_ORDER for every column.
+// created_by is "lakeindex version 0.1.0".
+//
+// Thread safety: none; one writer per thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "format/parquet/compression.h"
+#include "lakeindex/batch.h"
+#include "lakeindex/object_store.h"
+#include "lakeindex/status.h"
+#include "lakeindex/types.h"
+
+namespace lakeindex::parquet {
+
+inline constexpr char kCreatedBy[] = "lakeindex version 0.1.0";
+
+struct WriteOptions {
+  Codec codec = Codec::kZstd;
+  int zstd_level = 1;
+  // Rows per row group; Write() cuts a row group whenever this many rows are buffered.
+  size_t row_group_rows = size_t(1) << 20;
+  // Rows per data page (every column cuts pages at the same rows, so page boundaries line up
+  // across columns). A dictionary-encoded page may also end early when the dictionary falls
+  // back to PLAIN.
+  size_t page_rows = 8192;
+  // Dictionary-encode strings and integers (int32/int64/date/timestamp) when it pays: the
+  // dictionary is dropped if the first page has more than half distinct values, and the chunk
+  // falls back to PLAIN for later pages once the dictionary exceeds 1 MiB.
+  bool dictionary = true;
+  bool statistics = true;   // page header + column chunk statistics
+  bool page_index = true;   // ColumnIndex + OffsetIndex
+  bool page_crc = true;     // PageHeader.crc
+  std::vector<std::pair<std::string, std::string>> key_value_metadata;
+};
+
+class ColumnChunkWriter;
+
+class ParquetWriter {
+ public:
+  // InvalidArgument for an empty schema, empty or duplicate column names, zero row/page sizes
+  // or an unsupported codec.
+  static Result<std::unique_ptr<ParquetWriter>> Make(Schema schema, WriteOptions options = {});
+  ~ParquetWriter();
+
+  // REQUIRES: batch.schema() == schema (InvalidArgument otherwise). Errors are sticky.
+  Status Write(const Batch& batch);
+  // Ends the current row group now (no-op when it is empty).
+  Status FlushRowGroup();
+  // Flushes, writes page indexes and the footer and returns the whole file. The writer
+  // cannot be used afterwards.
+  Result<std::string> Finish();
+
+  const Schema& schema() const { return schema_; }
+
+ private:
+  ParquetWriter(Schema schema, WriteOptions options);
+
+  struct Impl;
+  Schema schema_;
+  WriteOptions options_;
+  std::unique_ptr<Impl> impl_;
+  Status status_;  // sticky
+};
+
+// Writes `batch` as one Parquet file at `path`.
+Status WriteParquet(ObjectStore* store, std::string_view path, const Batch& batch,
+                    const WriteOptions& options = {});
+
+}  // namespace lakeindex::parquet

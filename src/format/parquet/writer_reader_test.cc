@@ -1,0 +1,291 @@
+// Writer -> reader round trips: random schemas and data, every option combination that
+// changes the bytes, statistics and the page index checked against the data itself.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "format/parquet/reader.h"
+#include "format/parquet/writer.h"
+#include "util/test_util.h"
+
+namespace lakeindex::parquet {
+namespace {
+
+using lakeindex::testing::RandomBatch;
+using lakeindex::testing::RandomSchema;
+using lakeindex::testing::Rng;
+
+// Min/max over the non-null, non-NaN values of rows [offset, offset+count) of `c`.
+ColumnStatistics ExpectedStats(const Column& c, size_t offset, size_t count) {
+  ColumnStatistics s;
+  int64_t nulls = 0;
+  for (size_t i = offset; i < offset + count; ++i) {
+    if (c.IsNull(i)) {
+      ++nulls;
+      continue;
+    }
+    Value v = c.GetValue(i);
+    if (IsFloating(v.type()) && std::isnan(v.double_value())) continue;
+    if (!s.min || CompareValues(v, *s.min) < 0) s.min = v;
+    if (!s.max || CompareValues(v, *s.max) > 0) s.max = v;
+  }
+  s.null_count = nulls;
+  return s;
+}
+
+void ExpectStatsEqual(const ColumnStatistics& got, const ColumnStatistics& want, const std::string& where) {
+  ASSERT_EQ(got.min.has_value(), want.min.has_value()) << where;
+  ASSERT_EQ(got.max.has_value(), want.max.has_value()) << where;
+  if (want.min) {
+    EXPECT_EQ(CompareValues(*got.min, *want.min), 0) << where << " min " << got.min->ToString();
+  }
+  if (want.max) {
+    EXPECT_EQ(CompareValues(*got.max, *want.max), 0) << where << " max " << got.max->ToString();
+  }
+  EXPECT_EQ(got.null_count, want.null_count) << where;
+}
+
+// Writes `batch` in pieces, reads it back every way the reader offers and compares.
+void RoundTrip(const Batch& batch, const WriteOptions& options, const std::string& label) {
+  SCOPED_TRACE(label);
+  auto writer_r = ParquetWriter::Make(batch.schema(), options);
+  ASSERT_TRUE(writer_r.ok()) << writer_r.status().ToString();
+  auto writer = std::move(*writer_r);
+  // Feed in uneven pieces so row groups and pages straddle Write calls.
+  size_t offset = 0, step = 1;
+  while (offset < batch.num_rows()) {
+    size_t n = std::min(step, batch.num_rows() - offset);
+    Status st = writer->Write(batch.Slice(offset, n));
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    offset += n;
+    step = step * 3 + 1;
+  }
+  auto bytes = writer->Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto store = NewMemoryStore();
+  ASSERT_TRUE(store->Write("t.parquet", *bytes).ok());
+  auto reader_r = ParquetReader::Open(store.get(), "t.parquet");
+  ASSERT_TRUE(reader_r.ok()) << reader_r.status().ToString();
+  const ParquetReader& reader = **reader_r;
+  ASSERT_EQ(reader.schema(), batch.schema());
+  ASSERT_EQ(reader.num_rows(), int64_t(batch.num_rows()));
+  ASSERT_EQ(reader.metadata().created_by.value_or(""), kCreatedBy);
+
+  auto all = reader.ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_TRUE(all->Equals(batch));
+
+  size_t row = 0;
+  for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+    size_t rows = size_t(reader.row_group_num_rows(rg));
+    EXPECT_LE(rows, options.row_group_rows);
+    auto got = reader.ReadRowGroup(rg, {});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_TRUE(got->Equals(batch.Slice(row, rows))) << "row group " << rg;
+    for (size_t c = 0; c < batch.num_columns(); ++c) {
+      std::string where = "rg " + std::to_string(rg) + " col " + std::to_string(c);
+      if (options.statistics) {
+        ExpectStatsEqual(reader.column_statistics(rg, int(c)), ExpectedStats(batch.column(c), row, rows), where);
+      }
+      auto index = reader.ReadPageIndex(rg, int(c));
+      ASSERT_TRUE(index.ok()) << index.status().ToString();
+      int64_t next = 0;
+      for (size_t p = 0; p < index->pages.size(); ++p) {
+        const PageIndexEntry& e = index->pages[p];
+        ASSERT_EQ(e.first_row_index, next);
+        EXPECT_LE(size_t(e.num_rows), options.page_rows);
+        next += e.num_rows;
+        auto page = reader.ReadPage(rg, int(c), int(p));
+        ASSERT_TRUE(page.ok()) << page.status().ToString();
+        Column want(batch.column(c).type());
+        want.AppendSlice(batch.column(c), row + size_t(e.first_row_index), size_t(e.num_rows));
+        ASSERT_TRUE(page->Equals(want)) << where << " page " << p;
+        if (options.statistics && index->has_statistics) {
+          ColumnStatistics ps{e.min, e.max, e.null_count};
+          ColumnStatistics expected = ExpectedStats(batch.column(c), row + size_t(e.first_row_index), size_t(e.num_rows));
+          ExpectStatsEqual(ps, expected, where + " page " + std::to_string(p));
+          EXPECT_EQ(e.null_page, *expected.null_count == e.num_rows);
+        }
+      }
+      ASSERT_EQ(size_t(next), rows) << where;
+    }
+    row += rows;
+  }
+  ASSERT_EQ(row, batch.num_rows());
+}
+
+TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {
+  const Codec codecs[] = {Codec::kUncompressed, Codec::kSnappy, Codec::kZstd, Codec::kGzip, Codec::kLz4Raw};
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    Rng rng(seed * 7919);
+    Schema schema = RandomSchema(seed, 9);
+    size_t rows_choices[] = {0, 1, 2, 17, 300, 2500};
+    size_t rows = rows_choices[rng.Uniform(6)];
+    double nulls[] = {0.0, 0.1, 0.5, 1.0};
+    Batch batch = RandomBatch(schema, rows, seed, nulls[rng.Uniform(4)]);
+    WriteOptions o;
+    o.codec = codecs[rng.Uniform(5)];
+    if (!CodecSupported(o.codec)) o.codec = Codec::kZstd;
+    size_t page_choices[] = {1, 3, 64, 1000, 8192};
+    o.page_rows = page_choices[rng.Uniform(5)];
+    size_t rg_choices[] = {1, 5, 100, 1000, size_t(1) << 20};
+    o.row_group_rows = rg_choices[rng.Uniform(5)];
+    o.dictionary = rng.Chance(0.7);
+    o.statistics = rng.Chance(0.8);
+    o.page_index = rng.Chance(0.8);
+    o.page_crc = rng.Chance(0.5);
+    RoundTrip(batch, o, "seed " + std::to_string(seed) + " codec " + CodecName(o.codec) +
+                            " page_rows " + std::to_string(o.page_rows) + " rg " + std::to_string(o.row_group_rows));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Builds a one-column batch from values (std::nullopt = NULL).
+Batch OneColumn(TypeId type, bool nullable, const std::vector<Value>& values) {
+  Schema schema({Field{"c", type, nullable}});
+  Batch b(schema);
+  for (const Value& v : values) EXPECT_TRUE(b.mutable_column(0).AppendValue(v).ok());
+  EXPECT_TRUE(b.Seal().ok());
+  return b;
+}
+
+TEST(ParquetRoundTripTest, ExtremeValuesAndNullPatterns) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<TypeId, std::vector<Value>>> cases = {
+      {TypeId::kInt64, {Value::Int64(INT64_MIN), Value::Int64(INT64_MAX), Value::Int64(0), Value::Null(TypeId::kInt64)}},
+      {TypeId::kInt32, {Value::Int32(INT32_MIN), Value::Int32(INT32_MAX), Value::Int32(-1)}},
+      {TypeId::kDouble, {Value::Double(nan), Value::Double(-0.0), Value::Double(inf), Value::Double(-inf), Value::Double(0.0)}},
+      {TypeId::kDouble, {Value::Double(nan), Value::Double(nan), Value::Null(TypeId::kDouble)}},
+      {TypeId::kFloat, {Value::Float(-0.0f), Value::Float(0.0f)}},
+      {TypeId::kString, {Value::String(""), Value::String("h\xc3\xa9llo"), Value::String(std::string("a\0b", 3)),
+                         Value::String("\xff\xfe"), Value::String("zz")}},
+      {TypeId::kString, {Value::Null(TypeId::kString), Value::Null(TypeId::kString)}},
+      {TypeId::kBool, {Value::Bool(true), Value::Null(TypeId::kBool), Value::Bool(false)}},
+      {TypeId::kDate, {Value::Date(INT32_MIN), Value::Date(INT32_MAX)}},
+      {TypeId::kTimestamp, {Value::Timestamp(INT64_MIN), Value::Timestamp(-1), Value::Timestamp(INT64_MAX)}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    for (int page_rows : {1, 2, 100}) {
+      WriteOptions o;
+      o.page_rows = size_t(page_rows);
+      RoundTrip(OneColumn(cases[i].first, true, cases[i].second), o, "case " + std::to_string(i));
+    }
+  }
+}
+
+TEST(ParquetRoundTripTest, NaNNeverBecomesABoundAndZeroSignsFollowTheSpec) {
+  auto store = NewMemoryStore();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Batch b = OneColumn(TypeId::kDouble, false, {Value::Double(nan), Value::Double(0.0), Value::Double(-0.0)});
+  ASSERT_TRUE(WriteParquet(store.get(), "f.parquet", b).ok());
+  auto r = ParquetReader::Open(store.get(), "f.parquet");
+  ASSERT_TRUE(r.ok());
+  const Statistics& s = *(*r)->metadata().row_groups[0].columns[0].meta_data->statistics;
+  double mn, mx;
+  std::memcpy(&mn, s.min_value->data(), 8);
+  std::memcpy(&mx, s.max_value->data(), 8);
+  EXPECT_TRUE(std::signbit(mn));
+  EXPECT_FALSE(std::signbit(mx));
+  EXPECT_EQ(s.nan_count, 1);
+
+  // All values NaN: no bounds, and no ColumnIndex for the chunk.
+  Batch all_nan = OneColumn(TypeId::kDouble, false, {Value::Double(nan), Value::Double(nan)});
+  ASSERT_TRUE(WriteParquet(store.get(), "n.parquet", all_nan).ok());
+  auto rn = ParquetReader::Open(store.get(), "n.parquet");
+  ASSERT_TRUE(rn.ok());
+  ColumnStatistics cs = (*rn)->column_statistics(0, 0);
+  EXPECT_FALSE(cs.min.has_value());
+  EXPECT_FALSE(cs.max.has_value());
+  EXPECT_FALSE((*rn)->metadata().row_groups[0].columns[0].column_index_offset.has_value());
+}
+
+TEST(ParquetRoundTripTest, DictionaryUsedForRepetitiveStringsAndDroppedForUniqueInts) {
+  Schema schema({Field{"s", TypeId::kString, true}, Field{"id", TypeId::kInt64, false}});
+  Batch b(schema);
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(b.mutable_column(0).AppendString(i % 7 == 0 ? "seven" : "other").ok());
+    b.mutable_column(1).Append<int64_t>(int64_t(i) * 1000003);
+  }
+  ASSERT_TRUE(b.Seal().ok());
+  auto store = NewMemoryStore();
+  ASSERT_TRUE(WriteParquet(store.get(), "d.parquet", b).ok());
+  auto r = ParquetReader::Open(store.get(), "d.parquet");
+  ASSERT_TRUE(r.ok());
+  const auto& cols = (*r)->metadata().row_groups[0].columns;
+  EXPECT_TRUE(cols[0].meta_data->dictionary_page_offset.has_value());
+  EXPECT_FALSE(cols[1].meta_data->dictionary_page_offset.has_value());
+  auto all = (*r)->ReadAll();
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->Equals(b));
+}
+
+TEST(ParquetRoundTripTest, AllNullColumnGetsNoEmptyDictionary) {
+  std::vector<Value> nulls(50, Value::Null(TypeId::kString));
+  nulls.push_back(Value::String("late"));
+  WriteOptions o;
+  o.page_rows = 10;
+  auto store = NewMemoryStore();
+  ASSERT_TRUE(WriteParquet(store.get(), "n.parquet", OneColumn(TypeId::kString, true, std::vector<Value>(nulls.begin(), nulls.end() - 1)), o).ok());
+  auto r = ParquetReader::Open(store.get(), "n.parquet");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE((*r)->metadata().row_groups[0].columns[0].meta_data->dictionary_page_offset.has_value());
+  // NULL pages first, then a value: the later pages may still use a dictionary.
+  RoundTrip(OneColumn(TypeId::kString, true, nulls), o, "nulls then a value");
+}
+
+TEST(ParquetRoundTripTest, KeyValueMetadataAndProjection) {
+  Schema schema({Field{"a", TypeId::kInt32, false}, Field{"b", TypeId::kString, true}});
+  Batch b = RandomBatch(schema, 100, 5);
+  WriteOptions o;
+  o.key_value_metadata = {{"k1", "v1"}, {"lakeindex.version", "1"}};
+  auto store = NewMemoryStore();
+  ASSERT_TRUE(WriteParquet(store.get(), "kv.parquet", b, o).ok());
+  auto r = ParquetReader::Open(store.get(), "kv.parquet");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)->key_value_metadata(), o.key_value_metadata);
+  auto only_b = (*r)->ReadRowGroup(0, {1});
+  ASSERT_TRUE(only_b.ok());
+  ASSERT_EQ(only_b->num_columns(), 1u);
+  EXPECT_EQ(only_b->schema().field(0).name, "b");
+  EXPECT_TRUE(only_b->column(0).Equals(b.column(1)));
+  EXPECT_TRUE((*r)->ReadRowGroup(0, {1, 1}).status().IsInvalidArgument());
+  EXPECT_TRUE((*r)->ReadRowGroup(3, {}).status().IsInvalidArgument());
+}
+
+TEST(ParquetWriterTest, RejectsBadInput) {
+  EXPECT_TRUE(ParquetWriter::Make(Schema()).status().IsInvalidArgument());
+  EXPECT_TRUE(ParquetWriter::Make(Schema({Field{"a", TypeId::kInt32, true}, Field{"a", TypeId::kInt64, true}}))
+                  .status().IsInvalidArgument());
+  WriteOptions o;
+  o.page_rows = 0;
+  EXPECT_TRUE(ParquetWriter::Make(Schema({Field{"a", TypeId::kInt32, true}}), o).status().IsInvalidArgument());
+  auto w = ParquetWriter::Make(Schema({Field{"a", TypeId::kInt32, false}}));
+  ASSERT_TRUE(w.ok());
+  Batch with_null = OneColumn(TypeId::kInt32, true, {Value::Null(TypeId::kInt32)});
+  EXPECT_TRUE((*w)->Write(with_null).IsInvalidArgument());  // schema differs (nullable)
+  Batch not_null_schema(Schema({Field{"a", TypeId::kInt32, false}}));
+  not_null_schema.mutable_column(0).AppendNull();
+  ASSERT_TRUE(not_null_schema.Seal().ok());
+  EXPECT_TRUE((*w)->Write(not_null_schema).IsInvalidArgument());  // NULL in a NOT NULL column
+}
+
+TEST(ParquetWriterTest, EmptyFileHasSchemaAndNoRowGroups) {
+  auto w = ParquetWriter::Make(Schema({Field{"a", TypeId::kString, true}}));
+  ASSERT_TRUE(w.ok());
+  auto bytes = (*w)->Finish();
+  ASSERT_TRUE(bytes.ok());
+  auto store = NewMemoryStore();
+  ASSERT_TRUE(store->Write("e.parquet", *bytes).ok());
+  auto r = ParquetReader::Open(store.get(), "e.parquet");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->num_row_groups(), 0);
+  auto all = (*r)->ReadAll();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->num_rows(), 0u);
+  EXPECT_EQ(all->schema(), (*r)->schema());
+}
+
+}  // namespace
+}  // namespace lakeindex::parquet

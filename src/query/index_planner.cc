@@ -1,0 +1,250 @@
+#include "query/index_planner.h"
+
+#include <memory>
+
+#include "query/pruning.h"
+
+namespace lakeindex::query {
+
+namespace {
+
+using index::Exactness;
+using index::ScalarQuery;
+using index::SearchResult;
+
+// An index-served subtree: a leaf query on one index, or a combination.
+struct Node {
+  enum class Kind { kLeaf, kAnd, kOr, kNot } kind = Kind::kLeaf;
+  const IndexHandle* index = nullptr;
+  ScalarQuery query;
+  std::vector<std::unique_ptr<Node>> children;
+  bool exact = true;
+  std::string text;
+};
+
+bool LiteralFits(const Expr& lit, TypeId column_type) {
+  if (lit.kind != ExprKind::kLiteral || lit.value.is_null()) return false;
+  TypeId t = lit.value.type();
+  if (t == column_type) return true;
+  return IsNumeric(t) && IsNumeric(column_type);
+}
+
+const IndexHandle* FindIndex(const Expr& e, const std::vector<IndexHandle>& indexes) {
+  if (!e.is_bound_column()) return nullptr;
+  for (const IndexHandle& h : indexes) {
+    if (h.column == e.name) return &h;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Node> Leaf(const IndexHandle* index, ScalarQuery q, const Expr& e) {
+  auto n = std::make_unique<Node>();
+  n->index = index;
+  n->query = std::move(q);
+  n->exact = index->type == "btree";
+  n->text = e.ToString();
+  return n;
+}
+
+std::unique_ptr<Node> Negate(std::unique_ptr<Node> child, const Expr& e) {
+  if (!child || !child->exact) return nullptr;
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Kind::kNot;
+  n->text = e.ToString();
+  n->children.push_back(std::move(child));
+  return n;
+}
+
+// The literal part of a LIKE pattern that is exactly 'prefix%' (no other wildcard), or nullopt.
+std::optional<std::string> PurePrefix(const Expr& e) {
+  if (!e.escape.empty() || e.pattern.empty() || e.pattern.back() != '%') return std::nullopt;
+  std::string prefix = e.pattern.substr(0, e.pattern.size() - 1);
+  if (prefix.find_first_of("%_") != std::string::npos) return std::nullopt;
+  return prefix;
+}
+
+std::unique_ptr<Node> Convert(const Expr& e, const std::vector<IndexHandle>& indexes) {
+  switch (e.kind) {
+    case ExprKind::kCompare: {
+      const Expr* col = e.children[0].get();
+      const Expr* lit = e.children[1].get();
+      CompareOp op = e.op;
+      if (!FindIndex(*col, indexes)) {
+        std::swap(col, lit);
+        op = FlipCompareOp(op);
+      }
+      const IndexHandle* index = FindIndex(*col, indexes);
+      if (!index || !LiteralFits(*lit, col->type)) return nullptr;
+      const Value& v = lit->value;
+      switch (op) {
+        case CompareOp::kEq: return Leaf(index, ScalarQuery::Equals(v), e);
+        case CompareOp::kNe: return Negate(Leaf(index, ScalarQuery::Equals(v), e), e);
+        case CompareOp::kLt: return Leaf(index, ScalarQuery::Range(std::nullopt, true, v, false), e);
+        case CompareOp::kLe: return Leaf(index, ScalarQuery::Range(std::nullopt, true, v, true), e);
+        case CompareOp::kGt: return Leaf(index, ScalarQuery::Range(v, false, std::nullopt, true), e);
+        case CompareOp::kGe: return Leaf(index, ScalarQuery::Range(v, true, std::nullopt, true), e);
+      }
+      return nullptr;
+    }
+    case ExprKind::kBetween: {
+      const IndexHandle* index = FindIndex(*e.children[0], indexes);
+      TypeId t = e.children[0]->type;
+      if (!index || !LiteralFits(*e.children[1], t) || !LiteralFits(*e.children[2], t)) return nullptr;
+      auto leaf = Leaf(index, ScalarQuery::Range(e.children[1]->value, true, e.children[2]->value, true), e);
+      return e.negated ? Negate(std::move(leaf), e) : std::move(leaf);
+    }
+    case ExprKind::kIn: {
+      const IndexHandle* index = FindIndex(*e.children[0], indexes);
+      if (!index) return nullptr;
+      std::vector<Value> values;
+      for (size_t i = 1; i < e.children.size(); ++i) {
+        if (!LiteralFits(*e.children[i], e.children[0]->type)) return nullptr;  // NULL items: residual
+        values.push_back(e.children[i]->value);
+      }
+      auto leaf = Leaf(index, ScalarQuery::In(std::move(values)), e);
+      return e.negated ? Negate(std::move(leaf), e) : std::move(leaf);
+    }
+    case ExprKind::kIsNull: {
+      const IndexHandle* index = FindIndex(*e.children[0], indexes);
+      if (!index) return nullptr;
+      auto leaf = Leaf(index, ScalarQuery::IsNull(), e);
+      return e.negated ? Negate(std::move(leaf), e) : std::move(leaf);
+    }
+    case ExprKind::kLike: {
+      const IndexHandle* index = FindIndex(*e.children[0], indexes);
+      auto prefix = PurePrefix(e);
+      if (!index || !prefix) return nullptr;
+      auto leaf = Leaf(index, ScalarQuery::Prefix(*prefix), e);
+      return e.negated ? Negate(std::move(leaf), e) : std::move(leaf);
+    }
+    case ExprKind::kAnd:
+    case ExprKind::kOr: {
+      auto n = std::make_unique<Node>();
+      n->kind = e.kind == ExprKind::kAnd ? Node::Kind::kAnd : Node::Kind::kOr;
+      n->text = e.ToString();
+      for (const auto& c : e.children) {
+        auto child = Convert(*c, indexes);
+        if (!child) return nullptr;
+        n->exact = n->exact && child->exact;
+        n->children.push_back(std::move(child));
+      }
+      return n;
+    }
+    case ExprKind::kNot: return Negate(Convert(*e.children[0], indexes), e);
+    default: return nullptr;
+  }
+}
+
+void CollectIndexes(const Node& n, std::set<const IndexHandle*>* out) {
+  if (n.index) out->insert(n.index);
+  for (const auto& c : n.children) CollectIndexes(*c, out);
+}
+
+// Evaluates the node over `universe` (all rows of the covered fragments).
+Result<SearchResult> Evaluate(const Node& n, const RowSet& universe, IndexPlan* plan) {
+  SearchResult out;
+  switch (n.kind) {
+    case Node::Kind::kLeaf: {
+      ASSIGN_OR_RETURN(out, n.index->search(n.query, &plan->counters));
+      out.rows.true_rows &= universe;
+      out.rows.null_rows &= universe;
+      plan->explain.push_back("index " + n.index->name + " (" + n.index->type + ") serves " + n.text + ": " +
+                              std::to_string(out.rows.true_rows.Cardinality()) + " candidate rows" +
+                              (out.exactness == Exactness::kExact ? " (exact)" : " (to recheck)"));
+      return out;
+    }
+    case Node::Kind::kNot: {
+      ASSIGN_OR_RETURN(SearchResult child, Evaluate(*n.children[0], universe, plan));
+      out.rows = NullableRowSet::Not(child.rows, universe);
+      return out;
+    }
+    case Node::Kind::kAnd:
+    case Node::Kind::kOr: {
+      bool first = true;
+      for (const auto& c : n.children) {
+        ASSIGN_OR_RETURN(SearchResult child, Evaluate(*c, universe, plan));
+        if (first) {
+          out = std::move(child);
+          first = false;
+          continue;
+        }
+        out.rows = n.kind == Node::Kind::kAnd ? NullableRowSet::And(out.rows, child.rows)
+                                              : NullableRowSet::Or(out.rows, child.rows);
+        if (child.exactness != Exactness::kExact) out.exactness = Exactness::kAtMost;
+      }
+      return out;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<IndexPlan> PlanWithIndexes(const Expr& filter, const std::vector<IndexHandle>& indexes,
+                                  const std::map<uint32_t, uint64_t>& fragment_rows) {
+  IndexPlan plan;
+  if (indexes.empty()) return plan;
+  std::vector<std::unique_ptr<Node>> served;
+  size_t total = 0;
+  for (const ExprPtr& conjunct : SplitConjuncts(filter)) {
+    ++total;
+    if (auto node = Convert(*conjunct, indexes)) {
+      served.push_back(std::move(node));
+    } else {
+      plan.explain.push_back("residual: " + conjunct->ToString());
+    }
+  }
+  if (served.empty()) return plan;
+  std::set<const IndexHandle*> used;
+  for (const auto& n : served) CollectIndexes(*n, &used);
+  // Only fragments that every used index covers can be answered from the indexes.
+  bool first = true;
+  for (const IndexHandle* h : used) {
+    if (first) {
+      plan.covered = h->fragments;
+      first = false;
+    } else {
+      std::set<uint32_t> both;
+      for (uint32_t f : plan.covered) {
+        if (h->fragments.count(f)) both.insert(f);
+      }
+      plan.covered = std::move(both);
+    }
+  }
+  RowSet universe;
+  for (auto it = plan.covered.begin(); it != plan.covered.end();) {
+    auto rows = fragment_rows.find(*it);
+    if (rows == fragment_rows.end()) {
+      it = plan.covered.erase(it);  // an index segment over a fragment this version no longer has
+      continue;
+    }
+    universe.AddRange(MakeRowAddress(*it, 0), MakeRowAddress(*it, 0) + rows->second);
+    ++it;
+  }
+  if (plan.covered.empty()) {
+    plan.explain.push_back("indexes cover none of the fragments: full scan");
+    return plan;
+  }
+  SearchResult combined;
+  bool have = false;
+  for (const auto& n : served) {
+    ASSIGN_OR_RETURN(SearchResult r, Evaluate(*n, universe, &plan));
+    if (!have) {
+      combined = std::move(r);
+      have = true;
+    } else {
+      combined.rows = NullableRowSet::And(combined.rows, r.rows);
+      if (r.exactness != Exactness::kExact) combined.exactness = Exactness::kAtMost;
+    }
+  }
+  plan.used = true;
+  plan.exact = combined.exactness == Exactness::kExact;
+  plan.residual = served.size() < total || !plan.exact;
+  plan.candidates = std::move(combined.rows.true_rows);
+  plan.explain.push_back(std::to_string(plan.candidates.Cardinality()) + " candidate rows in " +
+                         std::to_string(plan.covered.size()) + " covered fragments" +
+                         (plan.residual ? ", rechecked with the full filter" : ", no recheck needed"));
+  return plan;
+}
+
+}  // namespace lakeindex::query

@@ -1,0 +1,47 @@
+// Index planning: splits a bound filter into a part that scalar indexes answer and a residual,
+// asks the indexes, and combines their answers under SQL three-valued logic.
+//
+// A predicate is index-served when it compares an indexed column with literals of its type (or
+// numbers with numbers): =, !=, <, <=, >, >=, BETWEEN, IN (without NULL), IS [NOT] NULL,
+// LIKE 'prefix%'. AND / OR / NOT of index-served parts are served too, but NOT only over exact
+// answers (NOT of a superset is not a superset), as Lance's planner does. Top-level conjuncts
+// that are not served form the residual.
+// Thread safety: a Plan is a value; IndexHandle::search must be thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "index/scalar_index.h"
+#include "query/expr.h"
+
+namespace lakeindex::query {
+
+// One logical index of the table, ready to search (all of its segments).
+struct IndexHandle {
+  std::string name;
+  std::string column;
+  std::string type;                // "btree" (exact) or "zonemap" (AtMost)
+  std::set<uint32_t> fragments;    // fragments its segments cover
+  std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)> search;
+};
+
+struct IndexPlan {
+  bool used = false;                 // some part of the filter is served by indexes
+  bool exact = false;                // the served part's answer is exact
+  bool residual = true;              // some conjunct was not served (or the answer is inexact)
+  std::set<uint32_t> covered;        // fragments every used index covers
+  RowSet candidates;                 // rows of covered fragments that may pass (true_rows)
+  index::SearchCounters counters;
+  std::vector<std::string> explain;  // one line per decision
+};
+
+// `filter` must be bound to the table schema. `fragment_rows` gives the row count of every
+// fragment (for NOT). Fragments outside `covered` must be scanned with the full filter.
+Result<IndexPlan> PlanWithIndexes(const Expr& filter, const std::vector<IndexHandle>& indexes,
+                                  const std::map<uint32_t, uint64_t>& fragment_rows);
+
+}  // namespace lakeindex::query
