@@ -338,6 +338,33 @@ Status RunOptimize(const OptimizeArgs& args) {
   return Status::OK();
 }
 
+struct VerifyArgs {
+  std::string table;
+  std::optional<uint64_t> version;
+};
+
+Status RunVerify(const VerifyArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
+  ASSIGN_OR_RETURN(auto report, h.table->Verify());
+  for (const std::string& line : report) std::printf("%s\n", line.c_str());
+  std::printf("version %llu: every file verified\n", static_cast<unsigned long long>(h.table->version()));
+  return Status::OK();
+}
+
+struct VacuumArgs {
+  std::string table;
+  double older_than_hours = 1.0;
+};
+
+Status RunVacuum(const VacuumArgs& args) {
+  if (!(args.older_than_hours >= 0)) return Status::InvalidArgument("--older-than must be >= 0 hours");
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  ASSIGN_OR_RETURN(auto removed, h.table->Vacuum(int64_t(args.older_than_hours * 3600 * 1000)));
+  for (const std::string& path : removed) std::printf("removed %s\n", path.c_str());
+  std::fprintf(stderr, "vacuum: removed %zu unreferenced files\n", removed.size());
+  return Status::OK();
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, CommandList* commands) {
@@ -389,6 +416,19 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   o->add_option("TABLE", optimize->table, "Table directory")->required();
   o->add_option("--rows-per-file", optimize->rows_per_file, "Target rows per data file")->capture_default_str();
   commands->emplace_back(o, [optimize] { return RunOptimize(*optimize); });
+
+  auto verify = std::make_shared<VerifyArgs>();
+  auto* vf = app.add_subcommand("verify", "Check every file of a version (checksums, row counts)");
+  vf->add_option("TABLE", verify->table, "Table directory")->required();
+  vf->add_option("--version", verify->version, "Verify this version (default: the newest)");
+  commands->emplace_back(vf, [verify] { return RunVerify(*verify); });
+
+  auto vacuum = std::make_shared<VacuumArgs>();
+  auto* vc = app.add_subcommand("vacuum", "Remove files no version references (left by failed or killed writers)");
+  vc->add_option("TABLE", vacuum->table, "Table directory")->required();
+  vc->add_option("--older-than", vacuum->older_than_hours,
+                 "Only files older than this many hours (protects writers about to commit)")->capture_default_str();
+  commands->emplace_back(vc, [vacuum] { return RunVacuum(*vacuum); });
 
   auto versions = std::make_shared<InfoArgs>();
   auto* v = app.add_subcommand("versions", "List the table's versions");

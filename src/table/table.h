@@ -90,6 +90,17 @@ class Table {
   // All live rows of this version, fragment by fragment (tests, small tables, optimize).
   Result<Batch> ReadAll(const std::vector<int>& columns = {}) const;
 
+  // Reads every file this version references (manifest, data files with their page CRCs,
+  // deletion vectors) and checks them against the manifest. Returns one line per file checked;
+  // the first damaged file is a Corruption error naming it.
+  Result<std::vector<std::string>> Verify() const;
+  // Deletes files under data/, _deletions/ and _indices/ that no version references and that are
+  // older than `older_than_ms` (so a concurrent writer's files, written before its commit, are
+  // never removed). Returns the paths removed.
+  Result<std::vector<std::string>> Vacuum(int64_t older_than_ms) const;
+  // Extra files a version references besides data and deletion files (indexes register theirs).
+  static std::vector<std::string> ReferencedIndexPrefixes(const Manifest& m);
+
   // Every committed version, oldest first.
   Result<std::vector<VersionInfo>> Versions() const;
   // Newest committed version number. NotFound if none.

@@ -190,5 +190,33 @@ TEST(TableTest, OptimizeMergesSmallFragmentsAndFoldsDeletions) {
   EXPECT_TRUE(r.status().IsConflict()) << r.status().ToString();
 }
 
+TEST(TableTest, VerifyFindsDamageAndVacuumRemovesOnlyOrphans) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  auto table = CreateFrom(store, RandomBatch(TestSchema(), 300, 12), 100);
+  ASSERT_TRUE(table.ok());
+  ASSERT_TRUE((*table)->DeleteRows(RowSet::Of({MakeRowAddress((*table)->manifest().fragments[0].id, 1)})).ok());
+  auto report = (*table)->Verify();
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->size(), 5u);  // manifest, 3 data files, 1 deletion vector
+  // An orphan (a killed writer's file) goes; everything versions reference stays.
+  ASSERT_TRUE(store->Write("data/orphan.parquet", "x").ok());
+  auto young = (*table)->Vacuum(/*older_than_ms=*/3600 * 1000);
+  ASSERT_TRUE(young.ok());
+  EXPECT_TRUE(young->empty());  // too young: a writer may be about to commit it
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto removed = (*table)->Vacuum(0);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, std::vector<std::string>{"data/orphan.parquet"});
+  EXPECT_TRUE((*Table::Open(store, 1))->ReadAll().ok());
+  // Damage one page of a data file: verify names the file.
+  const std::string file = (*table)->manifest().fragments[1].file;
+  std::string bytes = *store->Read(file);
+  bytes[bytes.size() / 3] = char(bytes[bytes.size() / 3] ^ 0x40);
+  ASSERT_TRUE(store->Write(file, bytes).ok());
+  auto bad = (*Table::Open(store))->Verify();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(file), std::string::npos) << bad.status().ToString();
+}
+
 }  // namespace
 }  // namespace lakeindex::table
