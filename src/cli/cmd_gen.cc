@@ -164,6 +164,7 @@ static Status RunDemo(const DemoArgs& args) {
     query::ScanRequest request;
     request.where = "score < 1000";
     request.select = {"id"};
+    request.with_addresses = true;
     ASSIGN_OR_RETURN(auto scanner, query::Scanner::Make(table.get(), request));
     RowSet rows;
     Batch batch;

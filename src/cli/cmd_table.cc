@@ -114,6 +114,7 @@ Status RunDelete(const DeleteArgs& args) {
   query::ScanRequest request;
   request.where = args.where;
   request.select = {h.table->schema().field(0).name};
+  request.with_addresses = true;
   ASSIGN_OR_RETURN(auto scanner, query::Scanner::Make(h.table.get(), request));
   RowSet rows;
   Batch batch;

@@ -111,6 +111,9 @@ Status Scanner::Init(const ScanRequest& request) {
   if (parsed) {
     ASSIGN_OR_RETURN(read_filter_, Bind(*parsed, read_schema_));
   }
+  want_addresses_ = request.with_addresses;
+  std::set<int> distinct(output_in_read_.begin(), output_in_read_.end());
+  moveable_output_ = distinct.size() == output_in_read_.size();
   counters_.fragments_total = table_->manifest().fragments.size();
   if (filter_ && !request.indexes.empty()) {
     std::map<uint32_t, uint64_t> fragment_rows;
@@ -136,7 +139,10 @@ Result<bool> Scanner::Next(Batch* out, std::vector<uint64_t>* addresses) {
   }
   *out = std::move(pending_.front());
   pending_.erase(pending_.begin());
-  if (addresses) *addresses = std::move(pending_addresses_.front());
+  if (addresses) {
+    if (!want_addresses_) return Status::Internal("Scanner::Next: addresses need ScanRequest::with_addresses");
+    *addresses = std::move(pending_addresses_.front());
+  }
   pending_addresses_.erase(pending_addresses_.begin());
   return true;
 }
@@ -304,31 +310,53 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
 
   // Evaluates, drops deleted rows, projects and queues the rows of `batch`, whose row i is
   // fragment offset offsets[i].
-  auto emit = [&](const Batch& batch, const std::vector<uint32_t>& offsets) -> Status {
-    counters_.rows_read += batch.num_rows();
+  // Evaluates, drops deleted rows, projects and queues the rows of `batch`, whose row i is
+  // fragment offset (offsets ? (*offsets)[i] : base + i). Columns move out when every row passes.
+  auto emit = [&](Batch& batch, uint64_t base, const std::vector<uint32_t>* offsets) -> Status {
+    auto offset_of = [&](uint32_t r) { return uint32_t(offsets ? (*offsets)[r] : base + r); };
+    const size_t n = batch.num_rows();
+    counters_.rows_read += n;
     std::vector<uint32_t> rows;
+    bool all = true;  // rows holds every row 0..n-1 (left empty in that case)
     if (read_filter_ && evaluate) {
       RETURN_IF_ERROR(Filter(*read_filter_, batch, &rows));
-    } else {
-      rows.resize(batch.num_rows());
-      for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
+      all = rows.size() == n;
     }
+    auto materialize = [&] {
+      if (all) {
+        rows.resize(n);
+        for (uint32_t i = 0; i < n; ++i) rows[i] = i;
+        all = false;
+      }
+    };
     if (!deleted.isEmpty()) {
-      std::erase_if(rows, [&](uint32_t r) { return deleted.contains(offsets[r]); });
+      materialize();
+      std::erase_if(rows, [&](uint32_t r) { return deleted.contains(offset_of(r)); });
     }
-    if (limit_) {
-      uint64_t room = *limit_ - counters_.rows_returned;
-      if (rows.size() > room) rows.resize(size_t(room));
+    if (limit_ && (all ? n : rows.size()) > *limit_ - counters_.rows_returned) {
+      materialize();
+      rows.resize(size_t(*limit_ - counters_.rows_returned));
     }
-    if (rows.empty()) return Status::OK();
+    const size_t count = all ? n : rows.size();
+    if (count == 0) return Status::OK();
     Batch out(output_schema_);
-    for (size_t i = 0; i < output_in_read_.size(); ++i) {
-      out.mutable_column(i).AppendSelected(batch.column(size_t(output_in_read_[i])), rows.data(), rows.size());
+    if (all && moveable_output_) {
+      for (size_t i = 0; i < output_in_read_.size(); ++i) {
+        out.mutable_column(i) = std::move(batch.mutable_column(size_t(output_in_read_[i])));
+      }
+    } else {
+      materialize();
+      for (size_t i = 0; i < output_in_read_.size(); ++i) {
+        out.mutable_column(i).AppendSelected(batch.column(size_t(output_in_read_[i])), rows.data(), rows.size());
+      }
     }
     RETURN_IF_ERROR(out.Seal());
-    std::vector<uint64_t> addresses(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) addresses[i] = MakeRowAddress(fragment.id, offsets[rows[i]]);
-    counters_.rows_returned += rows.size();
+    std::vector<uint64_t> addresses;
+    if (want_addresses_) {
+      addresses.resize(count);
+      for (size_t i = 0; i < count; ++i) addresses[i] = MakeRowAddress(fragment.id, offset_of(all ? uint32_t(i) : rows[i]));
+    }
+    counters_.rows_returned += count;
     pending_.push_back(std::move(out));
     pending_addresses_.push_back(std::move(addresses));
     return Status::OK();
@@ -341,9 +369,7 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
     if (!batch.ok()) return batch.status().WithContext(where);
     counters_.pages_total += 0;
     Batch renamed(read_schema_, std::move(batch->columns()), batch->num_rows());
-    std::vector<uint32_t> offsets(rg_rows);
-    for (uint64_t r = 0; r < rg_rows; ++r) offsets[r] = uint32_t(rg_first_row + r);
-    return emit(renamed, offsets);
+    return emit(renamed, rg_first_row, nullptr);
   }
 
   // Page by page: windows of candidate rows; each column's pages are decoded once.
@@ -417,7 +443,7 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
       // SELECT of no columns is not expressible; keep the row count for safety.
       batch = Batch(read_schema_, {}, offsets.size());
     }
-    RETURN_IF_ERROR(emit(batch, offsets));
+    RETURN_IF_ERROR(emit(batch, 0, &offsets));
   }
   return Status::OK();
 }

@@ -28,6 +28,8 @@ struct ScanRequest {
   std::string where;                // SQL filter; empty = every row
   std::vector<std::string> select;  // empty = every visible column (names not starting with '_')
   std::optional<uint64_t> limit;
+  // Next() may return each row's address (delete, take) only when this is set.
+  bool with_addresses = false;
   // Scalar indexes of the table that the planner may use (see index_planner.h).
   std::vector<IndexHandle> indexes;
 };
@@ -83,6 +85,8 @@ class Scanner {
   std::vector<int> output_in_read_;  // output column i = read column output_in_read_[i]
   Schema output_schema_;
   std::optional<uint64_t> limit_;
+  bool want_addresses_ = false;
+  bool moveable_output_ = true;  // no output column repeats a read column
   IndexPlan index_plan_;
   std::map<uint32_t, std::vector<uint32_t>> index_candidates_;  // covered fragment -> offsets
 

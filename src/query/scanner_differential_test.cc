@@ -147,6 +147,7 @@ TEST(ScannerDifferentialTest, CreateAppendDeleteThenRandomFiltersMatchDuckDB) {
       ScanRequest request;
       request.where = delete_where;
       request.select = {"rid"};
+      request.with_addresses = true;
       auto scanner = Scanner::Make(table->get(), request);
       ASSERT_TRUE(scanner.ok()) << scanner.status().ToString();
       RowSet rows;
