@@ -62,6 +62,15 @@ class Column {
     std::memcpy(fixed_.data() + at, &v, sizeof(T));
     MarkValid();
   }
+  // Bulk form of Append: makes room for n valid values of physical type T and returns where to
+  // write them (the memory stays valid until the next append).
+  template <typename T>
+  T* AppendValues(size_t n) {
+    size_t at = fixed_.size();
+    fixed_.resize(at + n * sizeof(T));
+    MarkValidRange(n);
+    return reinterpret_cast<T*>(fixed_.data() + at);
+  }
   // REQUIRES: type() == kString. Fails when the column would exceed 4 GiB of characters.
   Status AppendString(std::string_view s);
   void AppendNull();
@@ -76,6 +85,7 @@ class Column {
 
  private:
   void MarkValid();
+  void MarkValidRange(size_t n);
   void EnsureValidityFor(size_t n);
 
   TypeId type_ = TypeId::kInt64;

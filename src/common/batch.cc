@@ -26,6 +26,14 @@ void Column::MarkValid() {
   ++length_;
 }
 
+void Column::MarkValidRange(size_t n) {
+  if (!validity_.empty()) {
+    EnsureValidityFor(length_ + n);
+    for (size_t i = length_; i < length_ + n; ++i) validity_[i >> 3] |= uint8_t(1u << (i & 7));
+  }
+  length_ += n;
+}
+
 void Column::AppendNull() {
   if (validity_.empty()) {
     // First NULL: materialize the bitmap with every earlier row valid.

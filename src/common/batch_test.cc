@@ -26,6 +26,22 @@ TEST(ColumnTest, AppendsValuesAndNulls) {
   EXPECT_EQ(c.GetValue(1), Value::Int64(2));
 }
 
+TEST(ColumnTest, BulkAppendKeepsValidity) {
+  Column c(TypeId::kInt32);
+  c.AppendNull();
+  int32_t* v = c.AppendValues<int32_t>(10);
+  for (int i = 0; i < 10; ++i) v[i] = i * 3;
+  c.Append<int32_t>(99);
+  ASSERT_EQ(c.length(), 12u);
+  EXPECT_TRUE(c.IsNull(0));
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_TRUE(c.IsValid(size_t(i) + 1));
+    EXPECT_EQ(c.Get<int32_t>(size_t(i) + 1), i * 3);
+  }
+  EXPECT_EQ(c.Get<int32_t>(11), 99);
+  EXPECT_EQ(c.null_count(), 1u);
+}
+
 TEST(ColumnTest, StringsAndSlices) {
   Column c(TypeId::kString);
   ASSERT_TRUE(c.AppendString("ab").ok());
