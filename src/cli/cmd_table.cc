@@ -13,6 +13,7 @@
 #include "cli/output.h"
 #include "format/csv/csv_writer.h"
 #include "format/parquet/writer.h"
+#include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
 
@@ -105,6 +106,8 @@ Status RunAppend(const LoadArgs& args) {
 
 // ---- delete ---------------------------------------------------------------------------------
 
+Result<std::vector<query::IndexHandle>> IndexesFor(const table::Table& table, const std::string& where);
+
 struct DeleteArgs {
   std::string table, where;
 };
@@ -112,6 +115,7 @@ struct DeleteArgs {
 Status RunDelete(const DeleteArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   query::ScanRequest request;
+  ASSIGN_OR_RETURN(request.indexes, IndexesFor(*h.table, args.where));
   request.where = args.where;
   request.select = {h.table->schema().field(0).name};
   request.with_addresses = true;
@@ -139,11 +143,28 @@ struct QueryArgs {
   bool analyze = false, json = false;
 };
 
+// The indexes on columns the filter text mentions (a superset: binding decides what is used).
+Result<std::vector<query::IndexHandle>> IndexesFor(const table::Table& table, const std::string& where) {
+  if (where.empty()) return std::vector<query::IndexHandle>{};
+  auto lower = [](std::string s) {
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::string text = lower(where);
+  std::vector<std::string> columns;
+  for (const Field& f : table.schema().fields()) {
+    if (text.find(lower(f.name)) != std::string::npos) columns.push_back(f.name);
+  }
+  if (columns.empty()) return std::vector<query::IndexHandle>{};
+  return query::OpenIndexes(table, columns);
+}
+
 Result<std::unique_ptr<query::Scanner>> MakeScanner(const TableHandle& h, const QueryArgs& args) {
   if (args.sample) {
     return Status::NotSupported("--sample needs an OTree layout, which this build does not have yet");
   }
   query::ScanRequest request;
+  ASSIGN_OR_RETURN(request.indexes, IndexesFor(*h.table, args.where));
   request.where = args.where;
   request.select = SplitList(args.select);
   request.limit = args.limit;
@@ -366,6 +387,62 @@ Status RunVacuum(const VacuumArgs& args) {
   return Status::OK();
 }
 
+struct IndexArgs {
+  std::string table, name, column, type;
+  uint32_t page_rows = 4096, zone_rows = 8192;
+};
+
+Status RunIndexCreate(const IndexArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  query::IndexOptions options;
+  options.name = args.name;
+  options.column = args.column;
+  options.type = args.type;
+  options.page_rows = args.page_rows;
+  options.zone_rows = args.zone_rows;
+  auto start = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(query::CreateIndex(h.table.get(), options));
+  std::fprintf(stderr, "created %s index on %s in %.2f s: version %llu\n", args.type.c_str(), args.column.c_str(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+               static_cast<unsigned long long>(h.table->version()));
+  return Status::OK();
+}
+
+Status RunIndexList(const IndexArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  ASSIGN_OR_RETURN(auto indexes, index::ReadIndexes(h.table->manifest()));
+  Batch b(*Schema::Parse("name:string,column:string,type:string,segments:int64,covered_fragments:int64,uncovered_fragments:int64,params:string"));
+  for (const auto& meta : indexes) {
+    if (!args.name.empty() && meta.name != args.name) continue;
+    size_t covered = meta.CoveredFragments(h.table->manifest()).size();
+    RETURN_IF_ERROR(b.mutable_column(0).AppendString(meta.name));
+    RETURN_IF_ERROR(b.mutable_column(1).AppendString(meta.column));
+    RETURN_IF_ERROR(b.mutable_column(2).AppendString(meta.type));
+    b.mutable_column(3).Append<int64_t>(int64_t(meta.segments.size()));
+    b.mutable_column(4).Append<int64_t>(int64_t(covered));
+    b.mutable_column(5).Append<int64_t>(int64_t(h.table->manifest().fragments.size() - covered));
+    RETURN_IF_ERROR(b.mutable_column(6).AppendString(meta.params.dump()));
+  }
+  RETURN_IF_ERROR(b.Seal());
+  std::printf("%s", FormatTable(b).c_str());
+  return Status::OK();
+}
+
+Status RunIndexDrop(const IndexArgs& args) {
+  if (args.name.empty()) return Status::InvalidArgument("index drop: --name is required");
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  RETURN_IF_ERROR(query::DropIndex(h.table.get(), args.name));
+  std::fprintf(stderr, "dropped index %s: version %llu\n", args.name.c_str(), static_cast<unsigned long long>(h.table->version()));
+  return Status::OK();
+}
+
+Status RunIndexUpdate(const IndexArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  ASSIGN_OR_RETURN(size_t built, query::UpdateIndexes(h.table.get(), args.name));
+  std::fprintf(stderr, "built %zu new segments: version %llu\n", built, static_cast<unsigned long long>(h.table->version()));
+  return Status::OK();
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, CommandList* commands) {
@@ -430,6 +507,33 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   vc->add_option("--older-than", vacuum->older_than_hours,
                  "Only files older than this many hours (protects writers about to commit)")->capture_default_str();
   commands->emplace_back(vc, [vacuum] { return RunVacuum(*vacuum); });
+
+  auto* idx = app.add_subcommand("index", "Create, list, update or drop scalar indexes (btree, zonemap)");
+  idx->require_subcommand(1);
+  auto icreate = std::make_shared<IndexArgs>();
+  auto* ic = idx->add_subcommand("create", "Build an index over every fragment");
+  ic->add_option("TABLE", icreate->table, "Table directory")->required();
+  ic->add_option("--column", icreate->column, "Indexed column")->required();
+  ic->add_option("--type", icreate->type, "btree (exact) or zonemap (pruning)")->required();
+  ic->add_option("--name", icreate->name, "Index name (default COLUMN_TYPE)");
+  ic->add_option("--page-rows", icreate->page_rows, "BTree rows per leaf page")->capture_default_str();
+  ic->add_option("--zone-rows", icreate->zone_rows, "Zone map rows per zone")->capture_default_str();
+  commands->emplace_back(ic, [icreate] { return RunIndexCreate(*icreate); });
+  auto ilist = std::make_shared<IndexArgs>();
+  auto* il = idx->add_subcommand("list", "List the table's indexes");
+  il->add_option("TABLE", ilist->table, "Table directory")->required();
+  il->add_option("--name", ilist->name, "Only this index");
+  commands->emplace_back(il, [ilist] { return RunIndexList(*ilist); });
+  auto iupdate = std::make_shared<IndexArgs>();
+  auto* iu = idx->add_subcommand("update", "Index the fragments appended or rewritten since the index was built");
+  iu->add_option("TABLE", iupdate->table, "Table directory")->required();
+  iu->add_option("--name", iupdate->name, "Only this index (default: all)");
+  commands->emplace_back(iu, [iupdate] { return RunIndexUpdate(*iupdate); });
+  auto idrop = std::make_shared<IndexArgs>();
+  auto* id = idx->add_subcommand("drop", "Remove an index from the next version");
+  id->add_option("TABLE", idrop->table, "Table directory")->required();
+  id->add_option("--name", idrop->name, "Index name")->required();
+  commands->emplace_back(id, [idrop] { return RunIndexDrop(*idrop); });
 
   auto versions = std::make_shared<InfoArgs>();
   auto* v = app.add_subcommand("versions", "List the table's versions");

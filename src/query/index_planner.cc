@@ -1,5 +1,6 @@
 #include "query/index_planner.h"
 
+#include <cmath>
 #include <memory>
 
 #include "query/pruning.h"
@@ -22,11 +23,42 @@ struct Node {
   std::string text;
 };
 
-bool LiteralFits(const Expr& lit, TypeId column_type) {
-  if (lit.kind != ExprKind::kLiteral || lit.value.is_null()) return false;
-  TypeId t = lit.value.type();
-  if (t == column_type) return true;
-  return IsNumeric(t) && IsNumeric(column_type);
+// The literal as a value of the column's type when that is exact, else nullopt (the predicate
+// then stays in the residual): indexes compare values of one type only.
+std::optional<Value> ConvertLiteral(const Expr& lit, TypeId column_type) {
+  if (lit.kind != ExprKind::kLiteral || lit.value.is_null()) return std::nullopt;
+  const Value& v = lit.value;
+  TypeId t = v.type();
+  if (t == column_type) return v;
+  constexpr double kExactIntLimit = 9007199254740992.0;  // 2^53
+  if (IsInteger(t) && IsFloating(column_type)) {
+    double d = double(v.int_value());
+    if (std::abs(d) > kExactIntLimit) return std::nullopt;
+    if (column_type == TypeId::kFloat) {
+      if (double(float(d)) != d) return std::nullopt;
+      return Value::Float(float(d));
+    }
+    return Value::Double(d);
+  }
+  if (IsInteger(t) && IsInteger(column_type)) {
+    int64_t x = v.int_value();
+    if (column_type == TypeId::kInt32 && (x < INT32_MIN || x > INT32_MAX)) return std::nullopt;
+    return Value::Int(column_type, x);
+  }
+  if (IsFloating(t) && IsInteger(column_type)) {
+    double d = v.double_value();
+    if (!(std::trunc(d) == d) || std::abs(d) > kExactIntLimit) return std::nullopt;
+    int64_t x = int64_t(d);
+    if (column_type == TypeId::kInt32 && (x < INT32_MIN || x > INT32_MAX)) return std::nullopt;
+    return Value::Int(column_type, x);
+  }
+  if (t == TypeId::kFloat && column_type == TypeId::kDouble) return Value::Double(v.double_value());
+  if (t == TypeId::kDouble && column_type == TypeId::kFloat) {
+    double d = v.double_value();
+    if (!(double(float(d)) == d) && !std::isnan(d)) return std::nullopt;
+    return Value::Float(float(d));
+  }
+  return std::nullopt;
 }
 
 const IndexHandle* FindIndex(const Expr& e, const std::vector<IndexHandle>& indexes) {
@@ -74,8 +106,10 @@ std::unique_ptr<Node> Convert(const Expr& e, const std::vector<IndexHandle>& ind
         op = FlipCompareOp(op);
       }
       const IndexHandle* index = FindIndex(*col, indexes);
-      if (!index || !LiteralFits(*lit, col->type)) return nullptr;
-      const Value& v = lit->value;
+      if (!index) return nullptr;
+      std::optional<Value> converted = ConvertLiteral(*lit, col->type);
+      if (!converted) return nullptr;
+      const Value& v = *converted;
       switch (op) {
         case CompareOp::kEq: return Leaf(index, ScalarQuery::Equals(v), e);
         case CompareOp::kNe: return Negate(Leaf(index, ScalarQuery::Equals(v), e), e);
@@ -88,9 +122,11 @@ std::unique_ptr<Node> Convert(const Expr& e, const std::vector<IndexHandle>& ind
     }
     case ExprKind::kBetween: {
       const IndexHandle* index = FindIndex(*e.children[0], indexes);
+      if (!index) return nullptr;
       TypeId t = e.children[0]->type;
-      if (!index || !LiteralFits(*e.children[1], t) || !LiteralFits(*e.children[2], t)) return nullptr;
-      auto leaf = Leaf(index, ScalarQuery::Range(e.children[1]->value, true, e.children[2]->value, true), e);
+      auto lo = ConvertLiteral(*e.children[1], t), hi = ConvertLiteral(*e.children[2], t);
+      if (!lo || !hi) return nullptr;
+      auto leaf = Leaf(index, ScalarQuery::Range(*lo, true, *hi, true), e);
       return e.negated ? Negate(std::move(leaf), e) : std::move(leaf);
     }
     case ExprKind::kIn: {
@@ -98,8 +134,9 @@ std::unique_ptr<Node> Convert(const Expr& e, const std::vector<IndexHandle>& ind
       if (!index) return nullptr;
       std::vector<Value> values;
       for (size_t i = 1; i < e.children.size(); ++i) {
-        if (!LiteralFits(*e.children[i], e.children[0]->type)) return nullptr;  // NULL items: residual
-        values.push_back(e.children[i]->value);
+        auto v = ConvertLiteral(*e.children[i], e.children[0]->type);
+        if (!v) return nullptr;  // NULL items, inexact conversions: residual
+        values.push_back(std::move(*v));
       }
       auto leaf = Leaf(index, ScalarQuery::In(std::move(values)), e);
       return e.negated ? Negate(std::move(leaf), e) : std::move(leaf);

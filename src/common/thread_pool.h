@@ -1,0 +1,51 @@
+// ThreadPool: a small fixed pool of worker threads for independent work (page searches of one
+// query, fragments of one scan). ParallelFor runs n calls on the pool *and* the calling thread.
+//
+// Contract: Submit()ted tasks run in FIFO order on some worker; the destructor finishes every
+// queued task and joins the workers. ParallelFor(pool, n, fn) calls fn(i) exactly once for each
+// i in [0, n) and returns when all calls have finished. The caller claims indexes too and waits
+// only for calls already running on workers, so ParallelFor never deadlocks even when called
+// from inside a pool task with every worker busy (it then simply runs serially).
+// Thread safety: every method may be called concurrently. Default() is created on first use and
+// lives until process exit; its size is the hardware thread count (at least 2).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace lakeindex {
+
+class ThreadPool {
+ public:
+  // REQUIRES: threads >= 1.
+  explicit ThreadPool(size_t threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  void Submit(std::function<void()> task);
+  size_t size() const { return workers_.size(); }
+
+  // The process-wide pool (--threads changes the size of pools created afterwards only; callers
+  // that need another size make their own pool).
+  static ThreadPool* Default();
+
+ private:
+  void WorkerLoop();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+// Calls fn(i) for every i in [0, n), spread over `pool` (may be nullptr: serial) and the caller.
+void ParallelFor(ThreadPool* pool, size_t n, const std::function<void(size_t)>& fn);
+
+}  // namespace lakeindex

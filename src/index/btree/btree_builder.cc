@@ -1,0 +1,88 @@
+#include "index/btree/btree_builder.h"
+
+#include "common/uuid.h"
+#include "index/btree/btree_segment_writer.h"
+
+namespace lakeindex::index::btree {
+
+BTreeBuilder::BTreeBuilder(ObjectStore* store, TypeId type, BTreeBuildOptions options)
+    : store_(store),
+      type_(type),
+      options_(std::move(options)),
+      sorter_(KeyWidth(type), options_.memory_budget_bytes, options_.spill_dir) {}
+
+Result<std::unique_ptr<BTreeBuilder>> BTreeBuilder::Make(ObjectStore* store, TypeId type, BTreeBuildOptions options) {
+  if (store == nullptr) return Status::InvalidArgument("btree builder: no store");
+  if (options.page_rows == 0 || options.page_rows > kMaxPageRows) {
+    return Status::InvalidArgument("btree builder: page_rows must be in [1, " + std::to_string(kMaxPageRows) +
+                                   "], got " + std::to_string(options.page_rows));
+  }
+  if (options.uuid.empty()) options.uuid = NewUuid();
+  RETURN_IF_ERROR(ValidateObjectPath(SegmentLookupPath(options.uuid)));
+  return std::unique_ptr<BTreeBuilder>(new BTreeBuilder(store, type, std::move(options)));
+}
+
+Status BTreeBuilder::Add(const Column& values, const std::vector<uint64_t>& row_addresses) {
+  return Add(values, row_addresses.data(), row_addresses.size());
+}
+
+Status BTreeBuilder::Add(const Column& values, const uint64_t* row_addresses, size_t count) {
+  RETURN_IF_ERROR(status_);
+  if (values.type() != type_) {
+    return Status::InvalidArgument(std::string("btree builder: column of type ") + TypeName(values.type()) +
+                                   " for an index of type " + TypeName(type_));
+  }
+  if (values.length() != count) {
+    return Status::InvalidArgument("btree builder: " + std::to_string(values.length()) + " values but " +
+                                   std::to_string(count) + " row addresses");
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (values.IsNull(i)) {
+      nulls_.Add(row_addresses[i]);
+      continue;
+    }
+    key_.clear();
+    AppendKey(values, i, &key_);
+    Status st = sorter_.Add(key_, row_addresses[i]);
+    if (!st.ok()) return status_ = st;
+  }
+  return Status::OK();
+}
+
+Status BTreeBuilder::AddKey(std::string_view key, uint64_t address) {
+  RETURN_IF_ERROR(status_);
+  if (KeyWidth(type_) != 0 && key.size() != KeyWidth(type_)) {
+    return Status::InvalidArgument("btree builder: key of " + std::to_string(key.size()) + " bytes");
+  }
+  Status st = sorter_.Add(key, address);
+  if (!st.ok()) status_ = st;
+  return st;
+}
+
+Status BTreeBuilder::AddNull(uint64_t address) {
+  RETURN_IF_ERROR(status_);
+  nulls_.Add(address);
+  return Status::OK();
+}
+
+void BTreeBuilder::AddNulls(const RowSet& addresses) { nulls_ |= addresses; }
+
+void BTreeBuilder::AddSortedSource(std::unique_ptr<SortedStream> source) { sorter_.AddSortedSource(std::move(source)); }
+
+Result<BTreeSegmentInfo> BTreeBuilder::Finish() {
+  RETURN_IF_ERROR(status_);
+  if (finished_) return Status::Internal("btree builder: Finish called twice");
+  finished_ = true;
+  SegmentWriter writer(store_, options_.uuid, type_, options_.page_rows);
+  auto stream = sorter_.Finish();
+  if (!stream.ok()) return status_ = stream.status();
+  Status st = writer.AppendAll(stream->get());
+  stream->reset();
+  sorter_.RemoveRunFiles();
+  if (!st.ok()) return status_ = st;
+  auto info = writer.Finish(std::move(nulls_));
+  if (!info.ok()) status_ = info.status();
+  return info;
+}
+
+}  // namespace lakeindex::index::btree

@@ -1,0 +1,105 @@
+// Builder and external sort: a tiny memory budget (spilled runs, multi-pass merge) gives the
+// same segment as an in-memory build; bad input is refused; scratch files are removed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "index/btree/btree_test_util.h"
+
+namespace lakeindex::index::btree {
+namespace {
+
+TEST(ExternalSorter, SpillsAndMergesInOrder) {
+  lakeindex::testing::TempDir dir;
+  lakeindex::testing::Rng rng(1);
+  std::vector<std::pair<std::string, uint64_t>> want;
+  {
+    ExternalSorter sorter(0, 2000, dir.path());
+    for (uint64_t i = 0; i < 20000; ++i) {
+      std::string key(rng.Uniform(6), char('a' + rng.Uniform(3)));
+      ASSERT_TRUE(sorter.Add(key, i).ok());
+      want.emplace_back(key, i);
+    }
+    EXPECT_GT(sorter.runs_spilled(), ExternalSorter::kMaxFanIn);  // exercises the multi-pass merge
+    auto stream = sorter.Finish();
+    ASSERT_TRUE(stream.ok());
+    std::sort(want.begin(), want.end());
+    SortedEntry e;
+    size_t i = 0;
+    for (;;) {
+      auto more = (*stream)->Next(&e);
+      ASSERT_TRUE(more.ok());
+      if (!*more) break;
+      ASSERT_LT(i, want.size());
+      EXPECT_EQ(e.key, want[i].first);
+      EXPECT_EQ(e.address, want[i].second);
+      ++i;
+    }
+    EXPECT_EQ(i, want.size());
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));  // run files deleted
+}
+
+TEST(BTreeBuilder, SmallBudgetEqualsInMemoryBuild) {
+  lakeindex::testing::TempDir dir;
+  for (TypeId type : {TypeId::kInt64, TypeId::kString, TypeId::kDouble}) {
+    auto store = NewMemoryStore();
+    const Column values = testutil::RandomColumn(type, 5000, 2, 0.1, 200);
+    const auto addresses = testutil::RandomAddresses(5000, 3);
+    BTreeBuildOptions big, small;
+    big.page_rows = small.page_rows = 37;
+    small.memory_budget_bytes = 4096;
+    small.spill_dir = dir.path();
+    auto builder = BTreeBuilder::Make(store.get(), type, small);
+    ASSERT_TRUE(builder.ok());
+    // Fed in several batches.
+    for (size_t off = 0; off < 5000; off += 1000) {
+      Column part(type);
+      part.AppendSlice(values, off, 1000);
+      std::vector<uint64_t> part_addr(addresses.begin() + long(off), addresses.begin() + long(off + 1000));
+      ASSERT_TRUE((*builder)->Add(part, part_addr).ok());
+    }
+    auto info = (*builder)->Finish();
+    ASSERT_TRUE(info.ok()) << info.status().ToString();
+    EXPECT_GT((*builder)->runs_spilled(), 1u);
+    auto spilled = BTreeSegment::Open(store.get(), info->uuid);
+    auto in_memory = testutil::BuildAndOpen(store.get(), values, addresses, big);
+    ASSERT_TRUE(spilled.ok());
+    EXPECT_EQ(testutil::DumpSegment(**spilled), testutil::DumpSegment(*in_memory));
+    EXPECT_EQ((*spilled)->directory().checksum, in_memory->directory().checksum)
+        << (*spilled)->info().data_bytes << " vs " << in_memory->info().data_bytes;
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  }
+}
+
+TEST(BTreeBuilder, PagesAreFullAndSorted) {
+  auto store = NewMemoryStore();
+  const Column values = testutil::RandomColumn(TypeId::kInt32, 1000, 4, 0.2, 10);
+  const auto addresses = testutil::RandomAddresses(1000, 5);
+  BTreeBuildOptions options;
+  options.page_rows = 64;
+  auto seg = testutil::BuildAndOpen(store.get(), values, addresses, options);
+  const auto dump = testutil::DumpSegment(*seg);
+  for (size_t p = 0; p + 1 < dump.page_rows.size(); ++p) EXPECT_EQ(dump.page_rows[p], 64u);
+  EXPECT_TRUE(std::is_sorted(dump.entries.begin(), dump.entries.end()));
+  EXPECT_EQ(dump.entries.size() + dump.nulls.size(), 1000u);
+  EXPECT_EQ(seg->info().null_count, dump.nulls.size());
+}
+
+TEST(BTreeBuilder, RefusesBadInput) {
+  auto store = NewMemoryStore();
+  BTreeBuildOptions options;
+  options.page_rows = 0;
+  EXPECT_TRUE(BTreeBuilder::Make(store.get(), TypeId::kInt64, options).status().IsInvalidArgument());
+  auto b = BTreeBuilder::Make(store.get(), TypeId::kInt64);
+  ASSERT_TRUE(b.ok());
+  Column wrong(TypeId::kString);
+  ASSERT_TRUE(wrong.AppendString("x").ok());
+  EXPECT_TRUE((*b)->Add(wrong, {1}).IsInvalidArgument());
+  Column ints(TypeId::kInt64);
+  ints.Append<int64_t>(1);
+  EXPECT_TRUE((*b)->Add(ints, std::vector<uint64_t>{1, 2}).IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace lakeindex::index::btree

@@ -1,0 +1,168 @@
+#include "index/btree/btree_key.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace lakeindex::index::btree {
+namespace {
+
+constexpr uint64_t kSignBit = uint64_t(1) << 63;
+
+void PutBigEndian(uint64_t x, std::string* out) {
+  char buf[8];
+  for (int i = 7; i >= 0; --i) {
+    buf[i] = char(x & 0xFF);
+    x >>= 8;
+  }
+  out->append(buf, 8);
+}
+
+uint64_t GetBigEndian(std::string_view key) {
+  uint64_t x = 0;
+  for (int i = 0; i < 8; ++i) x = (x << 8) | uint8_t(key[size_t(i)]);
+  return x;
+}
+
+void PutInt(int64_t x, std::string* out) { PutBigEndian(uint64_t(x) ^ kSignBit, out); }
+
+void PutDouble(double x, std::string* out) {
+  if (std::isnan(x)) {
+    PutBigEndian(~uint64_t(0), out);
+    return;
+  }
+  if (x == 0) x = 0.0;  // -0.0 == 0.0
+  uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  PutBigEndian((bits & kSignBit) ? ~bits : (bits | kSignBit), out);
+}
+
+double GetDouble(std::string_view key) {
+  uint64_t e = GetBigEndian(key);
+  uint64_t bits = (e & kSignBit) ? (e & ~kSignBit) : ~e;
+  double x;
+  std::memcpy(&x, &bits, 8);
+  return x;
+}
+
+}  // namespace
+
+void AppendKey(const Column& column, size_t row, std::string* out) {
+  switch (column.type()) {
+    case TypeId::kBool: PutInt(column.Get<uint8_t>(row) != 0, out); return;
+    case TypeId::kInt32:
+    case TypeId::kDate: PutInt(column.Get<int32_t>(row), out); return;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: PutInt(column.Get<int64_t>(row), out); return;
+    case TypeId::kFloat: PutDouble(double(column.Get<float>(row)), out); return;
+    case TypeId::kDouble: PutDouble(column.Get<double>(row), out); return;
+    case TypeId::kString: out->append(column.GetString(row)); return;
+  }
+}
+
+Result<std::string> EncodeQueryKey(TypeId column_type, const Value& value) {
+  if (value.is_null()) return Status::InvalidArgument("btree query: NULL literal");
+  std::string out;
+  const TypeId vt = value.type();
+  auto mismatch = [&] {
+    return Status::InvalidArgument(std::string("btree query: literal of type ") + TypeName(vt) +
+                                   " for a column of type " + TypeName(column_type));
+  };
+  switch (column_type) {
+    case TypeId::kString:
+      if (vt != TypeId::kString) return mismatch();
+      return value.string_value();
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      if (IsFloating(vt)) {
+        PutDouble(value.double_value(), &out);
+      } else if (IsInteger(vt)) {
+        const int64_t x = value.int_value();
+        if (x > (int64_t(1) << 53) || x < -(int64_t(1) << 53)) return mismatch();
+        PutDouble(double(x), &out);
+      } else {
+        return mismatch();
+      }
+      return out;
+    case TypeId::kBool:
+      if (vt != TypeId::kBool) return mismatch();
+      PutInt(value.bool_value() ? 1 : 0, &out);
+      return out;
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+      if (vt == TypeId::kString || vt == TypeId::kBool || IsFloating(vt)) return mismatch();
+      PutInt(value.int_value(), &out);
+      return out;
+  }
+  return mismatch();
+}
+
+Status AppendDecodedKey(std::string_view key, Column* out) {
+  const TypeId type = out->type();
+  if (type == TypeId::kString) return out->AppendString(key);
+  if (key.size() != kFixedKeyWidth) {
+    return Status::Corruption("btree key of " + std::to_string(key.size()) + " bytes for type " +
+                              TypeName(type));
+  }
+  const int64_t i = int64_t(GetBigEndian(key) ^ kSignBit);
+  switch (type) {
+    case TypeId::kBool:
+      if (i != 0 && i != 1) return Status::Corruption("btree key: bool out of range");
+      out->Append<uint8_t>(uint8_t(i));
+      return Status::OK();
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
+        return Status::Corruption("btree key: value out of int32 range");
+      }
+      out->Append<int32_t>(int32_t(i));
+      return Status::OK();
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: out->Append<int64_t>(i); return Status::OK();
+    case TypeId::kFloat: out->Append<float>(float(GetDouble(key))); return Status::OK();
+    case TypeId::kDouble: out->Append<double>(GetDouble(key)); return Status::OK();
+    case TypeId::kString: break;
+  }
+  return Status::OK();
+}
+
+Result<Value> DecodeKey(TypeId type, std::string_view key) {
+  Column c(type);
+  RETURN_IF_ERROR(AppendDecodedKey(key, &c));
+  return c.GetValue(0);
+}
+
+std::optional<std::string> PrefixSuccessor(std::string_view prefix) {
+  std::string s(prefix);
+  while (!s.empty() && uint8_t(s.back()) == 0xFF) s.pop_back();
+  if (s.empty()) return std::nullopt;
+  s.back() = char(uint8_t(s.back()) + 1);
+  return s;
+}
+
+void KeyArray::Append(std::string_view key) {
+  bytes_.append(key);
+  if (width_ == 0) offsets_.push_back(bytes_.size());
+}
+
+void KeyArray::Clear() {
+  bytes_.clear();
+  offsets_.assign(1, 0);
+}
+
+size_t KeyArray::LowerBound(std::string_view key, bool strict, size_t lo, size_t hi) const {
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const int c = (*this)[mid].compare(key);
+    if (c < 0 || (strict && c == 0)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+}  // namespace lakeindex::index::btree

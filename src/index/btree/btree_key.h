@@ -1,0 +1,77 @@
+// Order-preserving key encoding for BTree segments: every value of an indexed column becomes a
+// byte string such that bytewise comparison (memcmp, then length) gives CompareValues() order.
+// One comparator then serves every type in sorting, the page directory and leaf searches.
+//
+// Encoding (all big-endian, 8 bytes for every non-string type):
+//   bool, int32, int64, date, timestamp: uint64(x) ^ 0x8000000000000000 (sign bit flipped)
+//   float, double (as double): -0.0 becomes +0.0 and every NaN the one key 0xFF..FF (above
+//     +inf); then positive -> bits | sign bit, negative -> ~bits.
+//   string: the bytes themselves.
+// So CompareValues(a, b) == sign(EncodeKey(a).compare(EncodeKey(b))), with NaN == NaN and
+// -0.0 == 0.0 as CompareValues has them. Decoding returns the canonical value (+0.0, quiet NaN).
+// Thread safety: free functions are pure; KeyArray is a value (const access is thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lakeindex/batch.h"
+#include "lakeindex/status.h"
+#include "lakeindex/types.h"
+
+namespace lakeindex::index::btree {
+
+inline constexpr size_t kFixedKeyWidth = 8;
+
+// Width of every key of `type`, or 0 for variable-width (strings).
+inline size_t KeyWidth(TypeId type) { return type == TypeId::kString ? 0 : kFixedKeyWidth; }
+
+// Appends the key of row `row` of `column` to `out`. REQUIRES: column.IsValid(row).
+void AppendKey(const Column& column, size_t row, std::string* out);
+
+// The key of a query literal for a column of `column_type`. Integers, dates, timestamps and
+// bools need a literal of an integer-like or bool type; float/double columns also accept
+// integers (converted exactly when |x| <= 2^53); strings need strings. InvalidArgument otherwise
+// (the planner converts literals to the column type first), and for NULL.
+Result<std::string> EncodeQueryKey(TypeId column_type, const Value& value);
+
+// Appends the value of `key` to `out` (whose type says how to decode). Corruption when the key
+// has the wrong width or the value does not fit the type (e.g. an int32 out of range).
+Status AppendDecodedKey(std::string_view key, Column* out);
+Result<Value> DecodeKey(TypeId type, std::string_view key);
+
+// The smallest string greater than every string starting with `prefix`, or nullopt when none
+// exists (empty prefix, or prefix of only 0xFF bytes): LIKE 'p%' == [p, successor).
+std::optional<std::string> PrefixSuccessor(std::string_view prefix);
+
+// Keys of one type stored contiguously: fixed width (no offsets) or offsets into one buffer.
+class KeyArray {
+ public:
+  explicit KeyArray(size_t fixed_width = 0) : width_(fixed_width) {}
+
+  void Append(std::string_view key);
+  std::string_view operator[](size_t i) const {
+    if (width_ != 0) return std::string_view(bytes_.data() + i * width_, width_);
+    return std::string_view(bytes_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]);
+  }
+  size_t size() const { return width_ != 0 ? bytes_.size() / width_ : offsets_.size() - 1; }
+  bool empty() const { return size() == 0; }
+  size_t width() const { return width_; }
+  // Heap bytes held (for cache and memory-budget accounting).
+  size_t MemoryBytes() const { return bytes_.capacity() + offsets_.capacity() * sizeof(uint64_t); }
+  void Clear();
+
+  // First index in [lo, hi) whose key is >= key (or > key when `strict`), by binary search.
+  // REQUIRES: keys in [lo, hi) sorted.
+  size_t LowerBound(std::string_view key, bool strict, size_t lo, size_t hi) const;
+
+ private:
+  size_t width_;
+  std::string bytes_;
+  std::vector<uint64_t> offsets_{0};
+};
+
+}  // namespace lakeindex::index::btree

@@ -1,0 +1,87 @@
+// BTreeSegment: an opened, immutable BTree segment answering ScalarQuery exactly.
+//
+// Open() reads page_lookup.parquet whole (one request) and validates it (btree_format.h); the
+// directory and the NULL bitmap stay in memory. page_data.parquet is opened lazily, on the first
+// page-cache miss (three requests: size, footer tail, footer), and each leaf page is then one
+// ranged read of its row group.
+//
+// Search(): every query kind becomes a sorted list of disjoint key intervals (= is [v, v], IN is
+// one point per value, LIKE 'p%' is [p, successor(p)), IS NULL has none) that is walked against
+// the directory once: binary search for the first page whose max reaches the interval, then
+// pages while their min is inside it. A page whose min and max both lie inside one interval is
+// taken whole ("All": its row addresses, no comparisons); others are binary-searched per
+// interval. Candidate pages missing from the cache are loaded and searched in parallel on the
+// thread pool. The answer is kExact: true_rows as above, null_rows = the segment's NULL rows
+// (IS NULL: true_rows = NULL rows, null_rows empty) — no page is read for NULL bookkeeping.
+//
+// Thread safety: after Open, every method may be called concurrently. REQUIRES: the store (and
+// any cache/pool given in the options) outlive the segment.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "index/btree/btree_format.h"
+#include "index/btree/btree_page_cache.h"
+#include "index/scalar_index.h"
+#include "lakeindex/object_store.h"
+
+namespace lakeindex {
+class ThreadPool;
+namespace parquet {
+class ParquetReader;
+}
+}  // namespace lakeindex
+
+namespace lakeindex::index::btree {
+
+struct BTreeSegmentOptions {
+  PageCache* cache = nullptr;  // nullptr: PageCache::Default() (process-wide, 256 MiB)
+  ThreadPool* pool = nullptr;  // nullptr: ThreadPool::Default()
+  bool parallel = true;        // false: search candidate pages on the calling thread only
+};
+
+class BTreeSegment {
+ public:
+  // NotFound when the segment has no page_lookup; Corruption naming the file when it is damaged.
+  static Result<std::shared_ptr<BTreeSegment>> Open(ObjectStore* store, std::string_view uuid,
+                                                    BTreeSegmentOptions options = {});
+  ~BTreeSegment();
+
+  // Exact answer over the segment's rows. InvalidArgument for a literal of the wrong type or a
+  // prefix query on a non-string column; Corruption (naming page_data and the page) when a leaf
+  // page is damaged. `counters` (optional) are added to.
+  Result<SearchResult> Search(const ScalarQuery& query, SearchCounters* counters = nullptr) const;
+
+  const BTreeSegmentInfo& info() const { return info_; }
+  const PageDirectory& directory() const { return dir_; }
+  const RowSet& null_rows() const { return dir_.null_rows; }
+
+  // Leaf page `page` through the cache (counters: pages_read/bytes_read on a miss).
+  Result<std::shared_ptr<const LeafPage>> ReadPage(uint32_t page, SearchCounters* counters = nullptr) const;
+  // Leaf page `page` straight from the store, bypassing the cache (whole-segment streaming by
+  // merge/remap must not flush the cache).
+  Result<std::shared_ptr<const LeafPage>> ReadPageUncached(uint32_t page) const;
+
+ private:
+  BTreeSegment(ObjectStore* store, std::string uuid, PageDirectory dir, BTreeSegmentOptions options);
+  Result<const parquet::ParquetReader*> DataReader() const;
+  Result<std::shared_ptr<const LeafPage>> LoadPage(uint32_t page, uint64_t* bytes_read) const;
+
+  std::unique_ptr<ObjectStore> window_store_;  // the store seen by the page_data reader
+  ObjectStore* store_;
+  std::string uuid_;
+  std::string data_path_;
+  PageDirectory dir_;
+  BTreeSegmentInfo info_;
+  BTreeSegmentOptions options_;
+  uint64_t cache_id_;
+
+  mutable std::mutex data_mu_;
+  mutable std::unique_ptr<parquet::ParquetReader> data_reader_;
+};
+
+}  // namespace lakeindex::index::btree
