@@ -354,6 +354,10 @@ Status RunOptimize(const OptimizeArgs& args) {
   if (rewritten == 0) {
     std::fprintf(stderr, "nothing to optimize: version %llu\n", static_cast<unsigned long long>(h.table->version()));
   } else {
+    // Rewritten fragments have new ids that no index segment covers yet: index them now so
+    // queries keep using the indexes (until then they are scanned, never answered stale).
+    ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), ""));
+    if (segments > 0) std::fprintf(stderr, "indexed the rewritten fragments: %zu new segments\n", segments);
     std::fprintf(stderr, "rewrote %zu fragments into %zu: version %llu\n", rewritten, h.table->manifest().fragments.size(),
                  static_cast<unsigned long long>(h.table->version()));
   }
