@@ -254,7 +254,11 @@ Status RunExplain(const QueryArgs& args) {
       j["blocks_read"] = c.blocks_read;
       j["pages_total"] = c.pages_total;
       j["pages_read"] = c.pages_read;
-      j["index_pages_read"] = c.index_pages_read;
+      j["index_pages_read"] = c.index.pages_read;
+      j["index_pages_total"] = c.index.pages_total;
+      j["index_pages_selected"] = c.index.pages_selected;
+      j["index_pages_all_match"] = c.index.pages_all_match;
+      j["index_bytes_read"] = c.index.bytes_read;
       j["rows_read"] = c.rows_read;
       j["rows_returned"] = c.rows_returned;
       j["bytes_read"] = io.bytes_read.load();
@@ -268,6 +272,13 @@ Status RunExplain(const QueryArgs& args) {
   std::printf("fragments: %llu of %llu to scan\n", static_cast<unsigned long long>(c.fragments_scanned),
               static_cast<unsigned long long>(c.fragments_total));
   if (args.analyze) {
+    if (c.index.pages_total > 0) {
+      std::printf("index pages (btree leaf pages / zones): %llu total, %llu selected, %llu taken whole, %llu read\n",
+                  static_cast<unsigned long long>(c.index.pages_total),
+                  static_cast<unsigned long long>(c.index.pages_selected),
+                  static_cast<unsigned long long>(c.index.pages_all_match),
+                  static_cast<unsigned long long>(c.index.pages_read));
+    }
     std::printf("row groups read: %llu of %llu\npages read: %llu of %llu\nrows read: %llu\nrows returned: %llu\n"
                 "bytes read: %llu in %llu requests\nelapsed: %.1f ms\n",
                 static_cast<unsigned long long>(c.blocks_read), static_cast<unsigned long long>(c.blocks_total),

@@ -120,7 +120,6 @@ Status Scanner::Init(const ScanRequest& request) {
     for (const auto& f : table_->manifest().fragments) fragment_rows[f.id] = f.rows;
     ASSIGN_OR_RETURN(index_plan_, PlanWithIndexes(*filter_, request.indexes, fragment_rows));
     counters_.index = index_plan_.counters;
-    counters_.index_pages_read = index_plan_.counters.pages_read;
     if (index_plan_.used) {
       for (uint32_t f : index_plan_.covered) index_candidates_[f] = index_plan_.candidates.OffsetsIn(f);
     }
@@ -248,6 +247,12 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
     }
     candidate = std::move(selected);
     if (candidate.empty()) return Status::OK();
+  }
+  // When the index keeps most of the row group, reading it whole and evaluating the filter is
+  // cheaper than many page reads (the filter is exact on every row, so the answer is the same).
+  if (from_index && RangeRows(candidate) * 2 > rg_rows) {
+    candidate = {{0, rg_rows}};
+    from_index = nullptr;
   }
   // Rows from an exact index answer with nothing left to check skip evaluation.
   const bool evaluate = !(from_index && !index_plan_.residual);

@@ -42,7 +42,6 @@ struct ScanCounters {
   uint64_t blocks_read = 0;
   uint64_t pages_total = 0;   // data pages of read row groups (per column)
   uint64_t pages_read = 0;
-  uint64_t index_pages_read = 0;
   uint64_t rows_read = 0;     // rows decoded
   uint64_t rows_returned = 0;
   index::SearchCounters index;  // index pages searched / read
