@@ -2,6 +2,7 @@
 // by bad input, concurrent writer processes, and writers killed with SIGKILL mid-commit.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,6 +155,17 @@ TEST(CliTest, QueryFormatsAndTimeTravel) {
   EXPECT_EQ(pq.code, 0) << pq.err;
   ASSERT_EQ(RunCli(dir, {"create", dir.Join("t2"), "--from", dir.Join("out.parquet")}).code, 0);
   EXPECT_EQ(RunCli(dir, {"query", dir.Join("t2"), "--format", "csv"}).out, "id,name,x\n1,\"a,b\",1.5\n3,\"\",-0.25\n");
+  // --output writes in place: a FIFO or device keeps being one (never replaced by a new file).
+  std::string fifo = dir.Join("out.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  std::string from_fifo;
+  std::thread reader([&] { from_fifo = ReadFileText(fifo); });
+  EXPECT_EQ(RunCli(dir, {"query", table, "--format", "csv", "--output", fifo}).code, 0);
+  reader.join();
+  EXPECT_EQ(from_fifo, "id,name,x\n1,\"a,b\",1.5\n3,\"\",-0.25\n");
+  struct stat st;
+  ASSERT_EQ(stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
   CliResult explain = RunCli(dir, {"explain", table, "--where", "id = 3", "--analyze", "--json"});
   EXPECT_EQ(explain.code, 0);
   for (const char* key : {"fragments_total", "fragments_scanned", "blocks_total", "blocks_read", "index_pages_read",

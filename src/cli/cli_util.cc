@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 namespace lakeindex::cli {
@@ -26,6 +28,16 @@ Result<FileRef> OpenFileRef(const std::string& path) {
   ref.key = p.filename().string();
   ref.path = path;
   return ref;
+}
+
+Status WriteOutputFile(const std::string& path, std::string_view data) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return Status::InvalidArgument("cannot open '" + path + "' for writing: " + std::strerror(errno));
+  size_t written = std::fwrite(data.data(), 1, data.size(), f);
+  bool failed = written != data.size() || std::fflush(f) != 0;
+  failed |= std::fclose(f) != 0;
+  if (failed) return Status::IOError("writing '" + path + "' failed: " + std::strerror(errno));
+  return Status::OK();
 }
 
 std::string FileExtension(const std::string& path) {

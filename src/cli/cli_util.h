@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "lakeindex/object_store.h"
 #include "lakeindex/status.h"
@@ -26,6 +27,10 @@ struct FileRef {
   std::string path;  // as the user typed it, for messages
 };
 Result<FileRef> OpenFileRef(const std::string& path);
+
+// Writes `data` to the file at `path` as a plain open/write/close, so that /dev/stdout, FIFOs
+// and device files work as users expect (an ObjectStore would replace the path with a new file).
+Status WriteOutputFile(const std::string& path, std::string_view data);
 
 // Lowercase extension without the dot ("parquet", "csv"), or "".
 std::string FileExtension(const std::string& path);

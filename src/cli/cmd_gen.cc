@@ -24,14 +24,14 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Streams the events rows into `ref` as Parquet or CSV, by the file's extension.
-Status WriteEvents(uint64_t rows, uint64_t seed, const FileRef& ref) {
-  std::string ext = FileExtension(ref.path);
+// Writes the events rows to `path` as Parquet or CSV, by the file's extension.
+Status WriteEvents(uint64_t rows, uint64_t seed, const std::string& path) {
+  std::string ext = FileExtension(path);
   if (ext != "parquet" && ext != "csv") {
-    return Status::InvalidArgument("--output '" + ref.path + "': expected a .csv or .parquet file name");
+    return Status::InvalidArgument("--output '" + path + "': expected a .csv or .parquet file name");
   }
   EventsGenerator gen(rows, seed);
-  Progress progress("gen " + ref.path, rows);
+  Progress progress("gen " + path, rows);
   Batch batch;
   std::string bytes;
   if (ext == "parquet") {
@@ -51,7 +51,7 @@ Status WriteEvents(uint64_t rows, uint64_t seed, const FileRef& ref) {
       progress.Update(rows - gen.rows_left());
     }
   }
-  return ref.store->Write(ref.key, bytes);
+  return WriteOutputFile(path, bytes);
 }
 }  // namespace
 
@@ -68,8 +68,7 @@ struct DemoArgs {
 }  // namespace
 
 static Status RunGen(const GenArgs& args) {
-  ASSIGN_OR_RETURN(FileRef ref, OpenFileRef(args.output));
-  return WriteEvents(args.rows, args.seed, ref);
+  return WriteEvents(args.rows, args.seed, args.output);
 }
 
 static Status RunDemo(const DemoArgs& args) {
@@ -82,7 +81,7 @@ static Status RunDemo(const DemoArgs& args) {
   std::printf("lakeindex demo: %llu rows of the generated 'events' data set in %s\n",
               static_cast<unsigned long long>(args.rows), args.dir.c_str());
   auto start = std::chrono::steady_clock::now();
-  RETURN_IF_ERROR(WriteEvents(args.rows, /*seed=*/42, ref));
+  RETURN_IF_ERROR(WriteEvents(args.rows, /*seed=*/42, path));
   double write_s = SecondsSince(start);
   ASSIGN_OR_RETURN(uint64_t file_size, ref.store->Size(ref.key));
   std::printf("wrote %s: %.1f MiB in %.2f s (our Parquet writer, ZSTD, statistics + page index)\n", path.c_str(),

@@ -220,8 +220,7 @@ Status RunQuery(const QueryArgs& args) {
     ASSIGN_OR_RETURN(text, writer->Finish());
   }
   if (!args.output.empty()) {
-    ASSIGN_OR_RETURN(FileRef ref, OpenFileRef(args.output));
-    return ref.store->Write(ref.key, text);
+    return WriteOutputFile(args.output, text);
   }
   return flush();
 }

@@ -1,9 +1,59 @@
 #include "lakeindex/batch.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace lakeindex {
+
+namespace {
+
+// Bitmaps are LSB first: bit i is (bits[i / 8] >> (i % 8)) & 1.
+
+size_t CountSetBits(const uint8_t* bits, size_t n) {
+  size_t count = 0, i = 0;
+  for (; i + 64 <= n; i += 64) {
+    uint64_t w;
+    std::memcpy(&w, bits + i / 8, 8);
+    count += size_t(__builtin_popcountll(w));
+  }
+  for (; i + 8 <= n; i += 8) count += size_t(__builtin_popcount(bits[i / 8]));
+  if (i < n) count += size_t(__builtin_popcount(bits[i / 8] & ((1u << (n - i)) - 1)));
+  return count;
+}
+
+// Sets bits [start, start + n).
+void SetBits(uint8_t* bits, size_t start, size_t n) {
+  size_t end = start + n;
+  for (; start < end && (start & 7) != 0; ++start) bits[start >> 3] |= uint8_t(1u << (start & 7));
+  size_t bytes = (end - start) / 8;
+  std::memset(bits + start / 8, 0xFF, bytes);
+  for (start += bytes * 8; start < end; ++start) bits[start >> 3] |= uint8_t(1u << (start & 7));
+}
+
+// ORs src bits [0, n) into dst bits [start, start + n). REQUIRES: those dst bits are zero and
+// dst holds at least (start + n + 7) / 8 bytes.
+void OrBitsAt(uint8_t* dst, size_t start, const uint8_t* src, size_t n) {
+  const size_t shift = start & 7;
+  uint8_t* d = dst + start / 8;
+  const size_t full = n / 8, rem = n & 7;
+  const uint8_t last = rem ? uint8_t(src[full] & ((1u << rem) - 1)) : 0;
+  if (shift == 0) {
+    for (size_t i = 0; i < full; ++i) d[i] |= src[i];
+    if (rem) d[full] |= last;
+    return;
+  }
+  for (size_t i = 0; i < full; ++i) {
+    d[i] |= uint8_t(src[i] << shift);
+    d[i + 1] |= uint8_t(src[i] >> (8 - shift));
+  }
+  if (rem) {
+    d[full] |= uint8_t(last << shift);
+    if (shift + rem > 8) d[full + 1] |= uint8_t(last >> (8 - shift));
+  }
+}
+
+}  // namespace
 
 void Column::Reserve(size_t n) {
   if (type_ == TypeId::kString) {
@@ -29,16 +79,73 @@ void Column::MarkValid() {
 void Column::MarkValidRange(size_t n) {
   if (!validity_.empty()) {
     EnsureValidityFor(length_ + n);
-    for (size_t i = length_; i < length_ + n; ++i) validity_[i >> 3] |= uint8_t(1u << (i & 7));
+    SetBits(validity_.data(), length_, n);
   }
   length_ += n;
+}
+
+// Invariant relied on here: bits at positions >= length_ of validity_ are zero.
+void Column::AppendValidityBits(const uint8_t* bits, size_t n) {
+  size_t valid = bits == nullptr ? n : CountSetBits(bits, n);
+  if (valid == n) {
+    MarkValidRange(n);
+    return;
+  }
+  if (validity_.empty()) {
+    // First NULL: materialize the bitmap with every earlier row valid.
+    validity_.assign((length_ + n + 7) / 8, 0);
+    SetBits(validity_.data(), 0, length_);
+  } else {
+    EnsureValidityFor(length_ + n);
+  }
+  OrBitsAt(validity_.data(), length_, bits, n);
+  null_count_ += n - valid;
+  length_ += n;
+}
+
+Status Column::AppendStrings(const std::string_view* values, size_t n, const uint8_t* valid_bits) {
+  if (n == 0) return Status::OK();
+  const size_t k = valid_bits == nullptr ? n : CountSetBits(valid_bits, n);
+  size_t total = 0;
+  for (size_t j = 0; j < k; ++j) total += values[j].size();
+  if (total > std::numeric_limits<uint32_t>::max() - chars_.size()) {
+    return Status::InvalidArgument("string column exceeds 4 GiB in one batch");
+  }
+  size_t at = chars_.size();
+  chars_.resize(at + total);  // one growth (geometric) instead of one check per string
+  char* dst = chars_.data() + at;
+  size_t base = offsets_.size();
+  offsets_.resize(base + n);
+  uint32_t* off = offsets_.data() + base;
+  uint32_t pos = offsets_[base - 1];
+  if (valid_bits == nullptr) {
+    for (size_t i = 0; i < n; ++i) {
+      std::memcpy(dst, values[i].data(), values[i].size());
+      dst += values[i].size();
+      pos += uint32_t(values[i].size());
+      off[i] = pos;
+    }
+  } else {
+    size_t j = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if ((valid_bits[i >> 3] >> (i & 7)) & 1) {
+        std::memcpy(dst, values[j].data(), values[j].size());
+        dst += values[j].size();
+        pos += uint32_t(values[j].size());
+        ++j;
+      }
+      off[i] = pos;
+    }
+  }
+  AppendValidityBits(valid_bits, n);
+  return Status::OK();
 }
 
 void Column::AppendNull() {
   if (validity_.empty()) {
     // First NULL: materialize the bitmap with every earlier row valid.
     validity_.assign((length_ + 1 + 7) / 8, 0);
-    for (size_t i = 0; i < length_; ++i) validity_[i >> 3] |= uint8_t(1u << (i & 7));
+    SetBits(validity_.data(), 0, length_);
   } else {
     EnsureValidityFor(length_ + 1);
   }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -82,6 +84,100 @@ TEST(ColumnTest, EqualsTreatsNanAsEqualButDistinguishesNegativeZero) {
   a.Append<double>(0.0);
   b.Append<double>(-0.0);
   EXPECT_FALSE(a.Equals(b));
+}
+
+// Random LSB-first bitmap of n bits; bits past n are set on purpose (they must be ignored).
+std::vector<uint8_t> RandomBits(std::mt19937* rng, size_t n, int null_percent) {
+  std::vector<uint8_t> bits((n + 7) / 8 + 1, 0xFF);
+  for (size_t i = 0; i < n; ++i) {
+    if (int((*rng)() % 100) < null_percent) bits[i / 8] &= uint8_t(~(1u << (i % 8)));
+  }
+  return bits;
+}
+bool Bit(const std::vector<uint8_t>& bits, size_t i) { return (bits[i / 8] >> (i % 8)) & 1; }
+
+TEST(ColumnTest, BulkAppendWithValidityBitsMatchesRowByRow) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    Column bulk(TypeId::kInt64), reference(TypeId::kInt64);
+    int64_t next = 0;
+    for (int step = 0; step < 6; ++step) {
+      size_t n = rng() % 40;  // odd sizes put later calls at every bit offset
+      int null_percent = std::vector<int>{0, 0, 10, 50, 100}[rng() % 5];
+      if (rng() % 4 == 0) {  // a per-row append in between
+        if (rng() % 2) {
+          bulk.AppendNull();
+          reference.AppendNull();
+        } else {
+          bulk.Append<int64_t>(next);
+          reference.Append<int64_t>(next++);
+        }
+      }
+      std::vector<uint8_t> bits = RandomBits(&rng, n, null_percent);
+      bool pass_null = null_percent == 0 && rng() % 2;
+      int64_t* v = bulk.AppendValues<int64_t>(n, pass_null ? nullptr : bits.data());
+      for (size_t i = 0; i < n; ++i) {
+        if (!pass_null) {
+          EXPECT_EQ(v[i], 0);  // with a bitmap, slots start zeroed
+        }
+        if (pass_null || Bit(bits, i)) {
+          v[i] = next;
+          reference.Append<int64_t>(next++);
+        } else {
+          reference.AppendNull();
+        }
+      }
+    }
+    ASSERT_TRUE(bulk.Equals(reference)) << "round " << round;
+    EXPECT_EQ(bulk.null_count(), reference.null_count());
+    EXPECT_EQ(bulk.has_validity(), reference.null_count() > 0);
+  }
+}
+
+TEST(ColumnTest, BulkAppendWithAllBitsSetKeepsNoBitmap) {
+  Column c(TypeId::kDouble);
+  std::vector<uint8_t> all(3, 0xFF);
+  double* v = c.AppendValues<double>(20, all.data());
+  v[19] = 1.5;
+  EXPECT_FALSE(c.has_validity());
+  EXPECT_EQ(c.length(), 20u);
+  EXPECT_EQ(c.Get<double>(19), 1.5);
+}
+
+TEST(ColumnTest, BulkAppendStringsMatchesRowByRow) {
+  std::mt19937 rng(9);
+  std::vector<std::string> pool = {"", "a", "bc", "def", std::string(100, 'x'), "\xe2\x82\xac"};
+  for (int round = 0; round < 200; ++round) {
+    Column bulk(TypeId::kString), reference(TypeId::kString);
+    for (int step = 0; step < 5; ++step) {
+      if (rng() % 3 == 0) {
+        ASSERT_TRUE(bulk.AppendString("pre").ok());
+        ASSERT_TRUE(reference.AppendString("pre").ok());
+      }
+      if (rng() % 5 == 0) {
+        bulk.AppendNull();
+        reference.AppendNull();
+      }
+      size_t n = rng() % 30;
+      int null_percent = std::vector<int>{0, 0, 20, 100}[rng() % 4];
+      std::vector<uint8_t> bits = RandomBits(&rng, n, null_percent);
+      bool pass_null = null_percent == 0 && rng() % 2;
+      std::vector<std::string_view> values;
+      for (size_t i = 0; i < n; ++i) {
+        if (pass_null || Bit(bits, i)) {
+          values.push_back(pool[rng() % pool.size()]);
+          ASSERT_TRUE(reference.AppendString(values.back()).ok());
+        } else {
+          reference.AppendNull();
+        }
+      }
+      ASSERT_TRUE(bulk.AppendStrings(values.data(), n, pass_null ? nullptr : bits.data()).ok());
+    }
+    ASSERT_TRUE(bulk.Equals(reference)) << "round " << round;
+    EXPECT_EQ(bulk.offsets(), reference.offsets());
+    EXPECT_EQ(bulk.chars(), reference.chars());
+    EXPECT_EQ(bulk.has_validity(), reference.null_count() > 0);
+  }
 }
 
 TEST(BatchTest, RandomSlicesAndSelectionsMatchRowByRow) {

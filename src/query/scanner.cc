@@ -1,9 +1,12 @@
 #include "query/scanner.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <map>
 #include <set>
 
+#include "common/thread_pool.h"
 #include "format/parquet/reader.h"
 #include "query/binder.h"
 #include "query/evaluator.h"
@@ -71,6 +74,37 @@ struct Scanner::OpenFragment {
   uint64_t next_rg_first_row = 0;
 };
 
+struct Scanner::Task {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  Status status;
+  UnitOutput out;
+};
+
+Scanner::~Scanner() {
+  // Tasks use this scanner: wait for the ones still running.
+  for (auto& task : inflight_) {
+    std::unique_lock<std::mutex> lock(task->mu);
+    task->cv.wait(lock, [&] { return task->done; });
+  }
+}
+
+void Scanner::Merge(UnitOutput&& unit) {
+  counters_.fragments_scanned += unit.counters.fragments_scanned;
+  counters_.blocks_total += unit.counters.blocks_total;
+  counters_.blocks_read += unit.counters.blocks_read;
+  counters_.pages_total += unit.counters.pages_total;
+  counters_.pages_read += unit.counters.pages_read;
+  counters_.rows_read += unit.counters.rows_read;
+  counters_.rows_returned += unit.counters.rows_returned;
+  for (auto& line : unit.plan) plan_.push_back(std::move(line));
+  for (size_t i = 0; i < unit.batches.size(); ++i) {
+    pending_.push_back(std::move(unit.batches[i]));
+    pending_addresses_.push_back(std::move(unit.addresses[i]));
+  }
+}
+
 Result<std::unique_ptr<Scanner>> Scanner::Make(const table::Table* table, const ScanRequest& request) {
   std::unique_ptr<Scanner> s(new Scanner(table));
   RETURN_IF_ERROR(s->Init(request));
@@ -112,6 +146,7 @@ Status Scanner::Init(const ScanRequest& request) {
     ASSIGN_OR_RETURN(read_filter_, Bind(*parsed, read_schema_));
   }
   want_addresses_ = request.with_addresses;
+  parallel_ = request.parallel && !limit_ && ThreadPool::Default()->size() > 1 && table_->manifest().fragments.size() > 1;
   std::set<int> distinct(output_in_read_.begin(), output_in_read_.end());
   moveable_output_ = distinct.size() == output_in_read_.size();
   counters_.fragments_total = table_->manifest().fragments.size();
@@ -137,54 +172,102 @@ Result<bool> Scanner::Next(Batch* out, std::vector<uint64_t>* addresses) {
     RETURN_IF_ERROR(ScanNextUnit());
   }
   *out = std::move(pending_.front());
-  pending_.erase(pending_.begin());
+  pending_.pop_front();
   if (addresses) {
     if (!want_addresses_) return Status::Internal("Scanner::Next: addresses need ScanRequest::with_addresses");
     *addresses = std::move(pending_addresses_.front());
   }
-  pending_addresses_.erase(pending_addresses_.begin());
+  pending_addresses_.pop_front();
   return true;
 }
 
+Result<std::shared_ptr<Scanner::OpenFragment>> Scanner::OpenFragmentAt(const table::FragmentMeta& frag,
+                                                                        UnitOutput* out) const {
+  if (frag.live_rows() == 0) return std::shared_ptr<OpenFragment>();
+  auto open = std::make_shared<OpenFragment>();
+  open->meta = &frag;
+  if (!FragmentMayMatch(frag, &open->no_nan)) {
+    out->plan.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
+    return std::shared_ptr<OpenFragment>();
+  }
+  if (const auto* candidates = IndexCandidates(frag.id); candidates && candidates->empty()) {
+    out->plan.push_back("fragment " + std::to_string(frag.id) + ": skipped by the index");
+    return std::shared_ptr<OpenFragment>();
+  }
+  ++out->counters.fragments_scanned;
+  ASSIGN_OR_RETURN(open->reader, parquet::ParquetReader::Open(table_->store(), frag.file));
+  if (uint64_t(open->reader->num_rows()) != frag.rows) {
+    return Status::Corruption(frag.file + ": has " + std::to_string(open->reader->num_rows()) +
+                              " rows, the manifest says " + std::to_string(frag.rows));
+  }
+  ASSIGN_OR_RETURN(open->deleted, table_->Deletions(frag));
+  out->counters.blocks_total += uint64_t(open->reader->num_row_groups());
+  return open;
+}
+
+Status Scanner::ScanFragment(const table::FragmentMeta& frag, UnitOutput* out) const {
+  ASSIGN_OR_RETURN(auto open, OpenFragmentAt(frag, out));
+  if (!open) return Status::OK();
+  uint64_t first = 0;
+  for (int rg = 0; rg < open->reader->num_row_groups(); ++rg) {
+    RETURN_IF_ERROR(ScanRowGroup(*open, rg, first, 0, out));
+    first += uint64_t(open->reader->row_group_num_rows(rg));
+  }
+  return Status::OK();
+}
+
 Status Scanner::ScanNextUnit() {
+  const auto& fragments = table_->manifest().fragments;
+  if (parallel_) {
+    // Keep a window of fragments running on the pool; hand out the oldest when it is done.
+    const size_t window = 2 * ThreadPool::Default()->size();
+    while (inflight_.size() < window && next_fragment_ < fragments.size()) {
+      auto task = std::make_shared<Task>();
+      const table::FragmentMeta* frag = &fragments[next_fragment_++];
+      ThreadPool::Default()->Submit([this, task, frag] {
+        Status st = ScanFragment(*frag, &task->out);
+        std::lock_guard<std::mutex> lock(task->mu);
+        task->status = std::move(st);
+        task->done = true;
+        task->cv.notify_all();
+      });
+      inflight_.push_back(std::move(task));
+    }
+    if (inflight_.empty()) {
+      done_ = true;
+      return Status::OK();
+    }
+    std::shared_ptr<Task> task = inflight_.front();
+    {
+      std::unique_lock<std::mutex> lock(task->mu);
+      task->cv.wait(lock, [&] { return task->done; });
+    }
+    inflight_.pop_front();
+    RETURN_IF_ERROR(task->status);
+    Merge(std::move(task->out));
+    return Status::OK();
+  }
   if (limit_ && counters_.rows_returned >= *limit_) {
     done_ = true;
     return Status::OK();
   }
-  const auto& fragments = table_->manifest().fragments;
   if (current_ && current_->next_rg >= current_->reader->num_row_groups()) current_.reset();
+  UnitOutput unit;
   while (!current_) {
     if (next_fragment_ >= fragments.size()) {
+      Merge(std::move(unit));
       done_ = true;
       return Status::OK();
     }
-    const table::FragmentMeta& frag = fragments[next_fragment_++];
-    if (frag.live_rows() == 0) continue;
-    auto open = std::make_shared<OpenFragment>();
-    open->meta = &frag;
-    if (!FragmentMayMatch(frag, &open->no_nan)) {
-      plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
-      continue;
-    }
-    if (const auto* candidates = IndexCandidates(frag.id); candidates && candidates->empty()) {
-      plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by the index");
-      continue;
-    }
-    ++counters_.fragments_scanned;
-    ASSIGN_OR_RETURN(open->reader, parquet::ParquetReader::Open(table_->store(), frag.file));
-    if (uint64_t(open->reader->num_rows()) != frag.rows) {
-      return Status::Corruption(frag.file + ": has " + std::to_string(open->reader->num_rows()) +
-                                " rows, the manifest says " + std::to_string(frag.rows));
-    }
-    ASSIGN_OR_RETURN(open->deleted, table_->Deletions(frag));
-    counters_.blocks_total += uint64_t(open->reader->num_row_groups());
-    current_ = std::move(open);
-    if (current_->next_rg >= current_->reader->num_row_groups()) current_.reset();
+    ASSIGN_OR_RETURN(current_, OpenFragmentAt(fragments[next_fragment_++], &unit));
+    if (current_ && current_->next_rg >= current_->reader->num_row_groups()) current_.reset();
   }
   int rg = current_->next_rg++;
   uint64_t first = current_->next_rg_first_row;
   current_->next_rg_first_row += uint64_t(current_->reader->row_group_num_rows(rg));
-  return ScanRowGroup(*current_->meta, rg, first);
+  Status st = ScanRowGroup(*current_, rg, first, counters_.rows_returned, &unit);
+  Merge(std::move(unit));
+  return st;
 }
 
 const std::vector<uint32_t>* Scanner::IndexCandidates(uint32_t fragment_id) const {
@@ -219,8 +302,10 @@ Status Scanner::PlanFragments() {
   return Status::OK();
 }
 
-Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64_t rg_first_row) {
-  const parquet::ParquetReader& reader = *current_->reader;
+Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first_row, uint64_t returned_before,
+                             UnitOutput* out) const {
+  const table::FragmentMeta& fragment = *open.meta;
+  const parquet::ParquetReader& reader = *open.reader;
   const uint64_t rg_rows = uint64_t(reader.row_group_num_rows(rg));
   const std::string where = "fragment " + std::to_string(fragment.id) + " row group " + std::to_string(rg);
   // Table column index -> file column index (the fragment was written with the table schema).
@@ -267,10 +352,10 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
       s.max = cs.max;
       s.null_count = uint64_t(*cs.null_count);
       s.row_count = rg_rows;
-      stats.Set(c, std::move(s), current_->no_nan.count(c) > 0);
+      stats.Set(c, std::move(s), open.no_nan.count(c) > 0);
     }
     if (!MayMatch(*filter_, stats)) {
-      plan_.push_back(where + ": skipped by row-group statistics");
+      out->plan.push_back(where + ": skipped by row-group statistics");
       return Status::OK();
     }
     // Page pruning: for each filter column alone, the rows of the pages that may match.
@@ -290,7 +375,7 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
           s.max = page.null_page ? std::nullopt : page.max;
           s.null_count = uint64_t(*page.null_count);
           s.row_count = uint64_t(page.num_rows);
-          page_stats.Set(c, std::move(s), current_->no_nan.count(c) > 0);
+          page_stats.Set(c, std::move(s), open.no_nan.count(c) > 0);
         }
         if (MayMatch(*filter_, page_stats)) {
           uint64_t b = uint64_t(page.first_row_index), e = b + uint64_t(page.num_rows);
@@ -306,12 +391,12 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
       page_indexes[int(pos)] = std::move(*pi);
     }
     if (candidate.empty()) {
-      plan_.push_back(where + ": skipped by the page index");
+      out->plan.push_back(where + ": skipped by the page index");
       return Status::OK();
     }
   }
-  ++counters_.blocks_read;
-  const roaring::Roaring& deleted = *current_->deleted;
+  ++out->counters.blocks_read;
+  const roaring::Roaring& deleted = *open.deleted;
 
   // Evaluates, drops deleted rows, projects and queues the rows of `batch`, whose row i is
   // fragment offset offsets[i].
@@ -320,7 +405,7 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
   auto emit = [&](Batch& batch, uint64_t base, const std::vector<uint32_t>* offsets) -> Status {
     auto offset_of = [&](uint32_t r) { return uint32_t(offsets ? (*offsets)[r] : base + r); };
     const size_t n = batch.num_rows();
-    counters_.rows_read += n;
+    out->counters.rows_read += n;
     std::vector<uint32_t> rows;
     bool all = true;  // rows holds every row 0..n-1 (left empty in that case)
     if (read_filter_ && evaluate) {
@@ -338,32 +423,33 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
       materialize();
       std::erase_if(rows, [&](uint32_t r) { return deleted.contains(offset_of(r)); });
     }
-    if (limit_ && (all ? n : rows.size()) > *limit_ - counters_.rows_returned) {
+    const uint64_t returned = returned_before + out->counters.rows_returned;
+    if (limit_ && (all ? n : rows.size()) > *limit_ - returned) {
       materialize();
-      rows.resize(size_t(*limit_ - counters_.rows_returned));
+      rows.resize(size_t(*limit_ - returned));
     }
     const size_t count = all ? n : rows.size();
     if (count == 0) return Status::OK();
-    Batch out(output_schema_);
+    Batch result(output_schema_);
     if (all && moveable_output_) {
       for (size_t i = 0; i < output_in_read_.size(); ++i) {
-        out.mutable_column(i) = std::move(batch.mutable_column(size_t(output_in_read_[i])));
+        result.mutable_column(i) = std::move(batch.mutable_column(size_t(output_in_read_[i])));
       }
     } else {
       materialize();
       for (size_t i = 0; i < output_in_read_.size(); ++i) {
-        out.mutable_column(i).AppendSelected(batch.column(size_t(output_in_read_[i])), rows.data(), rows.size());
+        result.mutable_column(i).AppendSelected(batch.column(size_t(output_in_read_[i])), rows.data(), rows.size());
       }
     }
-    RETURN_IF_ERROR(out.Seal());
+    RETURN_IF_ERROR(result.Seal());
     std::vector<uint64_t> addresses;
     if (want_addresses_) {
       addresses.resize(count);
       for (size_t i = 0; i < count; ++i) addresses[i] = MakeRowAddress(fragment.id, offset_of(all ? uint32_t(i) : rows[i]));
     }
-    counters_.rows_returned += count;
-    pending_.push_back(std::move(out));
-    pending_addresses_.push_back(std::move(addresses));
+    out->counters.rows_returned += count;
+    out->batches.push_back(std::move(result));
+    out->addresses.push_back(std::move(addresses));
     return Status::OK();
   };
 
@@ -372,7 +458,6 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
   if (RangeRows(candidate) == rg_rows && !limit_) {
     auto batch = reader.ReadRowGroup(rg, file_columns);
     if (!batch.ok()) return batch.status().WithContext(where);
-    counters_.pages_total += 0;
     Batch renamed(read_schema_, std::move(batch->columns()), batch->num_rows());
     return emit(renamed, rg_first_row, nullptr);
   }
@@ -384,12 +469,12 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
     if (!pi.ok()) return pi.status().WithContext(where);
     page_indexes[int(pos)] = std::move(*pi);
   }
-  for (auto& [pos, pi] : page_indexes) counters_.pages_total += pi.pages.size();
+  for (auto& [pos, pi] : page_indexes) out->counters.pages_total += pi.pages.size();
   std::vector<std::map<size_t, Column>> decoded(read_columns_.size());  // page number -> rows
   size_t range_i = 0;
   uint64_t range_pos = candidate.empty() ? 0 : candidate[0].first;
   while (range_i < candidate.size()) {
-    if (limit_ && counters_.rows_returned >= *limit_) break;
+    if (limit_ && returned_before + out->counters.rows_returned >= *limit_) break;
     // Next window: up to kWindowRows candidate rows.
     Ranges window;
     uint64_t budget = kWindowRows;
@@ -428,7 +513,7 @@ Status Scanner::ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64
               return Status::Corruption(fragment.file + ": " + where + " page " + std::to_string(p) + " has " +
                                         std::to_string(col->length()) + " rows, its index says " + std::to_string(page.num_rows));
             }
-            ++counters_.pages_read;
+            ++out->counters.pages_read;
             cache.emplace(p, std::move(*col));
           }
           uint64_t take_end = std::min(e, pe);

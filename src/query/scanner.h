@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <map>
@@ -30,6 +31,8 @@ struct ScanRequest {
   std::optional<uint64_t> limit;
   // Next() may return each row's address (delete, take) only when this is set.
   bool with_addresses = false;
+  // Scan fragments on the shared thread pool (ignored with LIMIT, which reads in order and stops).
+  bool parallel = true;
   // Scalar indexes of the table that the planner may use (see index_planner.h).
   std::vector<IndexHandle> indexes;
 };
@@ -52,6 +55,7 @@ class Scanner {
   // Parses and binds the filter and selection against the table's schema (InvalidArgument
   // naming the position or column on error).
   static Result<std::unique_ptr<Scanner>> Make(const table::Table* table, const ScanRequest& request);
+  ~Scanner();
 
   // The output schema (selected columns).
   const Schema& schema() const { return output_schema_; }
@@ -68,11 +72,27 @@ class Scanner {
  private:
   Scanner(const table::Table* table) : table_(table) {}
   Status Init(const ScanRequest& request);
+  // What scanning one row group or fragment produced (merged into the scanner in order).
+  struct UnitOutput {
+    std::vector<Batch> batches;
+    std::vector<std::vector<uint64_t>> addresses;
+    ScanCounters counters;
+    std::vector<std::string> plan;
+  };
+  struct OpenFragment;
+  struct Task;
   // Produces the results of the next fragment/row group into pending_.
   Status ScanNextUnit();
+  // Opens a fragment for reading, or returns nullptr when statistics or indexes skip it.
+  Result<std::shared_ptr<OpenFragment>> OpenFragmentAt(const table::FragmentMeta& frag, UnitOutput* out) const;
+  // Every row group of one fragment (parallel scans run one per pool task).
+  Status ScanFragment(const table::FragmentMeta& frag, UnitOutput* out) const;
+  void Merge(UnitOutput&& unit);
   // Whether the manifest statistics allow `fragment` to hold a matching row.
   bool FragmentMayMatch(const table::FragmentMeta& fragment, std::set<int>* no_nan) const;
-  Status ScanRowGroup(const table::FragmentMeta& fragment, int rg, uint64_t rg_first_row);
+  // `returned_before` counts rows already returned (for LIMIT).
+  Status ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first_row, uint64_t returned_before,
+                      UnitOutput* out) const;
   // The index plan's candidate offsets of `fragment` when the indexes cover it, else nullptr.
   const std::vector<uint32_t>* IndexCandidates(uint32_t fragment_id) const;
 
@@ -90,10 +110,13 @@ class Scanner {
   std::map<uint32_t, std::vector<uint32_t>> index_candidates_;  // covered fragment -> offsets
 
   size_t next_fragment_ = 0;
-  struct OpenFragment;
   std::shared_ptr<OpenFragment> current_;
-  std::vector<Batch> pending_;
-  std::vector<std::vector<uint64_t>> pending_addresses_;
+  // Parallel mode (no LIMIT, a pool of more than one thread): whole fragments run as pool tasks,
+  // a bounded window ahead of the consumer; results are merged in fragment order.
+  bool parallel_ = false;
+  std::deque<std::shared_ptr<Task>> inflight_;
+  std::deque<Batch> pending_;
+  std::deque<std::vector<uint64_t>> pending_addresses_;
   ScanCounters counters_;
   std::vector<std::string> plan_;
   bool done_ = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "format/parquet/crc32.h"
 #include "format/parquet/encoding.h"
@@ -26,53 +27,53 @@ Status ConvertInt64(int64_t* v, size_t n, ValueConversion conversion) {
   return Status::OK();
 }
 
-// Appends n rows; def (nullptr = no NULLs) marks which rows take the next value.
+inline bool BitAt(const uint8_t* bits, size_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+
+// Appends n rows in one bulk append; `valid` (LSB-first bitmap, nullptr = no NULLs) marks which
+// rows take the next value; NULL rows keep their zeroed slot.
 template <typename Store, typename ValueAt>
-void ScatterFixed(Column* out, const uint32_t* def, size_t n, ValueAt value_at) {
-  if (def == nullptr) {
-    for (size_t i = 0; i < n; ++i) out->Append<Store>(value_at(i));
+void ScatterFixed(Column* out, const uint8_t* valid, size_t n, ValueAt value_at) {
+  Store* dst = out->AppendValues<Store>(n, valid);
+  if (valid == nullptr) {
+    for (size_t i = 0; i < n; ++i) dst[i] = Store(value_at(i));
     return;
   }
   size_t j = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (def[i] != 0) {
-      out->Append<Store>(value_at(j++));
-    } else {
-      out->AppendNull();
-    }
+    if (BitAt(valid, i)) dst[i] = Store(value_at(j++));
   }
 }
 
-template <typename ValueAt>
-Status ScatterStrings(Column* out, const uint32_t* def, size_t n, ValueAt value_at) {
-  size_t j = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (def == nullptr || def[i] != 0) {
-      RETURN_IF_ERROR(out->AppendString(value_at(j++)));
-    } else {
-      out->AppendNull();
-    }
-  }
-  return Status::OK();
-}
-
-// Appends decoded physical values (P) to the column, converting to its logical type.
+// Appends decoded fixed-width physical values (P) to the column, converting to its logical type.
 template <typename P, typename ValueAt>
-Status Scatter(const LeafColumn& leaf, Column* out, const uint32_t* def, size_t n,
-               ValueAt value_at) {
-  if constexpr (std::is_same_v<P, std::string_view>) {
-    return ScatterStrings(out, def, n, value_at);
-  } else if constexpr (std::is_same_v<P, int32_t>) {
+void Scatter(const LeafColumn& leaf, Column* out, const uint8_t* valid, size_t n,
+             ValueAt value_at) {
+  if constexpr (std::is_same_v<P, int32_t>) {
     if (leaf.conversion == ValueConversion::kUint32ToInt64) {
-      ScatterFixed<int64_t>(out, def, n, [&](size_t j) { return int64_t(uint32_t(value_at(j))); });
-    } else {
-      ScatterFixed<int32_t>(out, def, n, value_at);
+      ScatterFixed<int64_t>(out, valid, n, [&](size_t j) { return int64_t(uint32_t(value_at(j))); });
+      return;
     }
-    return Status::OK();
-  } else {
-    ScatterFixed<P>(out, def, n, value_at);
-    return Status::OK();
   }
+  ScatterFixed<P>(out, valid, n, value_at);
+}
+
+// Definition levels (0 or 1) to an LSB-first validity bitmap of (n + 7) / 8 bytes; returns the
+// number of valid rows.
+size_t PackLevels(const uint32_t* def, size_t n, uint8_t* bits) {
+  size_t valid = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint32_t b = def[i] | def[i + 1] << 1 | def[i + 2] << 2 | def[i + 3] << 3 | def[i + 4] << 4 |
+                 def[i + 5] << 5 | def[i + 6] << 6 | def[i + 7] << 7;
+    bits[i >> 3] = uint8_t(b);
+    valid += size_t(__builtin_popcount(b));
+  }
+  if (i < n) {
+    uint32_t b = 0;
+    for (size_t k = 0; i + k < n; ++k) b |= def[i + k] << k;
+    bits[i >> 3] = uint8_t(b);
+    valid += size_t(__builtin_popcount(b));
+  }
+  return valid;
 }
 
 template <typename P>
@@ -86,6 +87,30 @@ Status ParsePageHeaderAt(const uint8_t* data, size_t size, size_t pos, uint64_t 
   Status st = thrift::ParseStruct(data + pos, size - pos, h, header_size, file_offset + pos);
   if (!st.ok()) return st.WithContext(PageContext(file_offset + pos) + ": page header");
   return Status::OK();
+}
+
+struct ColumnChunkDecoder::PageBuffers {
+  template <typename T>
+  using Vec = std::vector<T, internal::DefaultInitAllocator<T>>;  // resize() does not zero
+  Vec<uint8_t> page;  // decompressed page
+  Vec<uint32_t> def, indices;
+  Vec<uint8_t> valid_bits, values;
+  std::vector<std::string_view> views;
+
+  // Keeps the memory of ordinary pages, but not that of one huge page for the thread's life.
+  void ReleaseIfHuge() {
+    constexpr size_t kKeep = size_t(64) << 20;
+    if (page.capacity() > kKeep) Vec<uint8_t>().swap(page);
+    if (values.capacity() > kKeep) Vec<uint8_t>().swap(values);
+    if (def.capacity() * 4 > kKeep) Vec<uint32_t>().swap(def);
+    if (indices.capacity() * 4 > kKeep) Vec<uint32_t>().swap(indices);
+    if (views.capacity() * sizeof(std::string_view) > kKeep) std::vector<std::string_view>().swap(views);
+  }
+};
+
+ColumnChunkDecoder::PageBuffers& ColumnChunkDecoder::ThreadPageBuffers() {
+  thread_local PageBuffers buffers;
+  return buffers;
 }
 
 ColumnChunkDecoder::ColumnChunkDecoder(const LeafColumn& leaf, Codec codec,
@@ -123,6 +148,7 @@ Status ColumnChunkDecoder::DecodePage(const uint8_t* data, size_t size, size_t* 
   }
   *pos = payload_at + compressed;
   Status st;
+  buf_ = &ThreadPageBuffers();  // used only until this call returns (no page decodes another)
   switch (h.type) {
     case PageType::kDictionaryPage:
       st = LoadDictionary(h, payload, compressed);
@@ -132,8 +158,10 @@ Status ColumnChunkDecoder::DecodePage(const uint8_t* data, size_t size, size_t* 
       st = DecodeDataPage(h, payload, compressed, max_rows, out, rows);
       break;
     default:
-      return Status::OK();  // index pages and unknown page types carry no values
+      break;  // index pages and unknown page types carry no values
   }
+  buf_->ReleaseIfHuge();
+  buf_ = nullptr;
   if (!st.ok()) return st.WithContext(PageContext(page_offset));
   return Status::OK();
 }
@@ -149,8 +177,9 @@ Status ColumnChunkDecoder::Inflate(const uint8_t* data, size_t size, size_t unco
     *out = data;
     return Status::OK();
   }
-  RETURN_IF_ERROR(::lakeindex::parquet::Decompress(codec_, data, size, uncompressed_size, &page_buf_));
-  *out = reinterpret_cast<const uint8_t*>(page_buf_.data());
+  buf_->page.resize(uncompressed_size);  // bounded by the caller (max_uncompressed_)
+  RETURN_IF_ERROR(DecompressInto(codec_, data, size, buf_->page.data(), uncompressed_size));
+  *out = buf_->page.data();
   return Status::OK();
 }
 
@@ -229,8 +258,16 @@ Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* pa
       return Status::Corruption("page has " + std::to_string(num_values) + " values but " +
                                 std::to_string(max_rows) + " rows are left in the chunk");
     }
-    const uint8_t* page;
     size_t len = size_t(h.uncompressed_page_size);
+    bool done = false;
+    if (!leaf_.nullable) {  // then the page is only values
+      RETURN_IF_ERROR(DecompressPlainInto(encoding, payload, size, len, size_t(num_values), out, &done));
+    }
+    if (done) {
+      *rows = num_values;
+      return Status::OK();
+    }
+    const uint8_t* page;
     RETURN_IF_ERROR(Inflate(payload, size, len, &page));
     size_t pos = 0;
     if (leaf_.nullable) {
@@ -267,9 +304,18 @@ Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* pa
     const uint8_t* data = payload + rep + def;
     size_t data_size = size - size_t(rep + def);
     size_t raw_size = size_t(h.uncompressed_page_size - rep - def);
+    if (!leaf_.nullable && rep == 0 && def == 0 && d.is_compressed) {
+      bool done = false;
+      RETURN_IF_ERROR(DecompressPlainInto(encoding, data, data_size, raw_size, size_t(num_values), out, &done));
+      if (done) {
+        *rows = num_values;
+        return Status::OK();
+      }
+    }
     if (d.is_compressed && codec_ != Codec::kUncompressed && data_size > 0) {
-      RETURN_IF_ERROR(::lakeindex::parquet::Decompress(codec_, data, data_size, raw_size, &page_buf_));
-      values = reinterpret_cast<const uint8_t*>(page_buf_.data());
+      buf_->page.resize(raw_size);
+      RETURN_IF_ERROR(DecompressInto(codec_, data, data_size, buf_->page.data(), raw_size));
+      values = buf_->page.data();
       values_size = raw_size;
     } else {
       if (data_size != raw_size) {
@@ -282,22 +328,23 @@ Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* pa
   }
 
   size_t n = size_t(num_values);
-  const uint32_t* def_levels = nullptr;
+  const uint8_t* valid = nullptr;  // validity bitmap of the page's rows; nullptr = no NULLs
+  size_t k = n;                    // non-NULL values
   if (leaf_.nullable && n > 0) {
-    def_.resize(n);
-    RETURN_IF_ERROR(RleDecoder(levels, levels_size, 1).Get(def_.data(), n).WithContext("definition levels"));
-    size_t valid = 0;
-    for (size_t i = 0; i < n; ++i) valid += def_[i];
-    if (valid != n) def_levels = def_.data();
+    buf_->def.resize(n);
+    RETURN_IF_ERROR(RleDecoder(levels, levels_size, 1).Get(buf_->def.data(), n).WithContext("definition levels"));
+    buf_->valid_bits.resize((n + 7) / 8);
+    k = PackLevels(buf_->def.data(), n, buf_->valid_bits.data());
+    if (k != n) valid = buf_->valid_bits.data();
   }
   Status st;
   switch (leaf_.physical) {
-    case PhysicalType::kBoolean: st = DecodeValues<uint8_t>(encoding, values, values_size, n, def_levels, out); break;
-    case PhysicalType::kInt32: st = DecodeValues<int32_t>(encoding, values, values_size, n, def_levels, out); break;
-    case PhysicalType::kInt64: st = DecodeValues<int64_t>(encoding, values, values_size, n, def_levels, out); break;
-    case PhysicalType::kFloat: st = DecodeValues<float>(encoding, values, values_size, n, def_levels, out); break;
-    case PhysicalType::kDouble: st = DecodeValues<double>(encoding, values, values_size, n, def_levels, out); break;
-    case PhysicalType::kByteArray: st = DecodeValues<std::string_view>(encoding, values, values_size, n, def_levels, out); break;
+    case PhysicalType::kBoolean: st = DecodeValues<uint8_t>(encoding, values, values_size, n, valid, k, out); break;
+    case PhysicalType::kInt32: st = DecodeValues<int32_t>(encoding, values, values_size, n, valid, k, out); break;
+    case PhysicalType::kInt64: st = DecodeValues<int64_t>(encoding, values, values_size, n, valid, k, out); break;
+    case PhysicalType::kFloat: st = DecodeValues<float>(encoding, values, values_size, n, valid, k, out); break;
+    case PhysicalType::kDouble: st = DecodeValues<double>(encoding, values, values_size, n, valid, k, out); break;
+    case PhysicalType::kByteArray: st = DecodeValues<std::string_view>(encoding, values, values_size, n, valid, k, out); break;
     default: st = Status::NotSupported("physical type");
   }
   RETURN_IF_ERROR(st);
@@ -305,14 +352,47 @@ Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* pa
   return Status::OK();
 }
 
+Status ColumnChunkDecoder::DecompressPlainInto(Encoding encoding, const uint8_t* data, size_t size,
+                                               size_t raw_size, size_t n, Column* out, bool* done) {
+  *done = false;
+  if (encoding != Encoding::kPlain || codec_ == Codec::kUncompressed || n == 0) return Status::OK();
+  uint8_t* dst;
+  switch (leaf_.physical) {
+    case PhysicalType::kInt32:
+      if (leaf_.conversion != ValueConversion::kNone || raw_size != n * 4) return Status::OK();
+      dst = reinterpret_cast<uint8_t*>(out->AppendValues<int32_t>(n));
+      break;
+    case PhysicalType::kFloat:
+      if (raw_size != n * 4) return Status::OK();
+      dst = reinterpret_cast<uint8_t*>(out->AppendValues<float>(n));
+      break;
+    case PhysicalType::kInt64:
+    case PhysicalType::kDouble:
+      if (raw_size != n * 8) return Status::OK();
+      dst = reinterpret_cast<uint8_t*>(out->AppendValues<int64_t>(n));
+      break;
+    default:
+      return Status::OK();
+  }
+  // On an error *out keeps the n rows (see DecodePage).
+  RETURN_IF_ERROR(DecompressInto(codec_, data, size, dst, raw_size));
+  if (leaf_.physical == PhysicalType::kInt64 && leaf_.conversion != ValueConversion::kNone) {
+    RETURN_IF_ERROR(ConvertInt64(reinterpret_cast<int64_t*>(dst), n, leaf_.conversion));
+  }
+  *done = true;
+  return Status::OK();
+}
+
+template <typename P>
+P* ColumnChunkDecoder::Scratch(size_t k) {
+  buf_->values.resize(k * sizeof(P));
+  return reinterpret_cast<P*>(buf_->values.data());
+}
+
 template <typename P>
 Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, size_t size,
-                                        size_t num_values, const uint32_t* def, Column* out) {
-  size_t k = num_values;  // non-NULL values
-  if (def != nullptr) {
-    k = 0;
-    for (size_t i = 0; i < num_values; ++i) k += def[i];
-  }
+                                        size_t num_values, const uint8_t* valid, size_t k,
+                                        Column* out) {
   auto unsupported = [&]() {
     return Status::NotSupported(std::string("encoding ") + EncodingName(encoding) + " for this column type");
   };
@@ -334,104 +414,122 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
       if (size < 1) return Status::Corruption("dictionary indices missing");
       int bit_width = data[0];
       if (bit_width > 32) return Status::Corruption("dictionary index bit width " + std::to_string(bit_width));
-      indices_.resize(k);
-      RETURN_IF_ERROR(RleDecoder(data + 1, size - 1, bit_width).Get(indices_.data(), k));
-      for (size_t i = 0; i < k; ++i) {
-        if (indices_[i] >= dict_size) {
-          return Status::Corruption("dictionary index " + std::to_string(indices_[i]) +
-                                    " out of range (dictionary has " + std::to_string(dict_size) + ")");
-        }
+      buf_->indices.resize(k);
+      RETURN_IF_ERROR(RleDecoder(data + 1, size - 1, bit_width).Get(buf_->indices.data(), k));
+      uint32_t max_index = 0;
+      for (size_t i = 0; i < k; ++i) max_index = std::max(max_index, buf_->indices[i]);
+      if (max_index >= dict_size) {
+        return Status::Corruption("dictionary index " + std::to_string(max_index) +
+                                  " out of range (dictionary has " + std::to_string(dict_size) + ")");
       }
     }
-    const uint32_t* idx = indices_.data();
-    if constexpr (std::is_same_v<P, int32_t>) return Scatter<P>(leaf_, out, def, num_values, [&](size_t j) { return dict_i32_[idx[j]]; });
-    else if constexpr (std::is_same_v<P, int64_t>) return Scatter<P>(leaf_, out, def, num_values, [&](size_t j) { return dict_i64_[idx[j]]; });
-    else if constexpr (std::is_same_v<P, float>) return Scatter<P>(leaf_, out, def, num_values, [&](size_t j) { return dict_f32_[idx[j]]; });
-    else if constexpr (std::is_same_v<P, double>) return Scatter<P>(leaf_, out, def, num_values, [&](size_t j) { return dict_f64_[idx[j]]; });
-    else if constexpr (std::is_same_v<P, std::string_view>) return Scatter<P>(leaf_, out, def, num_values, [&](size_t j) { return dict_strings_[idx[j]]; });
-    else return unsupported();
+    const uint32_t* idx = buf_->indices.data();
+    if constexpr (std::is_same_v<P, std::string_view>) {
+      buf_->views.resize(k);
+      for (size_t j = 0; j < k; ++j) buf_->views[j] = dict_strings_[idx[j]];
+      return out->AppendStrings(buf_->views.data(), num_values, valid);
+    } else {
+      if constexpr (std::is_same_v<P, int32_t>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_i32_[idx[j]]; });
+      else if constexpr (std::is_same_v<P, int64_t>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_i64_[idx[j]]; });
+      else if constexpr (std::is_same_v<P, float>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_f32_[idx[j]]; });
+      else if constexpr (std::is_same_v<P, double>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_f64_[idx[j]]; });
+      else return unsupported();
+      return Status::OK();
+    }
   }
 
   if constexpr (std::is_same_v<P, std::string_view>) {
-    std::vector<std::string_view> views;
     std::vector<std::string> owned;
     switch (encoding) {
       case Encoding::kPlain: {
         if (k > size / 4) return exceeds();
-        views.resize(k);
-        RETURN_IF_ERROR(PlainDecoder(data, size).GetByteArrays(views.data(), k));
+        buf_->views.resize(k);
+        RETURN_IF_ERROR(PlainDecoder(data, size).GetByteArrays(buf_->views.data(), k));
         break;
       }
       case Encoding::kDeltaLengthByteArray:
-        RETURN_IF_ERROR(DeltaLengthByteArrayDecode(data, size, k, &views));
+        buf_->views.clear();
+        RETURN_IF_ERROR(DeltaLengthByteArrayDecode(data, size, k, &buf_->views));
         break;
       case Encoding::kDeltaByteArray:
         RETURN_IF_ERROR(DeltaByteArrayDecode(data, size, k, &owned));
-        views.assign(owned.begin(), owned.end());
+        buf_->views.assign(owned.begin(), owned.end());
         break;
       default:
         return unsupported();
     }
-    if (views.size() != k) return Status::Corruption("string decoder returned a wrong count");
-    return Scatter<P>(leaf_, out, def, num_values, [&](size_t j) { return views[j]; });
+    if (buf_->views.size() != k) return Status::Corruption("string decoder returned a wrong count");
+    return out->AppendStrings(buf_->views.data(), num_values, valid);
   } else if constexpr (std::is_same_v<P, uint8_t>) {
-    std::vector<uint8_t> vals(0);
+    uint8_t* vals = nullptr;
     if (encoding == Encoding::kPlain) {
       if ((k + 7) / 8 > size) return exceeds();
-      vals.resize(k);
-      RETURN_IF_ERROR(PlainDecoder(data, size).GetBools(vals.data(), k));
+      vals = Scratch<uint8_t>(k);
+      RETURN_IF_ERROR(PlainDecoder(data, size).GetBools(vals, k));
     } else if (encoding == Encoding::kRle) {
       if (k > 0) {
         if (size < 4) return Status::Corruption("RLE booleans lack their length");
         uint32_t len;
         std::memcpy(&len, data, 4);
         if (len > size - 4) return Status::Corruption("RLE booleans run past the page");
-        indices_.resize(k);
-        RETURN_IF_ERROR(RleDecoder(data + 4, len, 1).Get(indices_.data(), k));
-        vals.assign(indices_.begin(), indices_.begin() + k);
+        buf_->indices.resize(k);
+        RETURN_IF_ERROR(RleDecoder(data + 4, len, 1).Get(buf_->indices.data(), k));
+        vals = Scratch<uint8_t>(k);
+        for (size_t i = 0; i < k; ++i) vals[i] = uint8_t(buf_->indices[i]);
       }
     } else {
       return unsupported();
     }
-    return Scatter<P>(leaf_, out, def, num_values, [&](size_t j) { return vals[j]; });
+    Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return vals[j]; });
+    return Status::OK();
   } else {
-    std::vector<P> vals;
+    // Without NULLs or a widening conversion the values are decoded straight into the column.
+    bool widen = false;
+    if constexpr (std::is_same_v<P, int32_t>) widen = leaf_.conversion == ValueConversion::kUint32ToInt64;
+    const bool direct = valid == nullptr && !widen;
     switch (encoding) {
       case Encoding::kPlain:
-        if (k > size / sizeof(P)) return exceeds();
-        vals.resize(k);
-        RETURN_IF_ERROR(PlainDecoder(data, size).GetFixed(vals.data(), k));
-        break;
       case Encoding::kByteStreamSplit:
-        if (k > size / sizeof(P)) return exceeds();
-        vals.resize(k);
-        RETURN_IF_ERROR(ByteStreamSplitDecode(data, size, k, sizeof(P), reinterpret_cast<uint8_t*>(vals.data())));
-        break;
       case Encoding::kDeltaBinaryPacked:
-        if constexpr (std::is_same_v<P, int32_t>) {
-          // Decoded in 64-bit arithmetic and truncated: some writers (DuckDB) compute INT32
-          // deltas in 64 bits, with miniblock bit widths up to 33; modulo 2^32 the result is
-          // the same as 32-bit wrapping arithmetic.
-          std::vector<int64_t> wide;
-          size_t consumed = 0;
-          RETURN_IF_ERROR(DeltaBinaryPackedDecode<int64_t>(data, size, k, &wide, &consumed));
-          if (wide.size() != k) return Status::Corruption("delta decoder returned a wrong count");
-          vals.resize(k);
-          for (size_t i = 0; i < k; ++i) vals[i] = int32_t(uint32_t(uint64_t(wide[i])));
-          break;
-        } else if constexpr (std::is_integral_v<P>) {
-          size_t consumed = 0;
-          RETURN_IF_ERROR(DeltaBinaryPackedDecode<P>(data, size, k, &vals, &consumed));
-          if (vals.size() != k) return Status::Corruption("delta decoder returned a wrong count");
-          break;
-        } else {
-          return unsupported();
-        }
+        break;
       default:
         return unsupported();
     }
-    if constexpr (std::is_same_v<P, int64_t>) RETURN_IF_ERROR(ConvertInt64(vals.data(), k, leaf_.conversion));
-    return Scatter<P>(leaf_, out, def, num_values, [&](size_t j) { return vals[j]; });
+    if (encoding != Encoding::kDeltaBinaryPacked && k > size / sizeof(P)) return exceeds();
+    if constexpr (!std::is_integral_v<P>) {
+      if (encoding == Encoding::kDeltaBinaryPacked) return unsupported();
+    }
+    // DELTA_BINARY_PACKED is decoded before any room is made, so a hostile value count cannot
+    // make us allocate more than the decoder accepted.
+    std::vector<int64_t> wide;
+    if (encoding == Encoding::kDeltaBinaryPacked) {
+      if constexpr (std::is_integral_v<P>) {
+        // INT32 too is decoded in 64-bit arithmetic and truncated: some writers (DuckDB)
+        // compute INT32 deltas in 64 bits, with miniblock bit widths up to 33; modulo 2^32 the
+        // result is the same as 32-bit wrapping arithmetic.
+        size_t consumed = 0;
+        RETURN_IF_ERROR(DeltaBinaryPackedDecode<int64_t>(data, size, k, &wide, &consumed));
+        if (wide.size() != k) return Status::Corruption("delta decoder returned a wrong count");
+      }
+    }
+    // On a decoding error below, *out may keep the rows appended here (see the header).
+    P* vals = direct ? out->AppendValues<P>(k) : Scratch<P>(k);
+    switch (encoding) {
+      case Encoding::kPlain:
+        RETURN_IF_ERROR(PlainDecoder(data, size).GetFixed(vals, k));
+        break;
+      case Encoding::kByteStreamSplit:
+        RETURN_IF_ERROR(ByteStreamSplitDecode(data, size, k, sizeof(P), reinterpret_cast<uint8_t*>(vals)));
+        break;
+      default:  // kDeltaBinaryPacked (integers only, checked above)
+        if constexpr (std::is_integral_v<P>) {
+          for (size_t i = 0; i < k; ++i) vals[i] = P(uint64_t(wide[i]));
+        }
+        break;
+    }
+    if constexpr (std::is_same_v<P, int64_t>) RETURN_IF_ERROR(ConvertInt64(vals, k, leaf_.conversion));
+    if (!direct) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return vals[j]; });
+    return Status::OK();
   }
 }
 
@@ -442,6 +540,8 @@ Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
   ColumnChunkDecoder decoder(leaf, codec, bound);
   size_t pos = 0;
   int64_t rows = 0;
+  bool sized = leaf.type != TypeId::kString;  // string chars reserved for the chunk yet?
+  const size_t chars_before = sized ? 0 : out->chars().size();
   while (rows < num_rows) {
     if (pos >= size) {
       return Status::Corruption(PageContext(file_offset + pos) + ": column chunk ends after " +
@@ -450,8 +550,25 @@ Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
     int64_t got = 0;
     RETURN_IF_ERROR(decoder.DecodePage(data, size, &pos, file_offset, num_rows - rows, out, &got));
     rows += got;
+    if (!sized && got > 0) {
+      sized = true;
+      // Bounded by what the rest of the chunk could plausibly expand to (like
+      // DeltaByteArrayDecode's bound), so a hostile row count cannot reserve gigabytes.
+      ReserveCharsLike(out, out->chars().size() - chars_before, uint64_t(rows),
+                       uint64_t(num_rows - rows), 256 * uint64_t(size - pos) + (uint64_t(1) << 20));
+    }
   }
   return Status::OK();
+}
+
+void ReserveCharsLike(Column* out, uint64_t sample_chars, uint64_t sample_rows, uint64_t rows,
+                      uint64_t limit) {
+  if (out->type() != TypeId::kString || sample_rows == 0 || sample_chars == 0 || rows == 0) return;
+  const uint64_t max_chars = std::numeric_limits<uint32_t>::max();  // a column's own limit
+  double estimate = double(sample_chars) / double(sample_rows) * double(rows) * 1.125;
+  uint64_t want = uint64_t(std::min(estimate, double(std::min(limit, max_chars))));
+  if (want > max_chars - out->chars().size()) return;
+  out->ReserveChars(size_t(want));
 }
 
 }  // namespace lakeindex::parquet

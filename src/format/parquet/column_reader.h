@@ -36,7 +36,8 @@ class ColumnChunkDecoder {
   // Decodes the page whose header starts at data[*pos] and advances *pos past it. `file_offset`
   // is the file position of data[0] (for messages). A dictionary page is loaded; a data page
   // appends its rows to *out and sets *rows (Corruption if it holds more than max_rows rows);
-  // other pages are skipped with *rows = 0.
+  // other pages are skipped with *rows = 0. On an error *out may hold some of the page's rows
+  // (callers discard the column).
   Status DecodePage(const uint8_t* data, size_t size, size_t* pos, uint64_t file_offset,
                     int64_t max_rows, Column* out, int64_t* rows);
 
@@ -49,15 +50,29 @@ class ColumnChunkDecoder {
   // Decompresses a page payload (or returns it as is when uncompressed) into *out.
   Status Inflate(const uint8_t* data, size_t size, size_t uncompressed_size,
                  const uint8_t** out);
+  // Appends num_values rows; `valid` (nullptr = no NULLs) is their validity bitmap with k
+  // bits set, and the page holds k values.
   template <typename P>
   Status DecodeValues(Encoding encoding, const uint8_t* data, size_t size, size_t num_values,
-                      const uint32_t* def, Column* out);
+                      const uint8_t* valid, size_t k, Column* out);
+  // Fast path for a PLAIN page of fixed-width values without levels: decompresses straight
+  // into the column (no page buffer, no copy). *done = false (and nothing appended) when the
+  // page does not qualify (encoding, codec, conversion, or a size other than n values).
+  Status DecompressPlainInto(Encoding encoding, const uint8_t* data, size_t size, size_t raw_size,
+                             size_t n, Column* out, bool* done);
+  // Reused buffer of room for k values of P.
+  template <typename P>
+  P* Scratch(size_t k);
 
   LeafColumn leaf_;
   Codec codec_;
   int64_t max_uncompressed_;
-  std::string page_buf_;  // decompressed page
-  std::vector<uint32_t> def_, indices_;
+  // Buffers used within one DecodePage call (decompressed page, levels, indices, values).
+  // They belong to the thread, not the decoder, and are kept between pages and column chunks,
+  // so that decoding neither allocates nor faults in fresh memory per chunk.
+  struct PageBuffers;
+  static PageBuffers& ThreadPageBuffers();
+  PageBuffers* buf_ = nullptr;  // the calling thread's, set by DecodePage
 
   bool has_dictionary_ = false;
   std::string dict_buf_;  // owns the bytes dict_strings_ views
@@ -73,6 +88,13 @@ class ColumnChunkDecoder {
 Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
                          const LeafColumn& leaf, Codec codec, int64_t total_uncompressed,
                          int64_t num_rows, Column* out);
+
+// Reserves characters in the string column *out for `rows` more rows that are like the
+// `sample_rows` rows whose strings took `sample_chars` characters (+1/8 slack), at most `limit`
+// more characters, so that chars do not regrow and copy themselves page after page. A no-op
+// for other types or an empty sample.
+void ReserveCharsLike(Column* out, uint64_t sample_chars, uint64_t sample_rows, uint64_t rows,
+                      uint64_t limit);
 
 // Parses the page header at data[pos] into *h; *header_size receives its length.
 Status ParsePageHeaderAt(const uint8_t* data, size_t size, size_t pos, uint64_t file_offset,

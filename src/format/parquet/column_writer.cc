@@ -134,16 +134,18 @@ class ChunkWriterBase : public ColumnChunkWriter {
   }
 
   // Fills the parts of `out` that do not depend on the value type and resets chunk state.
-  void FinishChunk(EncodedChunk* out, const std::string* dictionary_page) {
+  void FinishChunk(EncodedChunk* out, std::string* dictionary_page) {
     size_t dict_size = dictionary_page ? dictionary_page->size() : 0;
     if (dictionary_page) {
-      out->bytes = *dictionary_page;
-      out->bytes.append(pages_);
-      pages_.clear();
+      out->dictionary_page = std::move(*dictionary_page);
     } else {
-      out->bytes = std::move(pages_);
-      pages_ = std::string();
+      out->dictionary_page.clear();
     }
+    out->data_pages = std::move(pages_);
+    // The next row group's chunk is likely about as large: reserve so it does not regrow
+    // (and copy) itself several times. Untouched reserved memory costs no page faults.
+    pages_ = std::string();
+    pages_.reserve(out->data_pages.size() + out->data_pages.size() / 8);
     ColumnMetaData& m = out->meta;
     m = ColumnMetaData();
     m.type = PhysicalTypeFor(field_.type);
@@ -154,7 +156,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
     m.codec = int32_t(options_.codec);
     m.num_values = int64_t(chunk_rows_);
     m.total_uncompressed_size = total_uncompressed_;
-    m.total_compressed_size = int64_t(out->bytes.size());
+    m.total_compressed_size = int64_t(out->size());
     m.data_page_offset = int64_t(dict_size);
     if (dictionary_page) m.dictionary_page_offset = 0;
     if (options_.page_index) {

@@ -13,10 +13,13 @@
 
 namespace lakeindex::parquet {
 
-// One finished column chunk. Offsets in `meta` and `offset_index` are relative to the start
-// of `bytes`; the file writer adds the chunk's file position.
+// One finished column chunk: the bytes `dictionary_page` + `data_pages` (kept apart so that
+// neither is copied to join them). Offsets in `meta` and `offset_index` are relative to the
+// start of `dictionary_page`; the file writer adds the chunk's file position.
 struct EncodedChunk {
-  std::string bytes;  // [dictionary page] data pages, each with its header
+  std::string dictionary_page;  // header + payload, or empty
+  std::string data_pages;       // every data page, each with its header
+  size_t size() const { return dictionary_page.size() + data_pages.size(); }
   ColumnMetaData meta;
   std::optional<OffsetIndex> offset_index;
   std::optional<ColumnIndex> column_index;

@@ -256,7 +256,17 @@ Result<Batch> ParquetReader::ReadAll(const std::vector<int>& columns) const {
       bytes += uint64_t(std::clamp<int64_t>(g.columns[size_t(c)].meta_data->total_compressed_size, 0, int64_t(1) << 40));
     }
     out.back().Reserve(ReserveRows(num_rows_, bytes));
-    for (int rg = 0; rg < num_row_groups(); ++rg) RETURN_IF_ERROR(ReadChunkInto(rg, c, &out.back()));
+    uint64_t rows_read = 0, bytes_read = 0;
+    for (int rg = 0; rg < num_row_groups(); ++rg) {
+      RETURN_IF_ERROR(ReadChunkInto(rg, c, &out.back()));
+      rows_read += uint64_t(row_group_num_rows(rg));
+      bytes_read += uint64_t(std::clamp<int64_t>(meta_.row_groups[size_t(rg)].columns[size_t(c)].meta_data->total_compressed_size, 0, int64_t(1) << 40));
+      if (rg == 0 && uint64_t(num_rows_) > rows_read) {
+        // The first chunk tells the characters per row: reserve for the rest of the file.
+        ReserveCharsLike(&out.back(), out.back().chars().size(), rows_read, uint64_t(num_rows_) - rows_read,
+                         256 * (bytes - bytes_read) + (uint64_t(1) << 20));
+      }
+    }
   }
   return Batch(Schema(std::move(fields)), std::move(out), size_t(num_rows_));
 }

@@ -1,5 +1,6 @@
 #include "format/parquet/writer.h"
 
+#include <cstring>
 #include <limits>
 #include <set>
 
@@ -12,7 +13,14 @@ namespace lakeindex::parquet {
 struct ParquetWriter::Impl {
   std::vector<std::unique_ptr<ColumnChunkWriter>> columns;
   size_t rows_in_group = 0;
-  std::string out;
+  // The file so far as a list of parts (the magic, then column chunks), joined once by Finish:
+  // appending every chunk to one growing string copied the file again at each regrowth.
+  std::vector<std::string> parts;
+  size_t size = 0;  // bytes in `parts`
+  void Append(std::string part) {
+    size += part.size();
+    if (!part.empty()) parts.push_back(std::move(part));
+  }
   FileMetaData meta;
   // Page indexes of every chunk, written after the last row group: [row group][column].
   std::vector<std::vector<EncodedChunk>> indexes;
@@ -46,7 +54,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   for (const Field& f : w->schema_.fields()) {
     impl.columns.push_back(ColumnChunkWriter::Make(f, w->options_));
   }
-  impl.out.append(kMagic, 4);
+  impl.Append(std::string(kMagic, 4));
   SchemaElement root;
   root.name = "schema";
   root.num_children = int32_t(w->schema_.num_fields());
@@ -85,7 +93,7 @@ Status ParquetWriter::FlushRowGroup() {
   if (impl.rows_in_group == 0) return Status::OK();
   RowGroup rg;
   rg.num_rows = int64_t(impl.rows_in_group);
-  rg.file_offset = int64_t(impl.out.size());
+  rg.file_offset = int64_t(impl.size);
   rg.ordinal = int16_t(std::min<size_t>(impl.meta.row_groups.size(), INT16_MAX));
   int64_t compressed = 0;
   std::vector<EncodedChunk> indexes(impl.columns.size());
@@ -93,7 +101,7 @@ Status ParquetWriter::FlushRowGroup() {
     EncodedChunk chunk;
     status_ = impl.columns[c]->Finish(&chunk);
     RETURN_IF_ERROR(status_);
-    int64_t base = int64_t(impl.out.size());
+    int64_t base = int64_t(impl.size);
     ColumnChunk cc;
     cc.file_offset = base;
     cc.meta_data = std::move(chunk.meta);
@@ -104,7 +112,8 @@ Status ParquetWriter::FlushRowGroup() {
     }
     rg.total_byte_size += cc.meta_data->total_uncompressed_size;
     compressed += cc.meta_data->total_compressed_size;
-    impl.out.append(chunk.bytes);
+    impl.Append(std::move(chunk.dictionary_page));
+    impl.Append(std::move(chunk.data_pages));
     rg.columns.push_back(std::move(cc));
     indexes[c].offset_index = std::move(chunk.offset_index);
     indexes[c].column_index = std::move(chunk.column_index);
@@ -122,16 +131,18 @@ Result<std::string> ParquetWriter::Finish() {
   Impl& impl = *impl_;
   if (impl.finished) return Status::InvalidArgument("parquet writer: Finish called twice");
   impl.finished = true;
-  // Page index: all ColumnIndexes, then all OffsetIndexes (the layout other writers use).
+  // Page index: all ColumnIndexes, then all OffsetIndexes (the layout other writers use),
+  // then the footer, all into `tail` at file offset impl.size.
+  std::string tail;
   for (size_t rg = 0; rg < impl.indexes.size(); ++rg) {
     for (size_t c = 0; c < impl.indexes[rg].size(); ++c) {
       const auto& ci = impl.indexes[rg][c].column_index;
       if (!ci) continue;
       ColumnChunk& cc = impl.meta.row_groups[rg].columns[c];
-      size_t at = impl.out.size();
-      thrift::SerializeStruct(*ci, &impl.out);
-      cc.column_index_offset = int64_t(at);
-      cc.column_index_length = int32_t(impl.out.size() - at);
+      size_t at = tail.size();
+      thrift::SerializeStruct(*ci, &tail);
+      cc.column_index_offset = int64_t(impl.size + at);
+      cc.column_index_length = int32_t(tail.size() - at);
     }
   }
   for (size_t rg = 0; rg < impl.indexes.size(); ++rg) {
@@ -139,21 +150,31 @@ Result<std::string> ParquetWriter::Finish() {
       const auto& oi = impl.indexes[rg][c].offset_index;
       if (!oi) continue;
       ColumnChunk& cc = impl.meta.row_groups[rg].columns[c];
-      size_t at = impl.out.size();
-      thrift::SerializeStruct(*oi, &impl.out);
-      cc.offset_index_offset = int64_t(at);
-      cc.offset_index_length = int32_t(impl.out.size() - at);
+      size_t at = tail.size();
+      thrift::SerializeStruct(*oi, &tail);
+      cc.offset_index_offset = int64_t(impl.size + at);
+      cc.offset_index_length = int32_t(tail.size() - at);
     }
   }
   impl.indexes.clear();
-  size_t footer_start = impl.out.size();
-  thrift::SerializeStruct(impl.meta, &impl.out);
-  uint32_t footer_len = uint32_t(impl.out.size() - footer_start);
+  size_t footer_start = tail.size();
+  thrift::SerializeStruct(impl.meta, &tail);
+  uint32_t footer_len = uint32_t(tail.size() - footer_start);
   char len[4];
   std::memcpy(len, &footer_len, 4);
-  impl.out.append(len, 4);
-  impl.out.append(kMagic, 4);
-  return std::move(impl.out);
+  tail.append(len, 4);
+  tail.append(kMagic, 4);
+
+  std::string out;
+  out.reserve(impl.size + tail.size());
+  for (std::string& part : impl.parts) {
+    out.append(part);
+    part = std::string();  // release as we go
+  }
+  out.append(tail);
+  impl.parts.clear();
+  impl.size = 0;
+  return out;
 }
 
 Status WriteParquet(ObjectStore* store, std::string_view path, const Batch& batch,

@@ -176,7 +176,7 @@ Result<SearchResult> ZoneMapSegment::Search(const ScalarQuery& q, SearchCounters
   };
   add_runs(&result.rows.true_rows, [&](size_t i) { return bool(selected[i]); });
   if (!is_null_query) {
-    add_runs(&result.rows.null_rows, [&](size_t i) { return !selected[i] && zones[i].null_count > 0; });
+    add_runs(&result.rows.null_rows, [&](size_t i) { return zones[i].null_count > 0; });
   }
   if (counters != nullptr) {
     counters->pages_total += zones.size();

@@ -4,9 +4,10 @@
 // does no I/O. Search answers with Exactness::kAtMost over whole zones:
 //   * true_rows  — every zone that may hold a row where the query is TRUE. It contains every
 //                  TRUE row of the covered fragments (it is a superset of them on its own).
-//   * null_rows  — every other zone with null_count > 0 (rows in it may be UNKNOWN; its non-NULL
-//                  rows are FALSE, but they are included: the set is conservative). Disjoint from
-//                  true_rows; every UNKNOWN row is in true_rows ∪ null_rows.
+//   * null_rows  — every zone with null_count > 0: a superset of the UNKNOWN rows (its non-NULL
+//                  rows are included too: the set is conservative). It overlaps true_rows where a
+//                  zone both may match and has NULLs — AtMost sets are supersets of their own, as
+//                  scalar_index.h states, not the disjoint sets of an exact NullableRowSet.
 //   Rows of covered fragments in neither set are FALSE.
 // For kIsNull, true_rows are the zones with null_count > 0 and null_rows is empty (IS NULL is
 // never UNKNOWN). NaN follows CompareValues (NaN = NaN, NaN above every number): a zone with
