@@ -2,7 +2,8 @@
 //
 // RowSet wraps a 64-bit roaring bitmap. NullableRowSet is the result of evaluating a predicate
 // over a universe of rows under SQL three-valued logic: `true_rows` where it is TRUE, `null_rows`
-// where it is UNKNOWN (disjoint from true_rows); every other row of the universe is FALSE.
+// where it is UNKNOWN (disjoint from true_rows when exact; an inexact index answer may overlap
+// them, see index/scalar_index.h); every other row of the universe is FALSE.
 // Thread safety: none for mutation; concurrent const access is safe.
 #pragma once
 
