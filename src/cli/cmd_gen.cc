@@ -160,20 +160,7 @@ static Status RunDemo(const DemoArgs& args) {
 
   // Delete, then read the old version again (time travel).
   {
-    query::ScanRequest request;
-    request.where = "score < 1000";
-    request.select = {"id"};
-    request.with_addresses = true;
-    ASSIGN_OR_RETURN(auto scanner, query::Scanner::Make(table.get(), request));
-    RowSet rows;
-    Batch batch;
-    std::vector<uint64_t> addresses;
-    while (true) {
-      ASSIGN_OR_RETURN(bool more, scanner->Next(&batch, &addresses));
-      if (!more) break;
-      for (uint64_t a : addresses) rows.Add(a);
-    }
-    ASSIGN_OR_RETURN(uint64_t deleted, table->DeleteRows(rows));
+    ASSIGN_OR_RETURN(uint64_t deleted, query::DeleteWhere(table.get(), "score < 1000"));
     std::printf("$ lakeindex delete %s --where \"score < 1000\"\n  deleted %llu rows: version %llu has %llu rows; "
                 "version 1 still has %llu (time travel: --version 1)\n",
                 table_dir.c_str(), static_cast<unsigned long long>(deleted),

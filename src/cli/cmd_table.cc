@@ -114,21 +114,8 @@ struct DeleteArgs {
 
 Status RunDelete(const DeleteArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  query::ScanRequest request;
-  ASSIGN_OR_RETURN(request.indexes, IndexesFor(*h.table, args.where));
-  request.where = args.where;
-  request.select = {h.table->schema().field(0).name};
-  request.with_addresses = true;
-  ASSIGN_OR_RETURN(auto scanner, query::Scanner::Make(h.table.get(), request));
-  RowSet rows;
-  Batch batch;
-  std::vector<uint64_t> addresses;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, scanner->Next(&batch, &addresses));
-    if (!more) break;
-    for (uint64_t a : addresses) rows.Add(a);
-  }
-  ASSIGN_OR_RETURN(uint64_t deleted, h.table->DeleteRows(rows));
+  ASSIGN_OR_RETURN(auto indexes, IndexesFor(*h.table, args.where));
+  ASSIGN_OR_RETURN(uint64_t deleted, query::DeleteWhere(h.table.get(), args.where, std::move(indexes)));
   std::fprintf(stderr, "deleted %llu rows: version %llu\n", static_cast<unsigned long long>(deleted),
                static_cast<unsigned long long>(h.table->version()));
   return Status::OK();

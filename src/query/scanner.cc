@@ -538,4 +538,23 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   return Status::OK();
 }
 
+Result<uint64_t> DeleteWhere(table::Table* table, const std::string& where, std::vector<IndexHandle> indexes) {
+  if (where.empty()) return Status::InvalidArgument("delete needs a --where filter");
+  ScanRequest request;
+  request.where = where;
+  request.select = {table->schema().field(0).name};
+  request.with_addresses = true;
+  request.indexes = std::move(indexes);
+  ASSIGN_OR_RETURN(auto scanner, Scanner::Make(table, request));
+  RowSet rows;
+  Batch batch;
+  std::vector<uint64_t> addresses;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, scanner->Next(&batch, &addresses));
+    if (!more) break;
+    for (uint64_t a : addresses) rows.Add(a);
+  }
+  return table->DeleteRows(rows);
+}
+
 }  // namespace lakeindex::query

@@ -122,4 +122,8 @@ class Scanner {
   bool done_ = false;
 };
 
+// Deletes the rows of `table` where `where` is TRUE (using `indexes` to find them) and commits a
+// new version; returns how many rows were newly deleted (0: no new version).
+Result<uint64_t> DeleteWhere(table::Table* table, const std::string& where, std::vector<IndexHandle> indexes = {});
+
 }  // namespace lakeindex::query

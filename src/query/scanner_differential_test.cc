@@ -160,21 +160,7 @@ TEST(ScannerDifferentialTest, CreateAppendDeleteThenRandomFiltersMatchDuckDB) {
 
     ExprGen gen(schema, rng);
     std::string delete_where = gen.Gen(2);
-    {
-      ScanRequest request;
-      request.where = delete_where;
-      request.select = {"rid"};
-      request.with_addresses = true;
-      auto scanner = Scanner::Make(table->get(), request);
-      ASSERT_TRUE(scanner.ok()) << scanner.status().ToString();
-      RowSet rows;
-      Batch batch;
-      std::vector<uint64_t> addresses;
-      while (*(*scanner)->Next(&batch, &addresses)) {
-        for (uint64_t a : addresses) rows.Add(a);
-      }
-      ASSERT_TRUE((*table)->DeleteRows(rows).ok());
-    }
+    ASSERT_TRUE(DeleteWhere(table->get(), delete_where).ok());
 
     std::vector<std::string> exprs;
     std::vector<std::vector<uint32_t>> ours;
