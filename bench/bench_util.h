@@ -1,5 +1,6 @@
 // Helpers shared by the end-to-end benchmark programs (bench/*_bench.cc): a wall + CPU clock,
-// JSON result lines, and the in-memory events data set.
+// peak memory, JSON result lines, medians, the in-memory events data set, and the query files
+// (bench/scan_queries.tsv) that scan_bench and index_bench read.
 //
 // Every benchmark program prints one JSON object per measurement on stdout (one per line);
 // bench/report.mjs turns those lines into bench/RESULTS.md. CPU time is user + system time of
@@ -8,9 +9,12 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,6 +51,41 @@ class Stopwatch {
   double cpu_start_ = 0;
 };
 
+// Peak resident memory of this process (VmHWM), in bytes; 0 if /proc is not readable.
+inline uint64_t PeakRssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+  }
+  return 0;
+}
+
+inline uint64_t RssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+  }
+  return 0;
+}
+
+// Resets the peak (VmHWM) to the current RSS (Linux >= 4.0, clear_refs "5"), so that
+// PeakRssBytes() afterwards is the peak of the work that follows. False when not possible.
+inline bool ResetPeakRss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.flush();
+  return bool(out);
+}
+
+inline double Median(std::vector<double> xs) {
+  if (xs.empty()) return 0;
+  std::sort(xs.begin(), xs.end());
+  size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
 // One result line. `j` should hold at least bench, engine, case and the timings.
 inline void Emit(const nlohmann::json& j) {
   std::printf("%s\n", j.dump().c_str());
@@ -76,6 +115,41 @@ inline std::vector<Batch> GenerateEvents(uint64_t rows, uint64_t seed, size_t ba
   Batch batch;
   while (gen.Next(batch_rows, &batch)) batches.push_back(std::move(batch));
   return batches;
+}
+
+// One query of a queries file (bench/scan_queries.tsv): one per line, tab-separated: name,
+// table directory, WHERE (may be empty), SELECT list (comma-separated, empty = every column),
+// mode ("rows" or "sum"). Lines starting with '#' are comments.
+struct QuerySpec {
+  std::string name, table, where, select, mode;
+};
+
+inline std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::stringstream ss(s);
+  while (std::getline(ss, item, sep)) out.push_back(item);
+  if (!s.empty() && s.back() == sep) out.push_back("");
+  return out;
+}
+
+inline std::vector<QuerySpec> LoadQueries(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) Die(Status::IOError("cannot open " + path), "queries");
+  std::vector<QuerySpec> out;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f = Split(line, '\t');
+    if (f.size() != 5) {
+      Die(Status::InvalidArgument(path + ":" + std::to_string(line_no) + ": expected 5 tab-separated fields"),
+          "queries");
+    }
+    out.push_back({f[0], f[1], f[2], f[3], f[4]});
+  }
+  return out;
 }
 
 }  // namespace lakeindex::bench

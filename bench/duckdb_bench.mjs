@@ -11,7 +11,7 @@
 //         materialize: CREATE TEMP TABLE t AS SELECT * FROM read_parquet(FILE)  (like our ReadAll,
 //                      which decodes every column into memory)
 //         aggregate:   one min() per column, so every column is decoded but nothing is stored
-//   node bench/duckdb_bench.mjs scan --threads T [--counters] QUERIES.tsv [NAME...]
+//   node bench/duckdb_bench.mjs scan --threads T [--counters] [--repeat R] [--bench B] QUERIES.tsv [NAME...]
 //       The queries of bench/scan_queries.tsv (see scan_bench.cc) over
 //       read_parquet('<table>/data/*.parquet'): mode "rows" materializes the selected columns of
 //       the matching rows into a temp table, mode "sum" returns count(*) and sum() of each
@@ -19,18 +19,17 @@
 //       groups, and their rows, that DuckDB cannot skip by their min/max statistics
 //       (parquet_metadata): DuckDB prunes Parquet by row group, not by page. (The profiler's
 //       cumulative_rows_scanned is not used: in DuckDB 1.5 it counts the rows of skipped row
-//       groups too, e.g. 10M for a query that reads one 1M-row row group.)
+//       groups too, e.g. 10M for a query that reads one 1M-row row group.) --repeat R runs each
+//       query R times (counters on the first run only); --bench B labels the lines (default
+//       "scan"; bench/run.sh uses "zonemap" for the zone-map comparison).
 //
 // --threads T: a number, or "default" (DuckDB's default: one per core).
 // CPU time is process.cpuUsage() (user + system of every thread of this process).
 
 import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, '..', 'tests', 'duckdb', 'package.json'));
+import { emitLine, openDuckDB, quoteIdent, rows, sqlString, timed } from './bench_util.mjs';
 
 function usage() {
   process.stderr.write('usage: node duckdb_bench.mjs write|read|scan --threads T ... (see the file comment)\n');
@@ -38,56 +37,25 @@ function usage() {
 }
 
 function parseArgs(argv) {
-  const args = { command: argv[0], threads: '1', rest: [] };
+  const args = { command: argv[0], threads: '1', repeat: 1, bench: 'scan', rest: [] };
   for (let i = 1; i < argv.length; ++i) {
     const a = argv[i];
     if (a === '--threads') args.threads = argv[++i];
     else if (a === '--src') args.src = argv[++i];
     else if (a === '--dir') args.dir = argv[++i];
     else if (a === '--counters') args.counters = true;
+    else if (a === '--repeat') args.repeat = Number(argv[++i]);
+    else if (a === '--bench') args.bench = argv[++i];
     else args.rest.push(a);
   }
   if (!args.command) usage();
   return args;
 }
 
-function sqlString(s) {
-  return `'${s.replaceAll("'", "''")}'`;
-}
-
-function quoteIdent(s) {
-  return `"${s.replaceAll('"', '""')}"`;
-}
-
-async function open(threads) {
-  const duckdb = await import(require.resolve('@duckdb/node-api'));
-  const instance = await duckdb.DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  if (threads !== 'default') await conn.run(`SET threads = ${Number(threads)}`);
-  const version = (await (await conn.run('SELECT version()')).getRows())[0][0];
-  const actual = Number((await (await conn.run("SELECT current_setting('threads')")).getRows())[0][0]);
-  return { instance, conn, version, threads: actual, threadsLabel: threads };
-}
-
-async function rows(conn, sql) {
-  return (await conn.run(sql)).getRows();
-}
-
-// Times one statement: wall and CPU seconds, plus its materialized result rows.
-async function timed(conn, sql) {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const result = await conn.run(sql);
-  const out = await result.getRows();
-  const wall = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  return { wall_s: wall, cpu_s: (cpu.user + cpu.system) / 1e6, rows: out };
-}
-
 function emit(db, fields) {
   const j = { engine: 'duckdb', threads: db.threads, threads_setting: db.threadsLabel, duckdb_version: db.version,
               ...fields };
-  process.stdout.write(JSON.stringify(j, (_, v) => (typeof v === 'bigint' ? Number(v) : v)) + '\n');
+  emitLine(j);
 }
 
 async function columnsOf(conn, from) {
@@ -166,37 +134,41 @@ function typeOfLiteral(lit) {
 }
 
 async function runScan(db, args) {
-  const { conn } = db;
   const [file, ...only] = args.rest;
   for (const q of loadQueries(file, only)) {
-    const from = `read_parquet(${sqlString(path.join(q.table, 'data', '*.parquet'))})`;
-    const where = q.where ? ` WHERE ${q.where}` : '';
-    const select = q.select ? q.select.split(',').map(quoteIdent) : ['*'];
-    let t;
-    let n;
-    let sums;
-    if (q.mode === 'sum') {
-      t = await timed(conn, `SELECT count(*), ${select.map((c) => `sum(${c})`).join(', ')} FROM ${from}${where}`);
-      n = Number(t.rows[0][0]);
-      sums = t.rows[0].slice(1).map(Number);
-    } else {
-      t = await timed(conn, `CREATE OR REPLACE TEMP TABLE r AS SELECT ${select.join(', ')} FROM ${from}${where}`);
-      n = Number((await rows(conn, 'SELECT count(*) FROM r'))[0][0]);
-      await conn.run('DROP TABLE r');
-    }
-    const fields = { bench: 'scan', case: q.name, rows_returned: n, wall_s: t.wall_s, cpu_s: t.cpu_s };
-    if (sums) fields.sums = sums;
-    if (args.counters) {
-      const pruning = q.where ? await rowsInCandidateRowGroups(conn, q) : null;
-      if (pruning) Object.assign(fields, pruning);
-    }
-    emit(db, fields);
+    for (let r = 0; r < args.repeat; ++r) await runScanQuery(db, args, q, r === 0);
   }
+}
+
+async function runScanQuery(db, args, q, first) {
+  const { conn } = db;
+  const from = `read_parquet(${sqlString(path.join(q.table, 'data', '*.parquet'))})`;
+  const where = q.where ? ` WHERE ${q.where}` : '';
+  const select = q.select ? q.select.split(',').map(quoteIdent) : ['*'];
+  let t;
+  let n;
+  let sums;
+  if (q.mode === 'sum') {
+    t = await timed(conn, `SELECT count(*), ${select.map((c) => `sum(${c})`).join(', ')} FROM ${from}${where}`);
+    n = Number(t.rows[0][0]);
+    sums = t.rows[0].slice(1).map(Number);
+  } else {
+    t = await timed(conn, `CREATE OR REPLACE TEMP TABLE r AS SELECT ${select.join(', ')} FROM ${from}${where}`);
+    n = Number((await rows(conn, 'SELECT count(*) FROM r'))[0][0]);
+    await conn.run('DROP TABLE r');
+  }
+  const fields = { bench: args.bench, case: q.name, rows_returned: n, wall_s: t.wall_s, cpu_s: t.cpu_s };
+  if (sums) fields.sums = sums;
+  if (args.counters && first) {
+    const pruning = q.where ? await rowsInCandidateRowGroups(conn, q) : null;
+    if (pruning) Object.assign(fields, pruning);
+  }
+  emit(db, fields);
 }
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const db = await open(args.threads);
+  const db = await openDuckDB(args.threads);
   try {
     if (args.command === 'write') await runWrite(db, args);
     else if (args.command === 'read') await runRead(db, args);

@@ -11,9 +11,7 @@
 //
 // Each measurement covers Table::Open through the last Scanner::Next, and reports the scanner's
 // counters and the bytes and requests read from the store, which do not depend on machine load.
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,38 +22,6 @@
 
 namespace lakeindex::bench {
 namespace {
-
-struct QuerySpec {
-  std::string name, table, where, select, mode;
-};
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  std::stringstream ss(s);
-  while (std::getline(ss, item, sep)) out.push_back(item);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
-}
-
-std::vector<QuerySpec> LoadQueries(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) Die(Status::IOError("cannot open " + path), "queries");
-  std::vector<QuerySpec> out;
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> f = Split(line, '\t');
-    if (f.size() != 5) {
-      Die(Status::InvalidArgument(path + ":" + std::to_string(line_no) + ": expected 5 tab-separated fields"),
-          "queries");
-    }
-    out.push_back({f[0], f[1], f[2], f[3], f[4]});
-  }
-  return out;
-}
 
 // Adds up column c of `batch` (numeric types; NULLs count as 0).
 double SumColumn(const Column& c) {

@@ -60,6 +60,11 @@ TEST(IndexManagerTest, ZoneMapOnClusteredIdReadsAtMostTwoZones) {
   EXPECT_EQ(r->first, 101u);
   EXPECT_LE(r->second.rows_read, 2u * 8192u);
   EXPECT_LE(r->second.index.pages_selected, 2u);
+  // Two range conjuncts on one column are merged into one search (not two half-table answers).
+  auto merged = Count(*t, "id >= 500000 AND id <= 500100 AND id > 499990", true);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->first, 101u);
+  EXPECT_LE(merged->second.index.pages_selected, 2u);
 }
 
 TEST(IndexManagerTest, BTreeColdEqualityReadsOneLeafPageAndMatchesTheScan) {
@@ -69,13 +74,20 @@ TEST(IndexManagerTest, BTreeColdEqualityReadsOneLeafPageAndMatchesTheScan) {
   options.column = "id";
   options.type = "btree";
   ASSERT_TRUE(CreateIndex(t.get(), options).ok());
-  for (const std::string& where : {std::string("id = 123457"), std::string("id IN (5, 99999, 7) OR id < 3"),
-                                   std::string("NOT (id >= 10) AND score > 0"), std::string("id BETWEEN 10 AND 20000")}) {
+  // Selective filters read fewer rows; 10% of the rows, scattered, touch every page, so the
+  // scanner reads whole row groups there (same rows read as without the index).
+  for (const auto& [where, selective] : std::vector<std::pair<std::string, bool>>{
+           {"id = 123457", true}, {"id IN (5, 99999, 7) OR id < 3", true}, {"NOT (id >= 10) AND score > 0", true},
+           {"id BETWEEN 10 AND 20000", false}}) {
     auto with = Count(*t, where, true);
     auto without = Count(*t, where, false);
     ASSERT_TRUE(with.ok() && without.ok()) << where;
     EXPECT_EQ(with->first, without->first) << where;
-    EXPECT_LT(with->second.rows_read, without->second.rows_read) << where;
+    if (selective) {
+      EXPECT_LT(with->second.rows_read, without->second.rows_read) << where;
+    } else {
+      EXPECT_EQ(with->second.rows_read, without->second.rows_read) << where;
+    }
   }
   auto cold = Count(*t, "id = 4242", true);
   ASSERT_TRUE(cold.ok());

@@ -215,6 +215,44 @@ Result<SearchResult> Evaluate(const Node& n, const RowSet& universe, IndexPlan* 
   return out;
 }
 
+// Tightens q's lower (is_lower) or upper bound with `v` / `inclusive`.
+void Tighten(ScalarQuery* q, bool is_lower, const Value& v, bool inclusive) {
+  std::optional<Value>& bound = is_lower ? q->lower : q->upper;
+  bool& bound_inclusive = is_lower ? q->lower_inclusive : q->upper_inclusive;
+  if (!bound) {
+    bound = v;
+    bound_inclusive = inclusive;
+    return;
+  }
+  int c = CompareValues(v, *bound);
+  if ((is_lower && c > 0) || (!is_lower && c < 0)) {
+    bound = v;
+    bound_inclusive = inclusive;
+  } else if (c == 0) {
+    bound_inclusive = bound_inclusive && inclusive;
+  }
+}
+
+// Conjunct leaves that are ranges on one index become one range (`ts >= a AND ts < b` is one
+// search that selects the pages between a and b, not two half-table answers to intersect).
+void MergeRanges(std::vector<std::unique_ptr<Node>>* served) {
+  for (size_t i = 0; i < served->size(); ++i) {
+    Node* a = (*served)[i].get();
+    if (a->kind != Node::Kind::kLeaf || a->query.kind != ScalarQuery::Kind::kRange) continue;
+    for (size_t j = i + 1; j < served->size();) {
+      Node* b = (*served)[j].get();
+      if (b->kind == Node::Kind::kLeaf && b->index == a->index && b->query.kind == ScalarQuery::Kind::kRange) {
+        if (b->query.lower) Tighten(&a->query, true, *b->query.lower, b->query.lower_inclusive);
+        if (b->query.upper) Tighten(&a->query, false, *b->query.upper, b->query.upper_inclusive);
+        a->text += " AND " + b->text;
+        served->erase(served->begin() + long(j));
+      } else {
+        ++j;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Result<IndexPlan> PlanWithIndexes(const Expr& filter, const std::vector<IndexHandle>& indexes,
@@ -232,6 +270,7 @@ Result<IndexPlan> PlanWithIndexes(const Expr& filter, const std::vector<IndexHan
     }
   }
   if (served.empty()) return plan;
+  MergeRanges(&served);
   std::set<const IndexHandle*> used;
   for (const auto& n : served) CollectIndexes(*n, &used);
   // Only fragments that every used index covers can be answered from the indexes.

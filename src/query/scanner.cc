@@ -333,9 +333,14 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     candidate = std::move(selected);
     if (candidate.empty()) return Status::OK();
   }
-  // When the index keeps most of the row group, reading it whole and evaluating the filter is
-  // cheaper than many page reads (the filter is exact on every row, so the answer is the same).
-  if (from_index && RangeRows(candidate) * 2 > rg_rows) {
+  // When the index keeps most of the row group, or rows scattered over most of its pages, reading
+  // it whole and evaluating the filter is cheaper than many page reads (the filter is exact on
+  // every row, so the answer is the same).
+  // Scattered candidates touch most pages anyway: k separate runs touch about
+  // P * (1 - e^(-k/P)) of the P pages (8192 rows each by default), over half once k > 0.7 P.
+  constexpr uint64_t kTypicalPageRows = 8192;
+  const uint64_t typical_pages = std::max<uint64_t>(1, rg_rows / kTypicalPageRows);
+  if (from_index && (RangeRows(candidate) * 2 > rg_rows || candidate.size() * 10 > typical_pages * 7)) {
     candidate = {{0, rg_rows}};
     from_index = nullptr;
   }
