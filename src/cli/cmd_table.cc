@@ -98,6 +98,9 @@ Status RunAppend(const LoadArgs& args) {
   auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
   uint64_t before = h.table->manifest().total_rows();
   RETURN_IF_ERROR(h.table->Append(source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  // The new fragments get index segments of their own (zones / leaf pages for them only).
+  ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), ""));
+  if (segments > 0) std::fprintf(stderr, "indexed the new fragments: %zu new segments\n", segments);
   std::fprintf(stderr, "appended %llu rows: version %llu\n",
                static_cast<unsigned long long>(h.table->manifest().total_rows() - before),
                static_cast<unsigned long long>(h.table->version()));

@@ -95,6 +95,31 @@ TEST(IndexManagerTest, BTreeColdEqualityReadsOneLeafPageAndMatchesTheScan) {
   EXPECT_EQ(cold->second.index.pages_read, 1u);
 }
 
+TEST(IndexManagerTest, TakeReadsOnlyThePagesOfTheGivenRows) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = EventsTable(store, 100000, /*sorted_ids=*/true, 50000);
+  const auto& frags = t->manifest().fragments;
+  RowSet rows = RowSet::Of({MakeRowAddress(frags[0].id, 5), MakeRowAddress(frags[0].id, 40000),
+                            MakeRowAddress(frags[1].id, 7)});
+  ASSERT_TRUE(t->DeleteRows(RowSet::Of({MakeRowAddress(frags[0].id, 40000)})).ok());
+  for (const std::string& where : {std::string(""), std::string("id > 6")}) {
+    ScanRequest request;
+    request.select = {"id"};
+    request.rows = rows;
+    request.where = where;
+    auto scanner = Scanner::Make(t.get(), request);
+    ASSERT_TRUE(scanner.ok());
+    std::vector<int64_t> ids;
+    Batch b;
+    while (*(*scanner)->Next(&b)) {
+      for (size_t r = 0; r < b.num_rows(); ++r) ids.push_back(b.column(0).Get<int64_t>(r));
+    }
+    // Row 40000 is deleted; ids follow row order (fragment 1 starts at id 50000).
+    EXPECT_EQ(ids, where.empty() ? std::vector<int64_t>({5, 50007}) : std::vector<int64_t>({50007}));
+    EXPECT_LE((*scanner)->counters().rows_read, 3u * 8192u);
+  }
+}
+
 TEST(IndexManagerTest, BadRequestsLeaveTheTableAsItWas) {
   auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
   auto t = EventsTable(store, 1000, false, 1000);

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <map>
+#include <iterator>
 #include <set>
 
 #include "common/thread_pool.h"
@@ -159,6 +160,21 @@ Status Scanner::Init(const ScanRequest& request) {
       for (uint32_t f : index_plan_.covered) index_candidates_[f] = index_plan_.candidates.OffsetsIn(f);
     }
     for (const std::string& line : index_plan_.explain) plan_.push_back(line);
+  }
+  if (request.rows) {
+    // Take: the given rows are the candidates of every fragment; a filter still applies to them.
+    if (index_plan_.used) {
+      for (auto& [f, offsets] : index_candidates_) {
+        std::vector<uint32_t> given = request.rows->OffsetsIn(f), both;
+        std::set_intersection(offsets.begin(), offsets.end(), given.begin(), given.end(), std::back_inserter(both));
+        offsets = std::move(both);
+      }
+    }
+    for (const auto& f : table_->manifest().fragments) {
+      if (!index_candidates_.count(f.id)) index_candidates_[f.id] = request.rows->OffsetsIn(f.id);
+    }
+    index_plan_.residual = filter_ != nullptr;  // the given rows are exact; a filter is checked on them
+    plan_.push_back("take " + std::to_string(request.rows->Cardinality()) + " given rows");
   }
   plan_.push_back("scan version " + std::to_string(table_->version()) + ": " +
                   std::to_string(counters_.fragments_total) + " fragments, filter " +

@@ -31,6 +31,9 @@ struct ScanRequest {
   std::optional<uint64_t> limit;
   // Next() may return each row's address (delete, take) only when this is set.
   bool with_addresses = false;
+  // Take: when set, only these row addresses are read (only the pages holding them), and the
+  // filter, if any, applies to them. Deleted rows are still dropped.
+  std::optional<RowSet> rows;
   // Scan fragments on the shared thread pool (ignored with LIMIT, which reads in order and stops).
   bool parallel = true;
   // Scalar indexes of the table that the planner may use (see index_planner.h).
