@@ -14,12 +14,38 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "lakeindex/status.h"
 #include "lakeindex/types.h"
 
 namespace lakeindex {
+
+namespace internal {
+// std::allocator whose value-initialization is default-initialization, so resize() of a byte
+// vector leaves the new bytes unwritten for the caller to fill (saving a memset over data
+// that is overwritten right away).
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <typename U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+}  // namespace internal
 
 class Column {
  public:
@@ -71,8 +97,28 @@ class Column {
     MarkValidRange(n);
     return reinterpret_cast<T*>(fixed_.data() + at);
   }
+  // Bulk form of Append + AppendNull: appends n rows of physical type T whose validity is the
+  // bitmap `valid_bits` (LSB first, bit i set = row i valid; bits past n are ignored; nullptr
+  // = all valid) and returns where to write the n values. With valid_bits every slot starts
+  // zeroed, so NULL rows need not be written; without, the caller writes all n.
+  template <typename T>
+  T* AppendValues(size_t n, const uint8_t* valid_bits) {
+    size_t at = fixed_.size();
+    fixed_.resize(at + n * sizeof(T));
+    if (valid_bits != nullptr) std::memset(fixed_.data() + at, 0, n * sizeof(T));
+    AppendValidityBits(valid_bits, n);
+    return reinterpret_cast<T*>(fixed_.data() + at);
+  }
   // REQUIRES: type() == kString. Fails when the column would exceed 4 GiB of characters.
   Status AppendString(std::string_view s);
+  // Bulk form of AppendString + AppendNull: appends n rows; with `valid_bits` (as for
+  // AppendValues) row i is NULL when its bit is clear, and `values` holds one string per valid
+  // row, in order (all n when valid_bits is nullptr). Characters and offsets grow once per
+  // call. REQUIRES: type() == kString. InvalidArgument, with nothing appended, when the column
+  // would exceed 4 GiB of characters.
+  Status AppendStrings(const std::string_view* values, size_t n, const uint8_t* valid_bits = nullptr);
+  // Reserves room for `chars` more characters of string data (Reserve covers the rows).
+  void ReserveChars(size_t chars) { chars_.reserve(chars_.size() + chars); }
   void AppendNull();
   // Appends a Value of this column's type (or NULL); integer/double Values are converted.
   Status AppendValue(const Value& v);
@@ -86,12 +132,16 @@ class Column {
  private:
   void MarkValid();
   void MarkValidRange(size_t n);
+  // Appends the validity of n rows from an LSB-first bitmap (nullptr = all valid), advancing
+  // length_ and null_count_; the bitmap is materialized only once a NULL shows up.
+  void AppendValidityBits(const uint8_t* bits, size_t n);
   void EnsureValidityFor(size_t n);
 
   TypeId type_ = TypeId::kInt64;
   size_t length_ = 0;
   size_t null_count_ = 0;
-  std::vector<uint8_t> fixed_;
+  // Bytes added by resize() are left unset (see DefaultInitAllocator): callers fill them.
+  std::vector<uint8_t, internal::DefaultInitAllocator<uint8_t>> fixed_;
   std::vector<uint32_t> offsets_{0};
   std::string chars_;
   std::vector<uint8_t> validity_;
