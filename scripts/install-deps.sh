@@ -47,6 +47,7 @@ if ((${#missing[@]} > 0)); then
   if [[ "$(id -u)" -ne 0 && ${#SUDO[@]} -eq 0 ]]; then
     die "not root and no sudo; as root run: apt-get install ${missing[*]}"
   fi
+  installed_something=1
   log "installing apt packages: ${missing[*]}"
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 ||
     die "apt-get update failed"
@@ -71,6 +72,7 @@ duck_version_ok() {
     process.exit(want === have ? 0 : 1);' 2>/dev/null)
 }
 if [[ ! -f "${kDuckDir}/node_modules/@duckdb/node-api/package.json" ]] || ! duck_version_ok; then
+  installed_something=1
   log "installing @duckdb/node-api into ${kDuckDir}/node_modules"
   if [[ -f "${kDuckDir}/package-lock.json" ]]; then
     (cd "${kDuckDir}" && npm ci --no-audit --no-fund >&2) || die "npm ci failed in ${kDuckDir}"
@@ -84,4 +86,4 @@ fi
 # One real query proves that the native library loads on this machine.
 echo "SELECT 42 AS answer" | node "${kDuckDir}/run.mjs" >/dev/null ||
   die "DuckDB does not run: 'node tests/duckdb/run.mjs' failed (see above)"
-log "all dependencies present"
+if [[ "${installed_something:-0}" == 1 ]]; then log "all dependencies present"; fi
