@@ -360,8 +360,8 @@ if (zm.length) {
   p('Parquet files (`CREATE TEMP TABLE r AS SELECT * FROM read_parquet(...) WHERE ...`; it prunes by row group).');
   p('Counters: ours from `Scanner::counters()` and the `InstrumentedStore`; DuckDB: the row groups whose');
   p('statistics overlap the range and their rows (from `parquet_metadata`). "zones selected / total" add up the');
-  p('two searches the planner makes, one per conjunct (`ts >= a` and `ts < b` are not merged into one range yet),');
-  p('so both are twice one search\'s; each bound alone selects about half of the zones.');
+  p('searches the planner made: builds before commit 2b7bb2b (range conjuncts on one column merged) search');
+  p('`ts >= a` and `ts < b` separately, and each bound alone selects about half of the zones.');
   p();
   const zb = idxBuilds.find((r) => r.case === 'CreateIndex ts zonemap');
   if (zb) p(`Zone map build: ${f2(zb.wall_s)} s wall, ${f2(zb.cpu_s)} s CPU (one run).`);
