@@ -135,10 +135,11 @@ Result<size_t> UpdateIndexes(table::Table* table, const std::string& name) {
   if (!found) return Status::InvalidArgument("index update: no index named '" + name + "'");
   if (built.empty()) return size_t(0);
   RETURN_IF_ERROR(CommitIndexes(table, "update_index", [built](std::vector<IndexMeta>* indexes) -> Status {
-    for (const auto& [index_name, seg] : built) {
+    for (const auto& entry : built) {
+      const std::string& index_name = entry.first;
       auto it = std::find_if(indexes->begin(), indexes->end(), [&](const IndexMeta& m) { return m.name == index_name; });
       if (it == indexes->end()) return Status::Conflict("index '" + index_name + "' was dropped concurrently");
-      it->segments.push_back(seg);
+      it->segments.push_back(entry.second);
     }
     return Status::OK();
   }));

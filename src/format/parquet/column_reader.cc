@@ -76,9 +76,6 @@ size_t PackLevels(const uint32_t* def, size_t n, uint8_t* bits) {
   return valid;
 }
 
-template <typename P>
-constexpr bool kFixedWidth = std::is_arithmetic_v<P> && !std::is_same_v<P, uint8_t>;
-
 }  // namespace
 
 Status ParsePageHeaderAt(const uint8_t* data, size_t size, size_t pos, uint64_t file_offset,
