@@ -1,22 +1,25 @@
 #include "lakeindex/column_stats.h"
 
 #include <cmath>
+#include <string_view>
+#include <type_traits>
 
 namespace lakeindex {
 
 namespace {
-template <typename T, typename MakeValue>
-void FixedStats(const Column& c, size_t offset, size_t count, MakeValue make, ColumnStats* s) {
+// One pass over rows [offset, offset+count): NULLs and NaNs counted, min/max of the rest.
+// `get(i)` reads row i as V; `make(v)` turns a bound into a Value.
+template <typename V, typename Get, typename MakeValue>
+void MinMaxStats(const Column& c, size_t offset, size_t count, Get get, MakeValue make, ColumnStats* s) {
   bool any = false;
-  T lo{}, hi{};
-  const T* data = c.data<T>();
+  V lo{}, hi{};
   for (size_t i = offset; i < offset + count; ++i) {
     if (c.IsNull(i)) {
       ++s->null_count;
       continue;
     }
-    T v = data[i];
-    if constexpr (std::is_floating_point_v<T>) {
+    V v = get(i);
+    if constexpr (std::is_floating_point_v<V>) {
       if (std::isnan(v)) {
         ++s->nan_count;
         continue;
@@ -30,15 +33,21 @@ void FixedStats(const Column& c, size_t offset, size_t count, MakeValue make, Co
       if (v > hi) hi = v;
     }
   }
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point_v<V>) {
     // -0.0 == 0.0: widen so that both zeros are inside [min, max] whatever their order.
-    if (any && lo == 0) lo = -T(0);
-    if (any && hi == 0) hi = T(0);
+    if (any && lo == 0) lo = -V(0);
+    if (any && hi == 0) hi = V(0);
   }
   if (any) {
     s->min = make(lo);
     s->max = make(hi);
   }
+}
+
+template <typename T, typename MakeValue>
+void FixedStats(const Column& c, size_t offset, size_t count, MakeValue make, ColumnStats* s) {
+  const T* data = c.data<T>();
+  MinMaxStats<T>(c, offset, count, [data](size_t i) { return data[i]; }, make, s);
 }
 }  // namespace
 
@@ -61,29 +70,11 @@ ColumnStats ComputeColumnStats(const Column& c, size_t offset, size_t count) {
     case TypeId::kTimestamp: FixedStats<int64_t>(c, offset, count, Value::Timestamp, &s); break;
     case TypeId::kFloat: FixedStats<float>(c, offset, count, Value::Float, &s); break;
     case TypeId::kDouble: FixedStats<double>(c, offset, count, Value::Double, &s); break;
-    case TypeId::kString: {
-      bool any = false;
-      std::string_view lo, hi;
-      for (size_t i = offset; i < offset + count; ++i) {
-        if (c.IsNull(i)) {
-          ++s.null_count;
-          continue;
-        }
-        std::string_view v = c.GetString(i);
-        if (!any) {
-          lo = hi = v;
-          any = true;
-        } else {
-          if (v < lo) lo = v;
-          if (v > hi) hi = v;
-        }
-      }
-      if (any) {
-        s.min = Value::String(std::string(lo));
-        s.max = Value::String(std::string(hi));
-      }
+    case TypeId::kString:
+      MinMaxStats<std::string_view>(
+          c, offset, count, [&c](size_t i) { return c.GetString(i); },
+          [](std::string_view v) { return Value::String(std::string(v)); }, &s);
       break;
-    }
   }
   return s;
 }
