@@ -105,7 +105,7 @@ class Column {
   T* AppendValues(size_t n, const uint8_t* valid_bits) {
     size_t at = fixed_.size();
     fixed_.resize(at + n * sizeof(T));
-    if (valid_bits != nullptr) std::memset(fixed_.data() + at, 0, n * sizeof(T));
+    if (valid_bits != nullptr && n > 0) std::memset(fixed_.data() + at, 0, n * sizeof(T));
     AppendValidityBits(valid_bits, n);
     return reinterpret_cast<T*>(fixed_.data() + at);
   }

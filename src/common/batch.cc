@@ -120,7 +120,7 @@ Status Column::AppendStrings(const std::string_view* values, size_t n, const uin
   uint32_t pos = offsets_[base - 1];
   if (valid_bits == nullptr) {
     for (size_t i = 0; i < n; ++i) {
-      std::memcpy(dst, values[i].data(), values[i].size());
+      if (!values[i].empty()) std::memcpy(dst, values[i].data(), values[i].size());
       dst += values[i].size();
       pos += uint32_t(values[i].size());
       off[i] = pos;
@@ -129,7 +129,7 @@ Status Column::AppendStrings(const std::string_view* values, size_t n, const uin
     size_t j = 0;
     for (size_t i = 0; i < n; ++i) {
       if ((valid_bits[i >> 3] >> (i & 7)) & 1) {
-        std::memcpy(dst, values[j].data(), values[j].size());
+        if (!values[j].empty()) std::memcpy(dst, values[j].data(), values[j].size());
         dst += values[j].size();
         pos += uint32_t(values[j].size());
         ++j;
