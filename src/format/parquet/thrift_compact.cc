@@ -360,46 +360,34 @@ Status CompactReader::SkipValue(CType type, bool in_list, int depth) {
 // ---------------------------------------------------------------------------------------------
 // List helpers
 
-Status ReadI32List(CompactReader& r, CType type, std::vector<int32_t>* out) {
+namespace {
+// Reads a list whose elements `read_element(elem_type, &value)` decodes one at a time.
+template <typename T, typename ReadElement>
+Status ReadList(CompactReader& r, CType type, std::vector<T>* out, ReadElement read_element) {
   CType elem;
   uint32_t n;
-  RETURN_IF_ERROR(r.ListBegin(type, &elem, &n));
+  RETURN_IF_ERROR(r.ListBegin(type, &elem, &n));  // n is bounded by the bytes left
   out->clear();
   out->reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
-    int32_t v;
-    RETURN_IF_ERROR(r.ElementI32(elem, &v));
+    T v;
+    RETURN_IF_ERROR(read_element(elem, &v));
     out->push_back(v);
   }
   return Status::OK();
+}
+}  // namespace
+
+Status ReadI32List(CompactReader& r, CType type, std::vector<int32_t>* out) {
+  return ReadList(r, type, out, [&r](CType e, int32_t* v) { return r.ElementI32(e, v); });
 }
 
 Status ReadI64List(CompactReader& r, CType type, std::vector<int64_t>* out) {
-  CType elem;
-  uint32_t n;
-  RETURN_IF_ERROR(r.ListBegin(type, &elem, &n));
-  out->clear();
-  out->reserve(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    int64_t v;
-    RETURN_IF_ERROR(r.ElementI64(elem, &v));
-    out->push_back(v);
-  }
-  return Status::OK();
+  return ReadList(r, type, out, [&r](CType e, int64_t* v) { return r.ElementI64(e, v); });
 }
 
 Status ReadBoolList(CompactReader& r, CType type, std::vector<bool>* out) {
-  CType elem;
-  uint32_t n;
-  RETURN_IF_ERROR(r.ListBegin(type, &elem, &n));
-  out->clear();
-  out->reserve(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    bool v;
-    RETURN_IF_ERROR(r.ElementBool(elem, &v));
-    out->push_back(v);
-  }
-  return Status::OK();
+  return ReadList(r, type, out, [&r](CType e, bool* v) { return r.ElementBool(e, v); });
 }
 
 Status ReadStringList(CompactReader& r, CType type, std::vector<std::string>* out) {
