@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 
 namespace lakeindex::cli {
 
@@ -38,6 +39,17 @@ Status WriteOutputFile(const std::string& path, std::string_view data) {
   failed |= std::fclose(f) != 0;
   if (failed) return Status::IOError("writing '" + path + "' failed: " + std::strerror(errno));
   return Status::OK();
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
 }
 
 std::string FileExtension(const std::string& path) {

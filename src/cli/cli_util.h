@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lakeindex/object_store.h"
 #include "lakeindex/status.h"
@@ -31,6 +32,9 @@ Result<FileRef> OpenFileRef(const std::string& path);
 // Writes `data` to the file at `path` as a plain open/write/close, so that /dev/stdout, FIFOs
 // and device files work as users expect (an ObjectStore would replace the path with a new file).
 Status WriteOutputFile(const std::string& path, std::string_view data);
+
+// "a, b,c" -> {"a", "b", "c"} (empty items dropped).
+std::vector<std::string> SplitList(const std::string& text);
 
 // Lowercase extension without the dot ("parquet", "csv"), or "".
 std::string FileExtension(const std::string& path);

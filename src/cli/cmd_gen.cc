@@ -126,12 +126,7 @@ static Status RunDemo(const DemoArgs& args) {
   auto run = [&](const std::string& where, const std::string& select, uint64_t limit) -> Status {
     query::ScanRequest request;
     request.where = where;
-    request.select = {};
-    for (size_t b = 0, e; b < select.size(); b = e + 1) {
-      e = select.find(',', b);
-      if (e == std::string::npos) e = select.size();
-      request.select.push_back(select.substr(b, e - b));
-    }
+    request.select = SplitList(select);
     request.limit = limit;
     ASSIGN_OR_RETURN(request.indexes, query::OpenIndexes(*table, {}));
     store->counters().Reset();

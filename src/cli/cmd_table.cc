@@ -4,7 +4,6 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -44,16 +43,6 @@ Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> v
   return h;
 }
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-  }
-  return out;
-}
 
 table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress) {
   table::WriteConfig config;

@@ -134,7 +134,9 @@ Status Scanner::Init(const ScanRequest& request) {
       output.push_back(c);
     }
   }
+  // Filter columns come first in read_columns_ (page pruning walks them).
   for (const std::string& name : filter_columns) read_columns_.push_back(schema.FindField(name));
+  num_filter_columns_ = read_columns_.size();
   for (int c : output) {
     if (std::find(read_columns_.begin(), read_columns_.end(), c) == read_columns_.end()) read_columns_.push_back(c);
   }
@@ -380,10 +382,8 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       return Status::OK();
     }
     // Page pruning: for each filter column alone, the rows of the pages that may match.
-    std::set<std::string> filter_columns;
-    CollectColumns(*filter_, &filter_columns);
-    for (const std::string& name : filter_columns) {
-      int c = table_->schema().FindField(name);
+    for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
+      const int c = read_columns_[pos];
       auto pi = reader.ReadPageIndex(rg, file_column(c));
       if (!pi.ok()) return pi.status().WithContext(where);
       if (!pi->has_statistics) continue;
@@ -408,7 +408,6 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
         }
       }
       candidate = Intersect(candidate, keep);
-      size_t pos = size_t(std::find(read_columns_.begin(), read_columns_.end(), c) - read_columns_.begin());
       page_indexes[int(pos)] = std::move(*pi);
     }
     if (candidate.empty()) {

@@ -103,6 +103,7 @@ class Scanner {
   ExprPtr filter_;            // bound to the table schema (null = no filter)
   ExprPtr read_filter_;       // bound to read_schema_
   std::vector<int> read_columns_;  // table column indexes read: filter columns, then the rest
+  size_t num_filter_columns_ = 0;  // read_columns_[0, n) are the filter's columns
   Schema read_schema_;
   std::vector<int> output_in_read_;  // output column i = read column output_in_read_[i]
   Schema output_schema_;
