@@ -13,6 +13,9 @@
 //       BTreeSegment::Search with a warm cache ("hot") and a fresh PageCache per lookup ("cold"),
 //       whole rows through the Scanner with the indexes (hot), and the in-memory limit
 //       (std::equal_range over the sorted pairs).
+//   index_bench build --table DIR --scratch DIR [--repeat R] [COLUMN...]
+//       Only the build measurements of `btree` (BTreeBuilder on id, std::sort, CreateIndex on
+//       the named columns, default id score name maybe), for profiling the build.
 //   index_bench rows-once --table DIR --queries FILE.json --query NAME --i K
 //       One whole-row lookup (point K of query NAME) in a new process: Table::Open + OpenIndexes +
 //       Scanner, the cold case of a CLI call (the OS file cache is warm). bench/run.sh repeats it.
@@ -65,7 +68,7 @@ struct Args {
 
 Args ParseArgs(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: index_bench queries|btree|rows-once|zonemap [options] (see the file comment)\n");
+    std::fprintf(stderr, "usage: index_bench queries|btree|build|rows-once|zonemap [options] (see the file comment)\n");
     std::exit(1);
   }
   Args a;
@@ -248,7 +251,8 @@ json BuildJson(const std::string& engine, const std::string& kase, const Stopwat
           {"peak_rss_bytes", PeakRssBytes()}, {"rss_before_bytes", rss_before}};
 }
 
-void MeasureBuilds(const Args& a, table::Table* table, const LoadedColumn& ids) {
+void MeasureBuilds(const Args& a, table::Table* table, const LoadedColumn& ids,
+                   const std::vector<std::string>& columns = {"id", "score", "name", "maybe"}) {
   // BTreeBuilder alone, the column already in memory (as DuckDB's and SQLite's tables are).
   std::filesystem::remove_all(a.scratch);
   std::filesystem::create_directories(a.scratch);
@@ -280,7 +284,7 @@ void MeasureBuilds(const Args& a, table::Table* table, const LoadedColumn& ids) 
     Emit(j);
   }
   // CreateIndex: reads each column from the table, builds, commits (one run per column).
-  for (const std::string column : {"id", "score", "name", "maybe"}) {
+  for (const std::string& column : columns) {
     std::string name = column + "_btree";
     auto existing = CheckResult(index::ReadIndexes(table->manifest()), "indexes");
     for (const auto& e : existing) {
@@ -500,6 +504,17 @@ void RunBTree(const Args& a) {
   }
 }
 
+void RunBuild(const Args& a) {
+  auto store = OpenStore(a.table);
+  auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
+  LoadedColumn ids = LoadColumn(*table, "id");
+  if (a.names.empty()) {
+    MeasureBuilds(a, table.get(), ids);
+  } else {
+    MeasureBuilds(a, table.get(), ids, a.names);
+  }
+}
+
 void RunRowsOnce(const Args& a) {
   json queries = LoadJson(a.queries);
   const json* q = nullptr;
@@ -573,6 +588,7 @@ int main(int argc, char** argv) {
   Args a = ParseArgs(argc, argv);
   if (a.command == "queries") WriteQueries(a);
   else if (a.command == "btree") RunBTree(a);
+  else if (a.command == "build") RunBuild(a);
   else if (a.command == "rows-once") RunRowsOnce(a);
   else if (a.command == "zonemap") RunZoneMap(a);
   else Die(lakeindex::Status::InvalidArgument("unknown command " + a.command), "index_bench");

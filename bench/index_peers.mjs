@@ -10,6 +10,7 @@
 //       whole rows = `SELECT * FROM t WHERE ...` (results materialized by DuckDB, not converted
 //       to JS values), and `SELECT filename, file_row_number FROM read_parquet(TABLE/data/*)
 //       WHERE ...` (no index: DuckDB's Parquet scan with its row-group statistics).
+//       `--builds-only 1`: only the CREATE INDEX measurements (pairs with `index_bench build`).
 //   node bench/index_peers.mjs sqlite --src EVENTS.parquet --db FILE --queries Q.json [--repeat R]
 //       Creates FILE once (cached; rows copied from SRC through DuckDB, indexes on score, name
 //       and maybe; not timed), then times CREATE INDEX ON t(id) R times (default pragmas: a
@@ -43,6 +44,7 @@ function parseArgs(argv) {
     else if (k === '--db') args.db = v;
     else if (k === '--queries') args.queries = v;
     else if (k === '--repeat') args.repeat = Number(v);
+    else if (k === '--builds-only') args.buildsOnly = v === '1';
     else throw new Error(`unknown option ${k}`);
   }
   return args;
@@ -112,6 +114,7 @@ async function runDuckDB(args) {
       emitLine({ ...buildLine('duckdb', `ART ${column}`, 1, wall, cpuSeconds(cpu0), rss), ...extra });
     }
 
+    if (args.buildsOnly) return;
     const queries = JSON.parse(readFileSync(args.queries, 'utf8'));
     const glob = sqlString(path.join(args.table, 'data', '*.parquet'));
     for (const q of queries) {

@@ -1,10 +1,14 @@
 #include "query/index_manager.h"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
+#include <set>
 
 #include "common/uuid.h"
 #include "format/parquet/reader.h"
 #include "index/btree/btree_builder.h"
+#include "index/btree/btree_merge.h"
 #include "index/btree/btree_reader.h"
 #include "index/zonemap/zonemap_reader.h"
 #include "index/zonemap/zonemap_table.h"
@@ -37,14 +41,28 @@ Status AddFragmentsToBTree(const table::Table& table, const std::string& column,
   return Status::OK();
 }
 
-// Builds one segment of `meta` over `fragments` (not committed).
+// An existing segment merged into a new one, with the fragments of it that are still live.
+struct MergedSegment {
+  SegmentMeta meta;
+  std::set<uint32_t> live;
+};
+
+// Builds one segment of `meta` (not committed) over `fragments`, read from their data files,
+// and the live rows of `merged` segments: btree pages stream in sorted, zone maps are rebuilt
+// from the data of the live fragments.
 Result<SegmentMeta> BuildSegment(const table::Table& table, const IndexMeta& meta,
-                                 const std::vector<table::FragmentMeta>& fragments) {
+                                 const std::vector<table::FragmentMeta>& fragments,
+                                 const std::vector<MergedSegment>& merged = {}) {
   SegmentMeta seg;
   seg.built_at_version = table.version();
-  for (const auto& f : fragments) {
-    seg.fragments.insert(f.id);
-    seg.rows += f.rows;
+  for (const auto& f : fragments) seg.fragments.insert(f.id);
+  for (const MergedSegment& m : merged) seg.fragments.insert(m.live.begin(), m.live.end());
+  std::vector<table::FragmentMeta> all;  // manifest order
+  for (const auto& f : table.manifest().fragments) {
+    if (seg.fragments.count(f.id)) {
+      all.push_back(f);
+      seg.rows += f.rows;
+    }
   }
   if (meta.type == "btree") {
     index::btree::BTreeBuildOptions options;
@@ -53,10 +71,15 @@ Result<SegmentMeta> BuildSegment(const table::Table& table, const IndexMeta& met
     ASSIGN_OR_RETURN(auto builder,
                      index::btree::BTreeBuilder::Make(table.store(), table.schema().field(size_t(c)).type, options));
     RETURN_IF_ERROR(AddFragmentsToBTree(table, meta.column, fragments, builder.get()));
+    for (const MergedSegment& m : merged) {
+      ASSIGN_OR_RETURN(auto old, index::btree::BTreeSegment::Open(table.store(), m.meta.uuid));
+      const bool whole = m.live.size() == m.meta.fragments.size();
+      RETURN_IF_ERROR(index::btree::AddSegmentTo(builder.get(), std::move(old), whole ? nullptr : &m.live));
+    }
     ASSIGN_OR_RETURN(auto info, builder->Finish());
     seg.uuid = info.uuid;
   } else {
-    ASSIGN_OR_RETURN(auto info, index::zonemap::BuildTableZoneMap(table, meta.column, fragments,
+    ASSIGN_OR_RETURN(auto info, index::zonemap::BuildTableZoneMap(table, meta.column, all,
                                                                   meta.params.value("zone_rows", 8192u)));
     seg.uuid = info.uuid;
   }
@@ -116,34 +139,75 @@ Status CreateIndex(table::Table* table, const IndexOptions& options) {
   });
 }
 
-Result<size_t> UpdateIndexes(table::Table* table, const std::string& name) {
+Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const UpdateOptions& options) {
   ASSIGN_OR_RETURN(auto indexes, index::ReadIndexes(table->manifest()));
-  std::vector<std::pair<std::string, SegmentMeta>> built;
+  struct Change {
+    std::string index_name;
+    std::vector<std::string> removed;  // segment uuids
+    std::optional<SegmentMeta> added;
+  };
+  std::vector<Change> changes;
+  std::set<uint32_t> live;
+  for (const auto& f : table->manifest().fragments) live.insert(f.id);
   bool found = name.empty();
   for (const IndexMeta& meta : indexes) {
     if (!name.empty() && meta.name != name) continue;
     found = true;
-    std::set<uint32_t> covered = meta.CoveredFragments(table->manifest());
+    Change change;
+    change.index_name = meta.name;
+    std::vector<MergedSegment> merged;  // stale segments, and every segment when merging
+    std::vector<const SegmentMeta*> kept;
+    std::set<uint32_t> covered;
+    for (const SegmentMeta& seg : meta.segments) {
+      MergedSegment m{seg, {}};
+      std::set_intersection(seg.fragments.begin(), seg.fragments.end(), live.begin(), live.end(),
+                            std::inserter(m.live, m.live.end()));
+      covered.insert(m.live.begin(), m.live.end());
+      if (m.live.size() == seg.fragments.size()) {
+        kept.push_back(&seg);
+        continue;
+      }
+      change.removed.push_back(seg.uuid);  // all gone: dropped; partly gone: rewritten
+      if (!m.live.empty()) merged.push_back(std::move(m));
+    }
     std::vector<table::FragmentMeta> missing;
     for (const auto& f : table->manifest().fragments) {
       if (!covered.count(f.id)) missing.push_back(f);
     }
-    if (missing.empty()) continue;
-    ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(*table, meta, missing));
-    built.emplace_back(meta.name, std::move(seg));
+    const bool writes = !merged.empty() || !missing.empty();
+    const size_t would_have = kept.size() + (writes ? 1 : 0);
+    if (would_have > 1 && (options.merge || would_have > kMaxSegments)) {
+      for (const SegmentMeta* seg : kept) {
+        merged.push_back(MergedSegment{*seg, seg->fragments});
+        change.removed.push_back(seg->uuid);
+      }
+    }
+    if (!merged.empty() || !missing.empty()) {
+      ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(*table, meta, missing, merged));
+      change.added = std::move(seg);
+    }
+    if (change.added || !change.removed.empty()) changes.push_back(std::move(change));
   }
   if (!found) return Status::InvalidArgument("index update: no index named '" + name + "'");
-  if (built.empty()) return size_t(0);
-  RETURN_IF_ERROR(CommitIndexes(table, "update_index", [built](std::vector<IndexMeta>* indexes) -> Status {
-    for (const auto& entry : built) {
-      const std::string& index_name = entry.first;
-      auto it = std::find_if(indexes->begin(), indexes->end(), [&](const IndexMeta& m) { return m.name == index_name; });
-      if (it == indexes->end()) return Status::Conflict("index '" + index_name + "' was dropped concurrently");
-      it->segments.push_back(entry.second);
+  if (changes.empty()) return size_t(0);
+  size_t written = 0;
+  for (const Change& c : changes) written += c.added ? 1 : 0;
+  RETURN_IF_ERROR(CommitIndexes(table, "update_index", [changes](std::vector<IndexMeta>* list) -> Status {
+    for (const Change& c : changes) {
+      auto it = std::find_if(list->begin(), list->end(), [&](const IndexMeta& m) { return m.name == c.index_name; });
+      if (it == list->end()) return Status::Conflict("index '" + c.index_name + "' was dropped concurrently");
+      for (const std::string& uuid : c.removed) {
+        const size_t before = it->segments.size();
+        std::erase_if(it->segments, [&](const SegmentMeta& s) { return s.uuid == uuid; });
+        if (it->segments.size() == before) {
+          return Status::Conflict("index '" + c.index_name + "' was updated concurrently");
+        }
+      }
+      if (c.added) it->segments.push_back(*c.added);
     }
     return Status::OK();
   }));
-  return built.size();
+  return written;
 }
 
 Status DropIndex(table::Table* table, const std::string& name) {

@@ -6,6 +6,19 @@
 // segment under `_indices/{uuid}/`, and commits a new version whose manifest lists it. Fragments
 // appended later, or rewritten by optimize, are not covered until `index update`; the planner
 // scans them, so results are never stale.
+//
+// `index update` (UpdateIndexes, run by append and optimize) maintains the segments:
+//  * a segment whose fragments are all gone (rewritten by optimize or a layout rewrite) is
+//    dropped;
+//  * a btree segment of which some fragments are gone is *stale*: its rows of the live fragments
+//    are streamed (already sorted) into one new segment together with the fragments no segment
+//    covers (the rewritten rows: read from their new files) — the old addresses are never
+//    guessed, the new ones come from the data; zone map segments of which a fragment is gone are
+//    rebuilt over their live fragments;
+//  * fragments no segment covers get a new segment;
+//  * when an index would then have more than kMaxSegments segments, or `merge` is asked for,
+//    its segments (and the uncovered fragments) become one segment: btree pages are merged
+//    without re-sorting them, zone maps are rebuilt from the data.
 // Thread safety: functions; a Table must not be written concurrently through the same object.
 #pragma once
 
@@ -30,9 +43,17 @@ struct IndexOptions {
 // Builds the index over every fragment and commits it. InvalidArgument for an unknown column or
 // type, a name in use, or a parameter out of range.
 Status CreateIndex(table::Table* table, const IndexOptions& options);
-// Adds a segment covering the fragments that an index does not cover yet (all indexes when
-// `name` is empty). Returns how many segments were built.
-Result<size_t> UpdateIndexes(table::Table* table, const std::string& name);
+// More segments than this per index are merged into one by UpdateIndexes: a search visits every
+// segment (one directory binary search each), and each holds its NULL bitmap and cache entries.
+inline constexpr size_t kMaxSegments = 8;
+
+struct UpdateOptions {
+  bool merge = false;  // merge every segment of the index into one (`index update --merge`)
+};
+
+// Brings indexes up to date with the table's fragments as described above (all indexes when
+// `name` is empty) and commits when something changed. Returns how many segments were written.
+Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const UpdateOptions& options = {});
 // Removes the index from the next version (its files stay for time travel until vacuum).
 Status DropIndex(table::Table* table, const std::string& name);
 

@@ -36,15 +36,43 @@ Status BTreeBuilder::Add(const Column& values, const uint64_t* row_addresses, si
     return Status::InvalidArgument("btree builder: " + std::to_string(values.length()) + " values but " +
                                    std::to_string(count) + " row addresses");
   }
-  for (size_t i = 0; i < count; ++i) {
+  Status st;
+  switch (type_) {
+    case TypeId::kBool: st = AddFixedKeys<uint8_t>(values, row_addresses, [](uint8_t x) { return IntKey(x != 0); }); break;
+    case TypeId::kInt32:
+    case TypeId::kDate: st = AddFixedKeys<int32_t>(values, row_addresses, [](int32_t x) { return IntKey(x); }); break;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: st = AddFixedKeys<int64_t>(values, row_addresses, [](int64_t x) { return IntKey(x); }); break;
+    case TypeId::kFloat: st = AddFixedKeys<float>(values, row_addresses, [](float x) { return DoubleKey(x); }); break;
+    case TypeId::kDouble: st = AddFixedKeys<double>(values, row_addresses, [](double x) { return DoubleKey(x); }); break;
+    case TypeId::kString:
+      for (size_t i = 0; i < count && st.ok(); ++i) {
+        if (values.IsNull(i)) {
+          nulls_.Add(row_addresses[i]);
+        } else {
+          st = sorter_.Add(values.GetString(i), row_addresses[i]);
+        }
+      }
+      break;
+  }
+  if (!st.ok()) status_ = st;
+  return st;
+}
+
+template <typename T, typename ToKey>
+Status BTreeBuilder::AddFixedKeys(const Column& values, const uint64_t* row_addresses, ToKey to_key) {
+  const T* data = values.data<T>();
+  const size_t n = values.length();
+  if (!values.has_validity()) {
+    for (size_t i = 0; i < n; ++i) RETURN_IF_ERROR(sorter_.AddFixed(to_key(data[i]), row_addresses[i]));
+    return Status::OK();
+  }
+  for (size_t i = 0; i < n; ++i) {
     if (values.IsNull(i)) {
       nulls_.Add(row_addresses[i]);
-      continue;
+    } else {
+      RETURN_IF_ERROR(sorter_.AddFixed(to_key(data[i]), row_addresses[i]));
     }
-    key_.clear();
-    AppendKey(values, i, &key_);
-    Status st = sorter_.Add(key_, row_addresses[i]);
-    if (!st.ok()) return status_ = st;
   }
   return Status::OK();
 }

@@ -57,13 +57,15 @@ class BTreeBuilder {
 
  private:
   BTreeBuilder(ObjectStore* store, TypeId type, BTreeBuildOptions options);
+  // Adds the non-NULL values of a fixed-width column as integer keys (to_key: IntKey/DoubleKey).
+  template <typename T, typename ToKey>
+  Status AddFixedKeys(const Column& values, const uint64_t* row_addresses, ToKey to_key);
 
   ObjectStore* store_;
   TypeId type_;
   BTreeBuildOptions options_;
   ExternalSorter sorter_;
   RowSet nulls_;
-  std::string key_;
   Status status_;
   bool finished_ = false;
 };

@@ -1,5 +1,6 @@
 #include "index/btree/btree_key.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -7,38 +8,20 @@
 namespace lakeindex::index::btree {
 namespace {
 
-constexpr uint64_t kSignBit = uint64_t(1) << 63;
+constexpr uint64_t kSignBit = kKeySignBit;
 
 void PutBigEndian(uint64_t x, std::string* out) {
-  char buf[8];
-  for (int i = 7; i >= 0; --i) {
-    buf[i] = char(x & 0xFF);
-    x >>= 8;
-  }
-  out->append(buf, 8);
+  char buf[kFixedKeyWidth];
+  StoreFixedKey(x, buf);
+  out->append(buf, kFixedKeyWidth);
 }
 
-uint64_t GetBigEndian(std::string_view key) {
-  uint64_t x = 0;
-  for (int i = 0; i < 8; ++i) x = (x << 8) | uint8_t(key[size_t(i)]);
-  return x;
-}
+void PutInt(int64_t x, std::string* out) { PutBigEndian(IntKey(x), out); }
 
-void PutInt(int64_t x, std::string* out) { PutBigEndian(uint64_t(x) ^ kSignBit, out); }
-
-void PutDouble(double x, std::string* out) {
-  if (std::isnan(x)) {
-    PutBigEndian(~uint64_t(0), out);
-    return;
-  }
-  if (x == 0) x = 0.0;  // -0.0 == 0.0
-  uint64_t bits;
-  std::memcpy(&bits, &x, 8);
-  PutBigEndian((bits & kSignBit) ? ~bits : (bits | kSignBit), out);
-}
+void PutDouble(double x, std::string* out) { PutBigEndian(DoubleKey(x), out); }
 
 double GetDouble(std::string_view key) {
-  uint64_t e = GetBigEndian(key);
+  uint64_t e = LoadFixedKey(key);
   uint64_t bits = (e & kSignBit) ? (e & ~kSignBit) : ~e;
   double x;
   std::memcpy(&x, &bits, 8);
@@ -46,6 +29,26 @@ double GetDouble(std::string_view key) {
 }
 
 }  // namespace
+
+uint64_t DoubleKey(double x) {
+  if (std::isnan(x)) return ~uint64_t(0);
+  if (x == 0) x = 0.0;  // -0.0 == 0.0
+  uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  return (bits & kSignBit) ? ~bits : (bits | kSignBit);
+}
+
+uint64_t LoadFixedKey(std::string_view key) {
+  uint64_t x;
+  std::memcpy(&x, key.data(), kFixedKeyWidth);
+  if constexpr (std::endian::native == std::endian::little) x = __builtin_bswap64(x);
+  return x;
+}
+
+void StoreFixedKey(uint64_t key, char* out) {
+  if constexpr (std::endian::native == std::endian::little) key = __builtin_bswap64(key);
+  std::memcpy(out, &key, kFixedKeyWidth);
+}
 
 void AppendKey(const Column& column, size_t row, std::string* out) {
   switch (column.type()) {
@@ -106,7 +109,7 @@ Status AppendDecodedKey(std::string_view key, Column* out) {
     return Status::Corruption("btree key of " + std::to_string(key.size()) + " bytes for type " +
                               TypeName(type));
   }
-  const int64_t i = int64_t(GetBigEndian(key) ^ kSignBit);
+  const int64_t i = int64_t(LoadFixedKey(key) ^ kSignBit);
   switch (type) {
     case TypeId::kBool:
       if (i != 0 && i != 1) return Status::Corruption("btree key: bool out of range");

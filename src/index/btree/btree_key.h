@@ -29,6 +29,14 @@ inline constexpr size_t kFixedKeyWidth = 8;
 // Width of every key of `type`, or 0 for variable-width (strings).
 inline size_t KeyWidth(TypeId type) { return type == TypeId::kString ? 0 : kFixedKeyWidth; }
 
+// Fixed-width keys as integers: the 8 key bytes read big-endian, so that unsigned integer order
+// is key order (the sorter radix-sorts these).
+inline constexpr uint64_t kKeySignBit = uint64_t(1) << 63;
+inline uint64_t IntKey(int64_t x) { return uint64_t(x) ^ kKeySignBit; }
+uint64_t DoubleKey(double x);
+uint64_t LoadFixedKey(std::string_view key);  // REQUIRES: key.size() == kFixedKeyWidth
+void StoreFixedKey(uint64_t key, char* out);   // writes kFixedKeyWidth bytes
+
 // Appends the key of row `row` of `column` to `out`. REQUIRES: column.IsValid(row).
 void AppendKey(const Column& column, size_t row, std::string* out);
 

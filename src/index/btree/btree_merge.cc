@@ -27,20 +27,51 @@ class PageStream : public SortedStream {
   size_t pos_ = 0;
 };
 
+// The entries of `source` whose fragment is in `keep`.
+class FragmentFilterStream : public SortedStream {
+ public:
+  FragmentFilterStream(std::unique_ptr<SortedStream> source, std::set<uint32_t> keep)
+      : source_(std::move(source)), keep_(std::move(keep)) {}
+  Result<bool> Next(SortedEntry* out) override {
+    for (;;) {
+      ASSIGN_OR_RETURN(bool more, source_->Next(out));
+      if (!more) return false;
+      const uint32_t fragment = uint32_t(out->address >> 32);
+      if (fragment == last_kept_ || keep_.count(fragment) > 0) {
+        last_kept_ = fragment;
+        return true;
+      }
+    }
+  }
+
+ private:
+  std::unique_ptr<SortedStream> source_;
+  std::set<uint32_t> keep_;
+  uint64_t last_kept_ = ~uint64_t(0);  // no fragment id: a one-entry cache of the set lookup
+};
+
 }  // namespace
 
 std::unique_ptr<SortedStream> SegmentStream(std::shared_ptr<const BTreeSegment> segment) {
   return std::make_unique<PageStream>(std::move(segment));
 }
 
-Status AddSegmentTo(BTreeBuilder* builder, std::shared_ptr<const BTreeSegment> segment) {
+Status AddSegmentTo(BTreeBuilder* builder, std::shared_ptr<const BTreeSegment> segment,
+                    const std::set<uint32_t>* keep_fragments) {
   if (segment->info().type != builder->type()) {
     return Status::InvalidArgument(std::string("btree merge: segment '") + segment->info().uuid + "' holds " +
                                    TypeName(segment->info().type) + " values, the new segment " +
                                    TypeName(builder->type()));
   }
-  builder->AddNulls(segment->null_rows());
-  builder->AddSortedSource(SegmentStream(std::move(segment)));
+  if (keep_fragments == nullptr) {
+    builder->AddNulls(segment->null_rows());
+    builder->AddSortedSource(SegmentStream(std::move(segment)));
+    return Status::OK();
+  }
+  for (uint32_t f : *keep_fragments) {
+    for (uint32_t offset : segment->null_rows().OffsetsIn(f)) RETURN_IF_ERROR(builder->AddNull(MakeRowAddress(f, offset)));
+  }
+  builder->AddSortedSource(std::make_unique<FragmentFilterStream>(SegmentStream(std::move(segment)), *keep_fragments));
   return Status::OK();
 }
 

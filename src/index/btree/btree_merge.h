@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "index/btree/btree_builder.h"
@@ -28,9 +29,12 @@ namespace lakeindex::index::btree {
 // The (key, address) entries of `segment`'s leaf pages in order.
 std::unique_ptr<SortedStream> SegmentStream(std::shared_ptr<const BTreeSegment> segment);
 
-// Adds every row of `segment` (its pages as a sorted source, its NULL rows) to `builder`.
+// Adds every row of `segment` (its pages as a sorted source, its NULL rows) to `builder`, or with
+// `keep_fragments`, only the rows whose fragment (address >> 32) is in it: dropping the rows of
+// fragments that a compaction removed keeps the stream sorted, so nothing is re-sorted.
 // InvalidArgument when the value types differ.
-Status AddSegmentTo(BTreeBuilder* builder, std::shared_ptr<const BTreeSegment> segment);
+Status AddSegmentTo(BTreeBuilder* builder, std::shared_ptr<const BTreeSegment> segment,
+                    const std::set<uint32_t>* keep_fragments = nullptr);
 
 // A new segment holding `old`'s rows plus `values[i]` at `addresses[i]`.
 Result<BTreeSegmentInfo> MergeSegment(ObjectStore* store, std::shared_ptr<const BTreeSegment> old,

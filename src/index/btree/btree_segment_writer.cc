@@ -17,6 +17,10 @@ SegmentWriter::SegmentWriter(ObjectStore* store, std::string uuid, TypeId type, 
   options.page_rows = page_rows;
   options.statistics = false;  // the directory is our statistics
   options.page_index = false;
+  // Pages are sorted: zstd alone compresses runs of equal values, and trying a dictionary for
+  // every page (one row group each) cost more CPU than the rest of the page write (perf, 10M
+  // rows; see docs/btree.md).
+  options.dictionary = false;
   options.key_value_metadata = {{kKeyMagic, kMagic},
                                 {kKeyFormatVersion, std::to_string(kFormatVersion)},
                                 {kKeyValueType, TypeName(type)},

@@ -6,31 +6,13 @@
 #include <queue>
 
 #include "common/uuid.h"
+#include "index/btree/btree_sort_buffer.h"
 
 namespace lakeindex::index::btree {
 namespace {
 
 constexpr size_t kFileBuffer = size_t(256) << 10;
 constexpr uint32_t kMaxRunKeyBytes = 1u << 30;
-
-class MemoryStream : public SortedStream {
- public:
-  MemoryStream(KeyArray keys, std::vector<uint64_t> addresses, std::vector<uint32_t> order)
-      : keys_(std::move(keys)), addresses_(std::move(addresses)), order_(std::move(order)) {}
-  Result<bool> Next(SortedEntry* out) override {
-    if (pos_ >= order_.size()) return false;
-    const uint32_t i = order_[pos_++];
-    out->key = keys_[i];
-    out->address = addresses_[i];
-    return true;
-  }
-
- private:
-  KeyArray keys_;
-  std::vector<uint64_t> addresses_;
-  std::vector<uint32_t> order_;
-  size_t pos_ = 0;
-};
 
 class RunWriter {
  public:
@@ -41,19 +23,23 @@ class RunWriter {
     path_ = path;
     f_ = std::fopen(path.c_str(), "wb");
     if (f_ == nullptr) return Status::IOError("btree sort: cannot create run file '" + path + "'");
-    std::setvbuf(f_, nullptr, _IOFBF, kFileBuffer);
     return Status::OK();
   }
+  // Records are assembled in buf_ and written in kFileBuffer pieces (one fwrite per field was
+  // the most expensive part of spilling strings).
   void Put(std::string_view key, uint64_t address) {
-    unsigned char buf[8];
+    char head[4];
     const uint32_t n = uint32_t(key.size());
-    for (int i = 0; i < 4; ++i) buf[i] = uint8_t(n >> (8 * i));
-    std::fwrite(buf, 1, 4, f_);
-    std::fwrite(key.data(), 1, key.size(), f_);
-    for (int i = 0; i < 8; ++i) buf[i] = uint8_t(address >> (8 * i));
-    std::fwrite(buf, 1, 8, f_);
+    for (int i = 0; i < 4; ++i) head[i] = char(uint8_t(n >> (8 * i)));
+    buf_.append(head, 4);
+    buf_.append(key);
+    char tail[8];
+    for (int i = 0; i < 8; ++i) tail[i] = char(uint8_t(address >> (8 * i)));
+    buf_.append(tail, 8);
+    if (buf_.size() >= kFileBuffer) Flush();
   }
   Status Close() {
+    Flush();
     const bool failed = std::ferror(f_) != 0;
     const bool close_failed = std::fclose(f_) != 0;
     f_ = nullptr;
@@ -62,8 +48,14 @@ class RunWriter {
   }
 
  private:
+  void Flush() {
+    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), f_);
+    buf_.clear();
+  }
+
   std::string path_;
   std::FILE* f_ = nullptr;
+  std::string buf_;
 };
 
 class RunReader : public SortedStream {
@@ -75,31 +67,56 @@ class RunReader : public SortedStream {
   Status Open() {
     f_ = std::fopen(path_.c_str(), "rb");
     if (f_ == nullptr) return Status::IOError("btree sort: cannot open run file '" + path_ + "'");
-    std::setvbuf(f_, nullptr, _IOFBF, kFileBuffer);
     return Status::OK();
   }
+  // Records are parsed from buf_, refilled in kFileBuffer pieces (a few fread calls per record
+  // cost more than the merge itself). A key points into buf_ until the next call.
   Result<bool> Next(SortedEntry* out) override {
-    unsigned char buf[8];
-    const size_t got = std::fread(buf, 1, 4, f_);
-    if (got == 0 && std::feof(f_)) return false;
-    if (got != 4) return Truncated();
+    ASSIGN_OR_RETURN(bool any, Fill(4));
+    if (!any) {
+      if (pos_ == buf_.size()) return false;
+      return Truncated();
+    }
+    const auto* p = reinterpret_cast<const uint8_t*>(buf_.data() + pos_);
     uint32_t n = 0;
-    for (int i = 0; i < 4; ++i) n |= uint32_t(buf[i]) << (8 * i);
+    for (int i = 0; i < 4; ++i) n |= uint32_t(p[i]) << (8 * i);
     if (n > kMaxRunKeyBytes) return Status::Corruption("btree sort: run file '" + path_ + "' has a bad key length");
-    key_.resize(n);
-    if (std::fread(key_.data(), 1, n, f_) != n || std::fread(buf, 1, 8, f_) != 8) return Truncated();
+    ASSIGN_OR_RETURN(bool whole, Fill(size_t(4) + n + 8));
+    if (!whole) return Truncated();
+    p = reinterpret_cast<const uint8_t*>(buf_.data() + pos_);
     uint64_t a = 0;
-    for (int i = 0; i < 8; ++i) a |= uint64_t(buf[i]) << (8 * i);
-    out->key = key_;
+    for (int i = 0; i < 8; ++i) a |= uint64_t(p[4 + n + size_t(i)]) << (8 * i);
+    out->key = std::string_view(buf_.data() + pos_ + 4, n);
     out->address = a;
+    pos_ += size_t(4) + n + 8;
     return true;
   }
 
  private:
+  // Makes at least `need` unread bytes available; false at the end of the file before that.
+  Result<bool> Fill(size_t need) {
+    if (buf_.size() - pos_ >= need) return true;
+    buf_.erase(0, pos_);
+    pos_ = 0;
+    while (buf_.size() < need) {
+      if (eof_) return false;
+      const size_t have = buf_.size();
+      buf_.resize(have + std::max(kFileBuffer, need - have));
+      const size_t got = std::fread(buf_.data() + have, 1, buf_.size() - have, f_);
+      buf_.resize(have + got);
+      if (got == 0) {
+        if (std::ferror(f_) != 0) return Status::IOError("btree sort: reading run file '" + path_ + "' failed");
+        eof_ = true;
+      }
+    }
+    return true;
+  }
   Status Truncated() const { return Status::IOError("btree sort: run file '" + path_ + "' is truncated"); }
   std::string path_;
   std::FILE* f_ = nullptr;
-  std::string key_;
+  std::string buf_;
+  size_t pos_ = 0;
+  bool eof_ = false;
 };
 
 class MergeStream : public SortedStream {
@@ -154,7 +171,10 @@ std::unique_ptr<SortedStream> MergeStreams(std::vector<std::unique_ptr<SortedStr
 }
 
 ExternalSorter::ExternalSorter(size_t key_width, uint64_t memory_budget_bytes, std::string spill_dir)
-    : key_width_(key_width), budget_(memory_budget_bytes), spill_dir_(std::move(spill_dir)), keys_(key_width) {}
+    : key_width_(key_width),
+      budget_(memory_budget_bytes),
+      spill_dir_(std::move(spill_dir)),
+      buffer_(std::make_unique<SortBuffer>(key_width, memory_budget_bytes)) {}
 
 ExternalSorter::~ExternalSorter() { RemoveRunFiles(); }
 
@@ -168,32 +188,27 @@ void ExternalSorter::RemoveRunFiles() {
   runs_.clear();
 }
 
-uint64_t ExternalSorter::BufferBytes() const {
-  // Sizes, not capacities: vector growth may double them, hence the half budget in Add().
-  return key_bytes_ + addresses_.size() * (8 + 4 + (key_width_ == 0 ? 8 : 0));
-}
-
 Status ExternalSorter::Add(std::string_view key, uint64_t address) {
   if (finished_) return Status::Internal("btree sort: Add after Finish");
-  keys_.Append(key);
-  addresses_.push_back(address);
-  key_bytes_ += key.size();
+  if (key_width_ != 0 && key.size() != key_width_) {
+    return Status::InvalidArgument("btree sort: key of " + std::to_string(key.size()) + " bytes");
+  }
+  buffer_->Add(key, address);
   ++entries_;
-  if (BufferBytes() * 2 >= budget_ || addresses_.size() >= (uint64_t(1) << 32) - 1) return SpillBuffer();
-  return Status::OK();
+  return SpillIfFull();
 }
+
+Status ExternalSorter::AddFixed(uint64_t key, uint64_t address) {
+  if (finished_) return Status::Internal("btree sort: Add after Finish");
+  if (key_width_ == 0) return Status::Internal("btree sort: integer key for string keys");
+  buffer_->AddFixed(key, address);
+  ++entries_;
+  return SpillIfFull();
+}
+
+Status ExternalSorter::SpillIfFull() { return buffer_->full() ? SpillBuffer() : Status::OK(); }
 
 void ExternalSorter::AddSortedSource(std::unique_ptr<SortedStream> source) { sources_.push_back(std::move(source)); }
-
-std::vector<uint32_t> ExternalSorter::SortedOrder() const {
-  std::vector<uint32_t> order(addresses_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
-  std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
-    const int c = keys_[a].compare(keys_[b]);
-    return c < 0 || (c == 0 && addresses_[a] < addresses_[b]);
-  });
-  return order;
-}
 
 Result<std::string> ExternalSorter::NewRunPath() {
   if (run_prefix_.empty()) {
@@ -208,18 +223,20 @@ Result<std::string> ExternalSorter::NewRunPath() {
 }
 
 Status ExternalSorter::SpillBuffer() {
-  if (addresses_.empty()) return Status::OK();
-  const std::vector<uint32_t> order = SortedOrder();
+  if (buffer_->empty()) return Status::OK();
+  std::unique_ptr<SortedStream> sorted = buffer_->TakeSorted();
   ASSIGN_OR_RETURN(std::string path, NewRunPath());
   RunWriter w;
   RETURN_IF_ERROR(w.Open(path));
-  for (uint32_t i : order) w.Put(keys_[i], addresses_[i]);
+  SortedEntry e;
+  for (;;) {
+    ASSIGN_OR_RETURN(bool more, sorted->Next(&e));
+    if (!more) break;
+    w.Put(e.key, e.address);
+  }
   RETURN_IF_ERROR(w.Close());
   runs_.push_back(path);
   ++runs_spilled_;
-  keys_ = KeyArray(key_width_);
-  std::vector<uint64_t>().swap(addresses_);
-  key_bytes_ = 0;
   return Status::OK();
 }
 
@@ -254,8 +271,7 @@ Result<std::unique_ptr<SortedStream>> ExternalSorter::Finish() {
   std::vector<std::unique_ptr<SortedStream>> streams = std::move(sources_);
   sources_.clear();
   if (runs_.empty()) {
-    std::vector<uint32_t> order = SortedOrder();
-    streams.push_back(std::make_unique<MemoryStream>(std::move(keys_), std::move(addresses_), std::move(order)));
+    streams.push_back(buffer_->TakeSorted());
   } else {
     RETURN_IF_ERROR(SpillBuffer());
     const size_t fan_in = std::max<size_t>(2, kMaxFanIn > streams.size() ? kMaxFanIn - streams.size() : 2);
@@ -272,7 +288,7 @@ Result<std::unique_ptr<SortedStream>> ExternalSorter::Finish() {
       streams.push_back(std::move(reader));
     }
   }
-  if (streams.empty()) streams.push_back(std::make_unique<MemoryStream>(KeyArray(key_width_), std::vector<uint64_t>{}, std::vector<uint32_t>{}));
+  if (streams.empty()) streams.push_back(buffer_->TakeSorted());  // empty
   return MergeStreams(std::move(streams));
 }
 

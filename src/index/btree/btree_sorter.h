@@ -1,9 +1,9 @@
 // External merge sort of (key, row address) entries under a memory budget, and the sorted
 // streams it produces. Order: key bytewise (btree_key.h), ties by row address.
 //
-// ExternalSorter buffers entries in memory; when the buffer's estimated size reaches half the
-// budget (vector growth may double it, so the peak stays within the budget) it is sorted and
-// written as a *run* file in `spill_dir` (default: the system temp dir, $TMPDIR). Runs are local
+// ExternalSorter buffers entries in memory (SortBuffer, btree_sort_buffer.h: radix sort of
+// integer keys, prefix sort of strings); when the buffer reaches its share of the budget it is
+// sorted and written as a *run* file in `spill_dir` (default: the system temp dir, $TMPDIR). Runs are local
 // scratch files, not store objects: they are private to one build, need no atomicity and are
 // deleted by the sorter's destructor. Finish() merges the runs, the in-memory rest and any
 // already-sorted sources (e.g. an existing segment's pages) with a heap; with more than
@@ -41,6 +41,8 @@ class SortedStream {
   virtual Result<bool> Next(SortedEntry* out) = 0;
 };
 
+class SortBuffer;
+
 class ExternalSorter {
  public:
   static constexpr size_t kMaxFanIn = 64;
@@ -52,6 +54,8 @@ class ExternalSorter {
   ExternalSorter& operator=(const ExternalSorter&) = delete;
 
   Status Add(std::string_view key, uint64_t address);
+  // A fixed-width key as its integer (LoadFixedKey of the key bytes). REQUIRES key_width != 0.
+  Status AddFixed(uint64_t key, uint64_t address);
   // A source already in (key, address) order, merged in at Finish() without being buffered.
   void AddSortedSource(std::unique_ptr<SortedStream> source);
   // Ends input. The stream reads run files owned by the sorter: keep the sorter alive while
@@ -67,23 +71,20 @@ class ExternalSorter {
 
  private:
   Status SpillBuffer();
-  std::vector<uint32_t> SortedOrder() const;
+  Status SpillIfFull();
   Result<std::string> NewRunPath();
   Status MergeRunsInto(const std::vector<std::string>& runs, const std::string& out_path);
-  uint64_t BufferBytes() const;
 
   size_t key_width_;
   uint64_t budget_;
   std::string spill_dir_;
   std::string run_prefix_;
-  KeyArray keys_;
-  std::vector<uint64_t> addresses_;
+  std::unique_ptr<SortBuffer> buffer_;
   std::vector<std::string> runs_;          // run files not yet merged away
   std::vector<std::string> all_run_files_;  // everything to delete at the end
   std::vector<std::unique_ptr<SortedStream>> sources_;
   size_t runs_spilled_ = 0;
   uint64_t entries_ = 0;
-  uint64_t key_bytes_ = 0;
   bool finished_ = false;
 };
 

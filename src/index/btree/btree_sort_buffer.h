@@ -1,0 +1,86 @@
+// SortBuffer: the in-memory part of the BTree build sort (btree_sorter.h). It holds (key, row
+// address) entries up to a byte bound and sorts them by (key bytewise, address) without
+// comparing key bytes through memcmp:
+//
+//  * fixed-width keys (every type but string) are held as (uint64 key, uint64 address) pairs,
+//    the key being the big-endian value of its 8 key bytes (btree_key.h), so integer order is key
+//    order; they are sorted by an LSD radix sort over the bytes of (key, address) that are not
+//    the same in every entry. When entries arrived in address order (the usual case: fragments
+//    read front to back) the address bytes are skipped, the stable key passes keeping address
+//    order among equal keys. Already sorted input is detected and not moved.
+//  * strings are held as (first 8 bytes as a big-endian uint64, address, index into one byte
+//    buffer) and sorted by std::sort on the prefix, comparing the whole strings only on a
+//    prefix tie.
+//
+// Memory: fixed entries take 16 bytes, plus a 16-byte scratch entry during the sort; the
+// capacity grows by doubling up to `budget / 32` entries, so buffer and scratch together stay
+// within the budget. Strings count their bytes + 32 bytes per entry and report full at half the
+// budget (vector growth may double the held memory).
+// Thread safety: none.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "index/btree/btree_key.h"
+#include "index/btree/btree_sorter.h"
+
+namespace lakeindex::index::btree {
+
+struct FixedEntry {
+  uint64_t key = 0;
+  uint64_t address = 0;
+};
+
+// Sorts entries[0, n) by (key, address); `scratch` holds n entries. Returns the array that holds
+// the result (entries or scratch). `address_ordered`: the entries are in non-decreasing address
+// order (then only key bytes are sorted).
+FixedEntry* RadixSortEntries(FixedEntry* entries, FixedEntry* scratch, size_t n, bool address_ordered);
+
+class SortBuffer {
+ public:
+  // key_width: KeyWidth() of the column type (0 = strings).
+  SortBuffer(size_t key_width, uint64_t budget_bytes);
+
+  bool fixed() const { return key_width_ != 0; }
+  size_t size() const { return fixed() ? fixed_.size() : strings_.size(); }
+  bool empty() const { return size() == 0; }
+  // True when the buffer should be sorted and emptied before the next Add.
+  bool full() const;
+
+  // REQUIRES: fixed(), !full().
+  void AddFixed(uint64_t key, uint64_t address) {
+    if (fixed_.size() == fixed_.capacity()) Grow();
+    address_ordered_ &= address >= last_address_;
+    last_address_ = address;
+    fixed_.push_back(FixedEntry{key, address});
+  }
+  // Any width (fixed keys must have kFixedKeyWidth bytes). REQUIRES: !full().
+  void Add(std::string_view key, uint64_t address);
+
+  // Sorts the entries and moves them into the returned stream; the buffer is empty afterwards.
+  std::unique_ptr<SortedStream> TakeSorted();
+
+ private:
+  void Grow();
+
+  struct StringEntry {
+    uint64_t prefix = 0;
+    uint64_t address = 0;
+    uint32_t index = 0;
+  };
+
+  size_t key_width_;
+  uint64_t budget_;
+  size_t max_fixed_;  // fixed entries that fit with their scratch
+  std::vector<FixedEntry> fixed_;
+  bool address_ordered_ = true;
+  uint64_t last_address_ = 0;
+  std::vector<StringEntry> strings_;
+  KeyArray string_keys_{0};
+  uint64_t string_key_bytes_ = 0;
+};
+
+}  // namespace lakeindex::index::btree
