@@ -1,9 +1,13 @@
 // libFuzzer target: arbitrary bytes as a Parquet file in a memory store; open it and read every
 // row group, page index and page. Any outcome but a crash, hang or sanitizer report is fine.
+// The file is also opened the way tables open their data files (OpenOptions::tail_offset from
+// parquet::TailOffset, page index served from the tail): that must succeed exactly when the plain
+// open does and give the same page indexes.
 // Seed corpus: files written by ParquetWriter (e.g. from parquet_reader tests) and
 // apache/parquet-testing.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "format/parquet/reader.h"
@@ -20,6 +24,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::unique_ptr<ObjectStore> store = NewMemoryStore();
   if (!store->Write("f.parquet", std::string(reinterpret_cast<const char*>(data), size)).ok()) return 0;
   auto reader = parquet::ParquetReader::Open(store.get(), "f.parquet");
+  auto tail = parquet::TailOffset(data, size, "f.parquet");
+  std::unique_ptr<parquet::ParquetReader> tail_reader;
+  if (tail.ok()) {
+    parquet::OpenOptions options;
+    options.tail_offset = *tail;
+    options.file_size = size;
+    auto opened = parquet::ParquetReader::Open(store.get(), "f.parquet", options);
+    if (opened.ok() != reader.ok()) std::abort();
+    if (opened.ok()) tail_reader = std::move(*opened);
+  }
   if (!reader.ok()) return 0;
   const parquet::ParquetReader& r = **reader;
   for (int rg = 0; rg < r.num_row_groups(); ++rg) {
@@ -28,6 +42,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int c = 0; c < int(r.schema().num_fields()); ++c) {
       (void)r.column_statistics(rg, c);
       auto index = r.ReadPageIndex(rg, c);
+      if (tail_reader) {
+        auto same = tail_reader->ReadPageIndex(rg, c);
+        if (same.ok() != index.ok()) std::abort();
+        if (same.ok() && same->pages.size() != index->pages.size()) std::abort();
+        for (size_t p = 0; same.ok() && p < same->pages.size(); ++p) {
+          if (same->pages[p].offset != index->pages[p].offset || same->pages[p].num_rows != index->pages[p].num_rows) {
+            std::abort();
+          }
+        }
+      }
       if (!index.ok()) continue;
       for (size_t p = 0; p < index->pages.size() && p < 64; ++p) (void)r.ReadPage(rg, c, int(p));
     }

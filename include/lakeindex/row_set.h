@@ -68,6 +68,10 @@ class RowSet {
   std::string Serialize() const;
   // Parses Serialize() output; Corruption on malformed bytes (never reads out of bounds).
   static Result<RowSet> Deserialize(const uint8_t* data, size_t size);
+  // Checks that `data` is exactly one 32-bit roaring bitmap in the canonical portable form
+  // CRoaring writes (keys/values ascending, cardinalities matching), so that CRoaring 0.2, which
+  // trusts container headers, may read it. Corruption naming the byte offset otherwise.
+  static Status ValidatePortableBitmap32(const uint8_t* data, size_t size);
 
   const roaring::Roaring64Map& bitmap() const { return bits_; }
   roaring::Roaring64Map& mutable_bitmap() { return bits_; }

@@ -232,6 +232,13 @@ std::string RowSet::Serialize() const {
   return std::string(reinterpret_cast<const char*>(buf.data()), written);
 }
 
+Status RowSet::ValidatePortableBitmap32(const uint8_t* data, size_t size) {
+  ByteReader r(data, size);
+  RETURN_IF_ERROR(ValidateBitmap32(&r));
+  if (r.remaining() != 0) return Bad(r.pos(), std::to_string(r.remaining()) + " trailing bytes");
+  return Status::OK();
+}
+
 Result<RowSet> RowSet::Deserialize(const uint8_t* data, size_t size) {
   ByteReader r(data, size);
   uint64_t buckets = 0;

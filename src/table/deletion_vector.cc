@@ -51,12 +51,25 @@ Result<DeletionVector> DecodeDeletionVector(const uint8_t* data, size_t size, st
   dv.fragment_id = GetU32(data + 8);
   dv.fragment_rows = GetU32(data + 12);
   uint32_t count = GetU32(data + 16);
+  // CRoaring 0.2 trusts a bitmap's container headers: an empty run container crashed its
+  // iterator, a wrong cardinality gave a wrong count (both found by deletion_vector_fuzz).
+  Status valid = RowSet::ValidatePortableBitmap32(data + kDeletionHeaderSize, payload_len);
+  if (!valid.ok()) return corrupt("payload: " + valid.message());
   roaring_bitmap_t* r = roaring_bitmap_portable_deserialize_safe(
       reinterpret_cast<const char*>(data + kDeletionHeaderSize), payload_len);
   if (r == nullptr) return corrupt("payload is malformed");
   dv.deleted = roaring::Roaring(r);
-  if (dv.deleted.cardinality() != count) return corrupt("row count does not match its payload");
-  if (count > 0 && dv.deleted.maximum() >= dv.fragment_rows) return corrupt("deletes a row beyond the fragment");
+  // Defence in depth behind the validation: the values must increase strictly, stay below
+  // fragment_rows and number `count`.
+  uint64_t seen = 0;
+  int64_t previous = -1;
+  for (uint32_t offset : dv.deleted) {
+    if (int64_t(offset) <= previous) return corrupt("payload is not in increasing order");
+    if (offset >= dv.fragment_rows) return corrupt("deletes row " + std::to_string(offset) + " beyond the fragment");
+    previous = offset;
+    ++seen;
+  }
+  if (seen != count || dv.deleted.cardinality() != count) return corrupt("row count does not match its payload");
   return dv;
 }
 

@@ -29,12 +29,31 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
-std::string ChecksumOf(const json& body) {
-  std::string text = body.dump();
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "xxh64:%016" PRIx64, static_cast<uint64_t>(XXH64(text.data(), text.size(), 0)));
+std::string Hex16(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016" PRIx64, v);
   return buf;
 }
+
+std::optional<uint64_t> ParseHex16(const std::string& s) {
+  if (s.size() != 16) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    v = v << 4 | uint64_t(d);
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string ManifestChecksum(const json& body) {
+  std::string text = body.dump();
+  return "xxh64:" + Hex16(XXH64(text.data(), text.size(), 0));
+}
+
+namespace {
 
 // Accessors that turn nlohmann's exceptions into Corruption naming the field.
 class Fields {
@@ -105,12 +124,13 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
   ASSIGN_OR_RETURN(std::string checksum, f.Str("checksum"));
   json body = j;
   body.erase("checksum");
-  if (ChecksumOf(body) != checksum) return Status::Corruption(src + ": manifest checksum mismatch");
+  if (ManifestChecksum(body) != checksum) return Status::Corruption(src + ": manifest checksum mismatch");
 
   Manifest m;
   ASSIGN_OR_RETURN(m.version, f.U64("version"));
   ASSIGN_OR_RETURN(m.parent_version, f.U64("parent_version"));
   ASSIGN_OR_RETURN(uint64_t ts, f.U64("timestamp_ms"));
+  if (ts > uint64_t(INT64_MAX)) return Status::Corruption(src + ": timestamp_ms out of range");
   m.timestamp_ms = int64_t(ts);
   ASSIGN_OR_RETURN(m.operation, f.Str("operation"));
   ASSIGN_OR_RETURN(uint64_t next_id, f.U64("next_fragment_id"));
@@ -158,6 +178,18 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
       ASSIGN_OR_RETURN(ref.count, df.U64("count"));
       if (ref.count > frag.rows) return Status::Corruption(where + ": more deleted rows than rows");
       frag.deletion = ref;
+    }
+    ASSIGN_OR_RETURN(const json* tail, ff.Get("tail", json::value_t::object, /*optional=*/true));
+    if (tail) {
+      Fields tf(*tail, where + " tail");
+      DataTail t;
+      ASSIGN_OR_RETURN(t.offset, tf.U64("offset"));
+      ASSIGN_OR_RETURN(std::string hash, tf.Str("xxh64"));
+      auto parsed = ParseHex16(hash);
+      if (!parsed) return Status::Corruption(where + ": tail checksum '" + hash + "' is not 16 hex digits");
+      t.xxh64 = *parsed;
+      if (t.offset >= frag.file_size) return Status::Corruption(where + ": tail offset beyond the file size");
+      frag.tail = t;
     }
     ASSIGN_OR_RETURN(const json* stats, ff.Get("stats", json::value_t::object));
     for (auto it = stats->begin(); it != stats->end(); ++it) {
@@ -303,12 +335,13 @@ std::string SerializeManifest(const Manifest& m) {
     json stats = json::object();
     for (const auto& [name, s] : f.stats) stats[name] = StatsToJson(s);
     fj["stats"] = stats;
+    if (f.tail) fj["tail"] = {{"offset", f.tail->offset}, {"xxh64", Hex16(f.tail->xxh64)}};
     frags.push_back(std::move(fj));
   }
   j["fragments"] = frags;
   j["indexes"] = m.indexes;
   j["layout"] = m.layout;
-  j["checksum"] = ChecksumOf(j);
+  j["checksum"] = ManifestChecksum(j);
   return j.dump(1);
 }
 

@@ -8,7 +8,8 @@
 //   "schema": [{"name","type","nullable"}...]
 //   "next_fragment_id": u32             fragment ids are never reused
 //   "fragments": [{"id","file","rows","file_size","deletion":{"file","count"}|null,
-//                  "stats":{column: {"min","max","null_count","nan_count"}}}]
+//                  "stats":{column: {"min","max","null_count","nan_count"}},
+//                  "tail":{"offset","xxh64":"<16 hex>"}}]   "tail" optional (older manifests)
 //   "indexes": [...], "layout": {...}|null   owned by index/ and layout/ (opaque JSON here)
 //   "checksum": "xxh64:<16 hex>"        XXH64 of the compact dump of the object without this key
 // Stats "min"/"max" are JSON numbers (ints, finite doubles), strings, or booleans; absent when
@@ -42,6 +43,14 @@ struct DeletionRef {
   bool operator==(const DeletionRef&) const = default;
 };
 
+// The metadata tail of a data file (page index + footer, parquet::TailOffset): no page CRC covers
+// it, so its XXH64 is recorded when the file is written and checked whenever it is opened.
+struct DataTail {
+  uint64_t offset = 0;  // first byte of the tail; it runs to the end of the file
+  uint64_t xxh64 = 0;   // XXH64 (seed 0) of [offset, file_size)
+  bool operator==(const DataTail&) const = default;
+};
+
 struct FragmentMeta {
   uint32_t id = 0;
   std::string file;  // "data/{uuid}.parquet"
@@ -49,6 +58,7 @@ struct FragmentMeta {
   uint64_t file_size = 0;
   std::optional<DeletionRef> deletion;
   std::map<std::string, ColumnStats> stats;  // by column name
+  std::optional<DataTail> tail;              // absent in manifests written before it existed
 
   uint64_t live_rows() const { return rows - (deletion ? deletion->count : 0); }
   bool operator==(const FragmentMeta&) const = default;
@@ -74,6 +84,10 @@ std::string ManifestPath(uint64_t version);
 std::optional<uint64_t> ParseManifestPath(std::string_view path);
 
 std::string SerializeManifest(const Manifest& m);
+// The "checksum" value of a manifest object `body` (which lacks the key): "xxh64:<16 hex>" of its
+// compact dump. The fuzz target re-seals mutated manifests with it so that they reach the checks
+// behind the checksum.
+std::string ManifestChecksum(const nlohmann::json& body);
 // `source` names the object in error messages. Corruption for bad JSON, bad checksum, missing or
 // mistyped fields, paths escaping the table (".." or absolute), duplicate fragment ids.
 Result<Manifest> ParseManifest(const uint8_t* data, size_t size, std::string_view source);

@@ -1,5 +1,7 @@
 #include "table/table.h"
 
+#include <xxhash.h>
+
 #include <chrono>
 #include <random>
 #include <thread>
@@ -48,6 +50,28 @@ Status CheckRequired(const Schema& schema, const Batch& batch, uint64_t first_ro
   return Status::OK();
 }
 
+}  // namespace
+
+Result<DataTail> ComputeDataTail(std::string_view bytes, std::string_view path) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  ASSIGN_OR_RETURN(uint64_t offset, parquet::TailOffset(data, bytes.size(), path));
+  return DataTail{offset, XXH64(data + offset, bytes.size() - offset, 0)};
+}
+
+Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
+                                   const std::vector<ColumnStats>& stats) {
+  FragmentMeta frag;
+  frag.file = std::string(kDataDir) + NewUuid() + ".parquet";
+  frag.rows = rows;
+  frag.file_size = bytes.size();
+  ASSIGN_OR_RETURN(frag.tail, ComputeDataTail(bytes, frag.file));
+  for (size_t c = 0; c < schema.num_fields() && c < stats.size(); ++c) frag.stats[schema.field(c).name] = stats[c];
+  RETURN_IF_ERROR(store->Write(frag.file, bytes));
+  return frag;
+}
+
+namespace {
+
 // Accumulates rows into one data file at a time.
 class FragmentBuilder {
  public:
@@ -77,12 +101,7 @@ class FragmentBuilder {
     if (!writer_) return Status::OK();
     ASSIGN_OR_RETURN(std::string bytes, writer_->Finish());
     writer_.reset();
-    FragmentMeta frag;
-    frag.file = std::string(kDataDir) + NewUuid() + ".parquet";
-    frag.rows = rows_;
-    frag.file_size = bytes.size();
-    for (size_t c = 0; c < schema_.num_fields(); ++c) frag.stats[schema_.field(c).name] = stats_[c];
-    RETURN_IF_ERROR(store_->Write(frag.file, bytes));
+    ASSIGN_OR_RETURN(FragmentMeta frag, StoreDataFile(store_, schema_, bytes, rows_, stats_));
     fragments_.push_back(std::move(frag));
     return Status::OK();
   }
@@ -222,6 +241,10 @@ Status Table::Append(BatchSource* source, const WriteConfig& config) {
 }
 
 Result<size_t> Table::Optimize(const WriteConfig& config) {
+  if (manifest_.layout.is_object() && manifest_.layout.value("kind", "") == "otree") {
+    // Merging files here would lose the blocks' cube records: the layout optimizes its own files.
+    return Status::InvalidArgument("the table has an OTree layout: optimize it with layout::OptimizeLayout (the CLI does)");
+  }
   std::vector<const FragmentMeta*> rewrite;
   bool any_deletions = false;
   for (const FragmentMeta& f : manifest_.fragments) {
@@ -355,6 +378,26 @@ Result<std::vector<VersionInfo>> Table::Versions() const {
   return out;
 }
 
+Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFile(const FragmentMeta& fragment) const {
+  parquet::OpenOptions options;
+  if (fragment.tail) {
+    options.file_size = fragment.file_size;
+    options.tail_offset = fragment.tail->offset;
+    options.check_tail = [&](const uint8_t* data, size_t size) {
+      if (XXH64(data, size, 0) == fragment.tail->xxh64) return Status::OK();
+      return Status::Corruption(fragment.file + ": checksum mismatch in the page index / footer [" +
+                                std::to_string(fragment.tail->offset) + ", " + std::to_string(fragment.file_size) +
+                                ") (the manifest recorded it when the file was written)");
+    };
+  }
+  ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(store_.get(), fragment.file, options));
+  if (uint64_t(reader->num_rows()) != fragment.rows) {
+    return Status::Corruption(fragment.file + ": has " + std::to_string(reader->num_rows()) + " rows, the manifest says " +
+                              std::to_string(fragment.rows));
+  }
+  return reader;
+}
+
 Result<Batch> Table::ReadFragment(const FragmentMeta& fragment, const std::vector<int>& columns) const {
   std::vector<int> cols = columns;
   if (cols.empty()) {
@@ -362,11 +405,7 @@ Result<Batch> Table::ReadFragment(const FragmentMeta& fragment, const std::vecto
   }
   Schema out_schema;
   for (int c : cols) out_schema.AddField(schema().field(size_t(c)));
-  ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(store_.get(), fragment.file));
-  if (uint64_t(reader->num_rows()) != fragment.rows) {
-    return Status::Corruption(fragment.file + ": has " + std::to_string(reader->num_rows()) + " rows, the manifest says " +
-                              std::to_string(fragment.rows));
-  }
+  ASSIGN_OR_RETURN(auto reader, OpenDataFile(fragment));
   ASSIGN_OR_RETURN(auto deleted, Deletions(fragment));
   Batch out(out_schema);
   uint64_t first = 0;
@@ -416,16 +455,18 @@ Result<std::vector<std::string>> Table::Verify() const {
   ASSIGN_OR_RETURN(Manifest reread, LoadManifest(store_.get(), version()));
   report.push_back(ManifestPath(version()) + ": ok (" + std::to_string(reread.fragments.size()) + " fragments)");
   for (const FragmentMeta& f : manifest_.fragments) {
-    ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(store_.get(), f.file));
-    if (uint64_t(reader->num_rows()) != f.rows) {
-      return Status::Corruption(f.file + ": has " + std::to_string(reader->num_rows()) + " rows, the manifest says " +
-                                std::to_string(f.rows));
+    ASSIGN_OR_RETURN(uint64_t size, store_->Size(f.file));
+    if (size != f.file_size) {
+      return Status::Corruption(f.file + ": has " + std::to_string(size) + " bytes, the manifest says " +
+                                std::to_string(f.file_size));
     }
+    ASSIGN_OR_RETURN(auto reader, OpenDataFile(f));
     for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
       auto batch = reader->ReadRowGroup(rg, {});  // decodes every page: CRCs and encodings checked
       if (!batch.ok()) return batch.status();
     }
-    report.push_back(f.file + ": ok (" + std::to_string(f.rows) + " rows)");
+    report.push_back(f.file + ": ok (" + std::to_string(f.rows) + " rows" +
+                     (f.tail ? ", tail checksum verified)" : ", no tail checksum recorded)"));
     if (f.deletion) {
       ASSIGN_OR_RETURN(auto deleted, Deletions(f));
       report.push_back(f.deletion->file + ": ok (" + std::to_string(deleted->cardinality()) + " deleted rows)");

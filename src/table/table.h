@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
 #include "lakeindex/object_store.h"
 #include "lakeindex/row_set.h"
@@ -55,6 +56,16 @@ struct Transaction {
   std::function<Status(Manifest*)> apply_extra;
 };
 
+// The tail (page index + footer) of a whole Parquet file in memory and its XXH64, for the
+// manifest. Corruption when `bytes` does not end in a valid footer.
+Result<DataTail> ComputeDataTail(std::string_view bytes, std::string_view path);
+
+// Stores one finished Parquet data file (`bytes`, written with `schema`, holding `rows` rows whose
+// per-column statistics are `stats`) under data/ and describes it as a fragment, not committed
+// (the id is assigned at commit). Every writer of data files goes through here.
+Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
+                                   const std::vector<ColumnStats>& stats);
+
 class Table {
  public:
   // Creates version 1 from `source`. InvalidArgument if a table already exists there.
@@ -85,6 +96,10 @@ class Table {
 
   // Deleted offsets of a fragment (empty if none); loaded once and cached.
   Result<std::shared_ptr<const roaring::Roaring>> Deletions(const FragmentMeta& fragment) const;
+  // Opens a fragment's data file for reading: checks the tail checksum recorded in the manifest
+  // (when there is one) before parsing any metadata, and the row count. Corruption naming the
+  // file otherwise. Every reader of data files of a table goes through here.
+  Result<std::unique_ptr<parquet::ParquetReader>> OpenDataFile(const FragmentMeta& fragment) const;
   // All live rows of a fragment (deleted rows dropped), columns by schema index (empty = all).
   Result<Batch> ReadFragment(const FragmentMeta& fragment, const std::vector<int>& columns) const;
   // All live rows of this version, fragment by fragment (tests, small tables, optimize).

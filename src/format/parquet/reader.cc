@@ -53,7 +53,51 @@ size_t ReserveRows(int64_t rows, uint64_t bytes) {
   return size_t(std::min<uint64_t>(uint64_t(rows), plausible));
 }
 
+// Length of the footer that the last kFooterTailSize bytes (`end`) of a file of `file_size`
+// bytes announce, checked against the file.
+Result<uint32_t> FooterLength(const uint8_t* end, uint64_t file_size, const std::string& path) {
+  if (std::memcmp(end + 4, "PARE", 4) == 0) {
+    return Status::NotSupported("parquet file '" + path + "': encrypted footer not supported");
+  }
+  if (std::memcmp(end + 4, kMagic, 4) != 0) {
+    return Status::Corruption("parquet file '" + path + "': bad magic at offset " + std::to_string(file_size - 4));
+  }
+  uint32_t footer_len;
+  std::memcpy(&footer_len, end, 4);
+  if (footer_len > file_size - 4 - kFooterTailSize) {
+    return Status::Corruption("parquet file '" + path + "': footer length " + std::to_string(footer_len) +
+                              " at offset " + std::to_string(file_size - kFooterTailSize) + " exceeds the file");
+  }
+  return footer_len;
+}
+
+// See TailOffset(): the smallest page-index offset that lies before the footer, else the footer.
+uint64_t TailStart(const FileMetaData& meta, uint64_t footer_start) {
+  uint64_t start = footer_start;
+  auto consider = [&](const std::optional<int64_t>& off) {
+    if (off && *off >= 4 && uint64_t(*off) < start) start = uint64_t(*off);
+  };
+  for (const RowGroup& g : meta.row_groups) {
+    for (const ColumnChunk& cc : g.columns) {
+      consider(cc.column_index_offset);
+      consider(cc.offset_index_offset);
+    }
+  }
+  return start;
+}
+
 }  // namespace
+
+Result<uint64_t> TailOffset(const uint8_t* data, size_t size, std::string_view path) {
+  std::string where(path);
+  if (size < 4 + kFooterTailSize) return Status::Corruption("parquet file '" + where + "': too small");
+  ASSIGN_OR_RETURN(uint32_t footer_len, FooterLength(data + size - kFooterTailSize, size, where));
+  const uint64_t footer_start = size - kFooterTailSize - footer_len;
+  FileMetaData meta;
+  Status st = thrift::ParseStruct(data + footer_start, footer_len, &meta, nullptr, footer_start);
+  if (!st.ok()) return st.WithContext("parquet file '" + where + "': footer");
+  return TailStart(meta, footer_start);
+}
 
 Status ParquetReader::Error(const std::string& message) const {
   return Status::Corruption("parquet file '" + path_ + "': " + message);
@@ -65,35 +109,54 @@ std::string ParquetReader::Where(int rg, int column) const {
 }
 
 Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(ObjectStore* store, std::string path) {
+  return Open(store, std::move(path), OpenOptions{});
+}
+
+Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(ObjectStore* store, std::string path,
+                                                           const OpenOptions& options) {
   std::unique_ptr<ParquetReader> r(new ParquetReader(store, std::move(path)));
-  RETURN_IF_ERROR(r->Init());
+  RETURN_IF_ERROR(r->Init(options));
   return r;
 }
 
-Status ParquetReader::Init() {
-  ASSIGN_OR_RETURN(file_size_, store_->Size(path_));
+Status ParquetReader::Init(const OpenOptions& options) {
+  if (options.file_size) {
+    file_size_ = *options.file_size;
+  } else {
+    ASSIGN_OR_RETURN(file_size_, store_->Size(path_));
+  }
   if (file_size_ < 4 + kFooterTailSize) {
     return Error("file of " + std::to_string(file_size_) + " bytes is too small to be Parquet");
   }
+  if (options.tail_offset) {
+    tail_offset_ = *options.tail_offset;
+    if (tail_offset_ < 4 || tail_offset_ > file_size_ - kFooterTailSize) {
+      return Error("tail offset " + std::to_string(tail_offset_) + " lies outside the file of " +
+                   std::to_string(file_size_) + " bytes");
+    }
+    ASSIGN_OR_RETURN(tail_, store_->ReadRange(path_, tail_offset_, file_size_ - tail_offset_));
+    if (tail_.size() != file_size_ - tail_offset_) return Error("short read of the tail");
+    const auto* data = reinterpret_cast<const uint8_t*>(tail_.data());
+    if (options.check_tail) RETURN_IF_ERROR(options.check_tail(data, tail_.size()));
+    ASSIGN_OR_RETURN(uint32_t footer_len, FooterLength(data + tail_.size() - kFooterTailSize, file_size_, path_));
+    footer_start_ = file_size_ - kFooterTailSize - footer_len;
+    if (footer_start_ < tail_offset_) return Error("footer starts before the tail");
+    RETURN_IF_ERROR(ParseFooter(data + (footer_start_ - tail_offset_), footer_len));
+    if (TailStart(meta_, footer_start_) != tail_offset_) return Error("page index lies outside the tail");
+    return Status::OK();
+  }
   ASSIGN_OR_RETURN(std::string tail, store_->ReadRange(path_, file_size_ - kFooterTailSize, kFooterTailSize));
   if (tail.size() != kFooterTailSize) return Error("short read of the footer tail");
-  if (std::memcmp(tail.data() + 4, "PARE", 4) == 0) {
-    return Status::NotSupported("parquet file '" + path_ + "': encrypted footer not supported");
-  }
-  if (std::memcmp(tail.data() + 4, kMagic, 4) != 0) {
-    return Error("bad magic at offset " + std::to_string(file_size_ - 4));
-  }
-  uint32_t footer_len;
-  std::memcpy(&footer_len, tail.data(), 4);
-  if (footer_len > file_size_ - 4 - kFooterTailSize) {
-    return Error("footer length " + std::to_string(footer_len) + " at offset " +
-                 std::to_string(file_size_ - kFooterTailSize) + " exceeds the file");
-  }
+  ASSIGN_OR_RETURN(uint32_t footer_len,
+                   FooterLength(reinterpret_cast<const uint8_t*>(tail.data()), file_size_, path_));
   footer_start_ = file_size_ - kFooterTailSize - footer_len;
   ASSIGN_OR_RETURN(std::string footer, store_->ReadRange(path_, footer_start_, footer_len));
   if (footer.size() != footer_len) return Error("short read of the footer");
-  Status st = thrift::ParseStruct(reinterpret_cast<const uint8_t*>(footer.data()), footer.size(),
-                                  &meta_, nullptr, footer_start_);
+  return ParseFooter(reinterpret_cast<const uint8_t*>(footer.data()), footer.size());
+}
+
+Status ParquetReader::ParseFooter(const uint8_t* footer, size_t size) {
+  Status st = thrift::ParseStruct(footer, size, &meta_, nullptr, footer_start_);
   if (!st.ok()) return st.WithContext("parquet file '" + path_ + "': footer");
   if (meta_.encrypted) {
     return Status::NotSupported("parquet file '" + path_ + "': encrypted columns not supported");
@@ -299,7 +362,12 @@ Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column) const {
       return Status::Corruption(where + ": " + what + " [" + std::to_string(off) + ", +" +
                                 std::to_string(len) + ") lies outside the file");
     }
-    ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, uint64_t(off), uint64_t(len)));
+    std::string bytes;
+    if (!tail_.empty() && uint64_t(off) >= tail_offset_) {
+      bytes = tail_.substr(size_t(uint64_t(off) - tail_offset_), size_t(len));  // in range: footer_start_ bound
+    } else {
+      ASSIGN_OR_RETURN(bytes, store_->ReadRange(path_, uint64_t(off), uint64_t(len)));
+    }
     if (bytes.size() != size_t(len)) return Status::Corruption(where + ": short read of the " + what);
     Status st = thrift::ParseStruct(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
                                     out, nullptr, uint64_t(off));

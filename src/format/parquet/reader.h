@@ -1,6 +1,9 @@
 // ParquetReader: reads flat Parquet files through an ObjectStore with ranged reads.
 //
 // Open() costs three requests: Size, the last 8 bytes (footer length + "PAR1"), the footer.
+// Open() with OpenOptions::tail_offset costs two (one when the size is known): the whole tail
+// (page index + footer) is read at once, checked by the caller's hook before any of it is
+// parsed, and later page-index reads are served from it.
 // ReadRowGroup() reads each selected column chunk with one ranged read; ReadPage() reads the
 // page index (cached), the chunk's dictionary page if any, and the one page.
 // See schema_mapping.h for the type mapping and column_reader.h for supported encodings.
@@ -13,11 +16,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,9 +58,26 @@ struct PageIndex {
   bool has_statistics = false;
 };
 
+// The tail of a Parquet file: [first byte of its page index (of its footer when it has none),
+// end of file). It holds every byte of metadata that no page CRC covers. `data` is a whole file
+// held in memory (a writer's output); Corruption when it does not end in a valid footer.
+Result<uint64_t> TailOffset(const uint8_t* data, size_t size, std::string_view path);
+
+struct OpenOptions {
+  // When set, Open reads [tail_offset, end of file) with one request and passes those bytes to
+  // `check_tail` (if any) before parsing them; an error from it is returned as is.
+  std::optional<uint64_t> tail_offset;
+  std::function<Status(const uint8_t* data, size_t size)> check_tail;
+  // The file's size when the caller knows it (saves the Size request); a file of another size
+  // then reads as damaged.
+  std::optional<uint64_t> file_size;
+};
+
 class ParquetReader {
  public:
   static Result<std::unique_ptr<ParquetReader>> Open(ObjectStore* store, std::string path);
+  static Result<std::unique_ptr<ParquetReader>> Open(ObjectStore* store, std::string path,
+                                                     const OpenOptions& options);
 
   const std::string& path() const { return path_; }
   const Schema& schema() const { return schema_; }
@@ -85,7 +107,9 @@ class ParquetReader {
 
  private:
   ParquetReader(ObjectStore* store, std::string path) : store_(store), path_(std::move(path)) {}
-  Status Init();
+  Status Init(const OpenOptions& options);
+  // Parses the footer [footer_start_, file_size_ - 8) and validates the schema and row groups.
+  Status ParseFooter(const uint8_t* footer, size_t size);
   Status CheckChunk(int rg, int column) const;
   // [start, start + length) of a column chunk's pages in the file, validated.
   Result<std::pair<uint64_t, uint64_t>> ChunkRange(int rg, int column) const;
@@ -101,6 +125,9 @@ class ParquetReader {
   std::string path_;
   uint64_t file_size_ = 0;
   uint64_t footer_start_ = 0;
+  // Bytes [tail_offset_, file_size_) when opened with OpenOptions::tail_offset, else empty.
+  uint64_t tail_offset_ = 0;
+  std::string tail_;
   FileMetaData meta_;
   Schema schema_;
   std::vector<LeafColumn> leaves_;
