@@ -17,62 +17,18 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/cli_test_util.h"
 #include "util/test_util.h"
 
 namespace lakeindex {
 namespace {
 
 using testing::TempDir;
-
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string ReadFileText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFileText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-// Starts the CLI with stdout/stderr redirected to files under `dir`; returns the pid.
-pid_t StartCli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::vector<char*> argv;
-    std::string bin = LAKEINDEX_CLI_PATH;
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-CliResult RunCli(const TempDir& dir, const std::vector<std::string>& args) {
-  static int counter = 0;
-  std::string base = dir.Join("cli" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-  pid_t pid = StartCli(args, base + ".out", base + ".err");
-  int status = 0;
-  waitpid(pid, &status, 0);
-  CliResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ReadFileText(base + ".out");
-  r.err = ReadFileText(base + ".err");
-  return r;
-}
+using clitest::CliResult;
+using clitest::ReadFileText;
+using clitest::RunCli;
+using clitest::StartCli;
+using clitest::WriteFileText;
 
 std::string EventsCsv(int first_id, int rows) {
   std::string s = "id,name,score\n";

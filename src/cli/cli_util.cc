@@ -78,4 +78,29 @@ void Progress::Update(uint64_t done) {
   std::fflush(stderr);
 }
 
+Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create) {
+  if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
+  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
+}
+
+Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version) {
+  TableHandle h;
+  ASSIGN_OR_RETURN(h.store, OpenTableStore(path, false));
+  auto table = table::Table::Open(h.store, version);
+  if (!table.ok()) {
+    if (table.status().IsNotFound() && !version) return Status::NotFound("no lakeindex table at '" + path + "'");
+    return table.status();
+  }
+  h.table = std::move(*table);
+  return h;
+}
+
+table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress) {
+  table::WriteConfig config;
+  config.rows_per_file = rows_per_file;
+  config.progress = [progress](uint64_t rows) { progress->Update(rows); };
+  return config;
+}
+
 }  // namespace lakeindex::cli

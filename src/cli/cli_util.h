@@ -5,11 +5,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "lakeindex/object_store.h"
+#include "table/table.h"
 #include "lakeindex/status.h"
 
 namespace lakeindex::cli {
@@ -38,6 +40,20 @@ std::vector<std::string> SplitList(const std::string& text);
 
 // Lowercase extension without the dot ("parquet", "csv"), or "".
 std::string FileExtension(const std::string& path);
+
+// A table opened for one command, through a store that counts every request (explain).
+struct TableHandle {
+  std::shared_ptr<InstrumentedStore> store;
+  std::unique_ptr<table::Table> table;
+};
+// The local directory `path` as a counting store; NotFound unless `create` or it exists.
+Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create);
+// Opens the table at `path` (the newest version, or `version`).
+Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version = std::nullopt);
+
+class Progress;
+// Write settings of create/append/optimize/layout with progress reported to `progress`.
+table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress);
 
 // Prints "label: done/total" on stderr at most every 200 ms, only when stderr is a terminal.
 class Progress {

@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "format/csv/csv_writer.h"
 #include "format/parquet/writer.h"
+#include "layout/otree/layout_writer.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -19,37 +20,6 @@
 namespace lakeindex::cli {
 
 namespace {
-
-struct TableHandle {
-  std::shared_ptr<InstrumentedStore> store;  // counts every request of the command
-  std::unique_ptr<table::Table> table;
-};
-
-Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create) {
-  if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
-  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
-  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
-}
-
-Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version = std::nullopt) {
-  TableHandle h;
-  ASSIGN_OR_RETURN(h.store, OpenTableStore(path, false));
-  auto table = table::Table::Open(h.store, version);
-  if (!table.ok()) {
-    if (table.status().IsNotFound() && !version) return Status::NotFound("no lakeindex table at '" + path + "'");
-    return table.status();
-  }
-  h.table = std::move(*table);
-  return h;
-}
-
-
-table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress) {
-  table::WriteConfig config;
-  config.rows_per_file = rows_per_file;
-  config.progress = [progress](uint64_t rows) { progress->Update(rows); };
-  return config;
-}
 
 // ---- create / append -----------------------------------------------------------------------
 
@@ -83,10 +53,19 @@ Status RunCreate(const LoadArgs& args) {
 Status RunAppend(const LoadArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   FileRef ref;
-  ASSIGN_OR_RETURN(auto source, OpenSource(args.from, h.table->schema(), &ref));
+  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(h.table->manifest()));
+  const bool otree = table_layout && table_layout->is_otree();
+  // An OTree table's hidden `_weight` is drawn at append, not read from the input.
+  ASSIGN_OR_RETURN(auto source, OpenSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema(), &ref));
   auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
   uint64_t before = h.table->manifest().total_rows();
-  RETURN_IF_ERROR(h.table->Append(source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  if (otree) {
+    ASSIGN_OR_RETURN(layout::LayoutReport report,
+                     layout::AppendToLayout(h.table.get(), source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+    std::fprintf(stderr, "placed the new rows into the OTree: %zu blocks in %zu files\n", report.blocks, report.files);
+  } else {
+    RETURN_IF_ERROR(h.table->Append(source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  }
   // The new fragments get index segments of their own (zones / leaf pages for them only).
   ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), ""));
   if (segments > 0) std::fprintf(stderr, "indexed the new fragments: %zu new segments\n", segments);
@@ -139,10 +118,8 @@ Result<std::vector<query::IndexHandle>> IndexesFor(const table::Table& table, co
 }
 
 Result<std::unique_ptr<query::Scanner>> MakeScanner(const TableHandle& h, const QueryArgs& args) {
-  if (args.sample) {
-    return Status::NotSupported("--sample needs an OTree layout, which this build does not have yet");
-  }
   query::ScanRequest request;
+  request.sample = args.sample;
   ASSIGN_OR_RETURN(request.indexes, IndexesFor(*h.table, args.where));
   request.where = args.where;
   request.select = SplitList(args.select);
@@ -328,7 +305,7 @@ Status RunStats(const InfoArgs& args) {
   }
   RETURN_IF_ERROR(b.Seal());
   std::printf("\n%s", FormatTable(b).c_str());
-  return Status::OK();
+  return PrintLayoutStats(*h.table);
 }
 
 struct OptimizeArgs {
@@ -339,7 +316,13 @@ struct OptimizeArgs {
 Status RunOptimize(const OptimizeArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   auto progress = std::make_shared<Progress>("optimize " + args.table, h.table->manifest().total_rows());
-  ASSIGN_OR_RETURN(size_t rewritten, h.table->Optimize(MakeWriteConfig(args.rows_per_file, progress)));
+  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(h.table->manifest()));
+  size_t rewritten = 0;
+  if (table_layout && table_layout->is_otree()) {
+    ASSIGN_OR_RETURN(rewritten, layout::OptimizeLayout(h.table.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  } else {
+    ASSIGN_OR_RETURN(rewritten, h.table->Optimize(MakeWriteConfig(args.rows_per_file, progress)));
+  }
   if (rewritten == 0) {
     std::fprintf(stderr, "nothing to optimize: version %llu\n", static_cast<unsigned long long>(h.table->version()));
   } else {

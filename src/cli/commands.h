@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "lakeindex/status.h"
+#include "table/table.h"
 
 namespace lakeindex::cli {
 
@@ -19,5 +20,11 @@ using CommandList = std::vector<std::pair<CLI::App*, std::function<Status()>>>;
 void AddDataCommands(CLI::App& app, CommandList* commands);
 // create, append, delete, query, explain, versions, stats
 void AddTableCommands(CLI::App& app, CommandList* commands);
+// layout
+void AddLayoutCommands(CLI::App& app, CommandList* commands);
+
+// The layout part of `stats` (kind, columns; for an OTree depth, cubes per level, rows and
+// blocks per cube, transformations, file sizes).
+Status PrintLayoutStats(const table::Table& table);
 
 }  // namespace lakeindex::cli

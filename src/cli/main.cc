@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   CommandList commands;
   AddDataCommands(app, &commands);
   AddTableCommands(app, &commands);
+  AddLayoutCommands(app, &commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <limits>
 
 namespace lakeindex {
@@ -260,19 +261,37 @@ void Column::AppendSlice(const Column& other, size_t offset, size_t count) {
 }
 
 void Column::AppendSelected(const Column& other, const uint32_t* rows, size_t count) {
-  size_t w = size_t(FixedWidth(type_));
-  for (size_t k = 0; k < count; ++k) {
-    size_t i = rows[k];
-    if (other.IsNull(i)) {
-      AppendNull();
-    } else if (type_ == TypeId::kString) {
-      (void)AppendString(other.GetString(i));
-    } else {
-      size_t at = fixed_.size();
-      fixed_.resize(at + w);
-      std::memcpy(fixed_.data() + at, other.fixed_.data() + i * w, w);
-      MarkValid();
+  if (count == 0) return;
+  // One validity bitmap for the selected rows, then the values in one gather (this is the hot
+  // loop of layout rewrites and takes: no per-row growth).
+  std::vector<uint8_t> bits;
+  const uint8_t* valid_bits = nullptr;
+  if (other.null_count_ > 0) {
+    bits.assign((count + 7) / 8, 0);
+    for (size_t k = 0; k < count; ++k) {
+      if (other.IsValid(rows[k])) bits[k >> 3] |= uint8_t(1u << (k & 7));
     }
+    valid_bits = bits.data();
+  }
+  if (type_ == TypeId::kString) {
+    std::vector<std::string_view> values;
+    values.reserve(count);
+    for (size_t k = 0; k < count; ++k) {
+      if (other.IsValid(rows[k])) values.push_back(other.GetString(rows[k]));
+    }
+    (void)AppendStrings(values.data(), count, valid_bits);
+    return;
+  }
+  auto gather = [&](auto* dst) {
+    using T = std::remove_pointer_t<decltype(dst)>;
+    const T* src = other.data<T>();
+    for (size_t k = 0; k < count; ++k) std::memcpy(dst + k, src + rows[k], sizeof(T));
+  };
+  switch (FixedWidth(type_)) {
+    case 1: gather(AppendValues<uint8_t>(count, valid_bits)); break;
+    case 2: gather(AppendValues<uint16_t>(count, valid_bits)); break;
+    case 4: gather(AppendValues<uint32_t>(count, valid_bits)); break;
+    default: gather(AppendValues<uint64_t>(count, valid_bits)); break;
   }
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/random.h"
+
 namespace lakeindex {
 
 namespace {
@@ -12,18 +14,6 @@ constexpr double kZipfExponent = 1.1;
 constexpr int64_t kTs2024Start = 19723LL * 86400 * 1000000;  // 2024-01-01 00:00:00 in µs
 constexpr int64_t kTs2024Span = 366LL * 86400 * 1000000;     // 2024 is a leap year
 
-// SplitMix64: tiny, fast and identical on every platform (std:: distributions are not).
-uint64_t SplitMix(uint64_t* state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-double Uniform01(uint64_t* state) { return double(SplitMix(state) >> 11) * 0x1.0p-53; }
-uint64_t Mix(uint64_t x) {
-  uint64_t s = x;
-  return SplitMix(&s);
-}
 }  // namespace
 
 EventsGenerator::EventsGenerator(uint64_t rows, uint64_t seed)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "index/btree/btree_reader.h"
 #include "lakeindex/events.h"
 #include "query/scanner.h"
 
@@ -169,6 +170,143 @@ TEST(IndexManagerTest, AppendThenUpdateCoversNewFragmentsAndDropRemoves) {
   EXPECT_EQ(after->first, scan->first);
   ASSERT_TRUE(DropIndex(t.get(), "score_btree").ok());
   EXPECT_TRUE(OpenIndexes(*t, {})->empty());
+}
+
+// The ids of the rows passing `where`, sorted (a multiset: appended rows may repeat ids).
+std::vector<int64_t> Ids(const table::Table& t, const std::string& where, bool use_indexes) {
+  ScanRequest request;
+  request.where = where;
+  request.select = {"id"};
+  if (use_indexes) {
+    auto indexes = OpenIndexes(t, {});
+    EXPECT_TRUE(indexes.ok()) << indexes.status().ToString();
+    if (indexes.ok()) request.indexes = *indexes;
+  }
+  auto scanner = Scanner::Make(&t, request);
+  EXPECT_TRUE(scanner.ok()) << scanner.status().ToString();
+  std::vector<int64_t> out;
+  if (!scanner.ok()) return out;
+  Batch batch;
+  for (;;) {
+    auto more = (*scanner)->Next(&batch);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    for (size_t r = 0; r < batch.num_rows(); ++r) out.push_back(batch.column(0).Get<int64_t>(r));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Index answers equal the brute-force scan on filters over every indexed column, and every
+// segment covers only live fragments (none is stale).
+void ExpectIndexesExactAndFresh(const table::Table& t) {
+  for (const std::string where :
+       {"score < 200000", "score >= 500000 AND score < 520000", "name LIKE 'a%'", "name >= 'm'", "id < 700",
+        "maybe IS NULL", "NOT (score < 900000)", "id IN (1, 5, 77, 1500) OR score > 990000"}) {
+    EXPECT_EQ(Ids(t, where, true), Ids(t, where, false)) << where << " at version " << t.version();
+  }
+  auto indexes = index::ReadIndexes(t.manifest());
+  ASSERT_TRUE(indexes.ok());
+  for (const auto& meta : *indexes) {
+    EXPECT_LE(meta.segments.size(), kMaxSegments) << meta.name;
+    EXPECT_EQ(meta.CoveredFragments(t.manifest()).size(), t.manifest().fragments.size()) << meta.name;
+    for (const auto& seg : meta.segments) {
+      for (uint32_t f : seg.fragments) EXPECT_NE(t.manifest().FindFragment(f), nullptr) << meta.name << " " << f;
+      if (meta.type != "btree") continue;
+      // Exactly the rows of its fragments: none of a gone fragment kept, none twice.
+      auto segment = index::btree::BTreeSegment::Open(t.store(), seg.uuid);
+      ASSERT_TRUE(segment.ok()) << segment.status().ToString();
+      EXPECT_EQ((*segment)->info().num_rows + (*segment)->info().null_count, seg.rows) << meta.name;
+    }
+  }
+}
+
+Status AppendEvents(table::Table* t, uint64_t rows, uint64_t seed) {
+  EventsGenerator gen(rows, seed);
+  Batch more;
+  if (!gen.Next(rows, &more)) return Status::Internal("no rows generated");
+  auto src = table::MemorySource(more.schema(), {more});
+  table::WriteConfig config;
+  config.rows_per_file = 1000;
+  return t->Append(src.get(), config);
+}
+
+std::unique_ptr<table::Table> IndexedEventsTable(std::shared_ptr<ObjectStore> store) {
+  auto t = EventsTable(store, 3000, false, 1000);
+  for (const auto& [column, type] : std::vector<std::pair<std::string, std::string>>{
+           {"score", "btree"}, {"name", "btree"}, {"maybe", "btree"}, {"id", "zonemap"}}) {
+    IndexOptions options;
+    options.column = column;
+    options.type = type;
+    options.page_rows = 64;
+    options.zone_rows = 100;
+    EXPECT_TRUE(CreateIndex(t.get(), options).ok()) << column;
+  }
+  return t;
+}
+
+TEST(IndexManagerTest, OptimizeRewritesStaleSegmentsAndDropsGoneOnes) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = IndexedEventsTable(store);
+  ASSERT_TRUE(AppendEvents(t.get(), 300, 11).ok());  // a small fragment: optimize rewrites it
+  auto first_update = UpdateIndexes(t.get(), "");
+  ASSERT_TRUE(first_update.ok()) << first_update.status().ToString();
+  ASSERT_EQ(*first_update, 4u);
+  // Rows deleted in the first fragment: optimize rewrites it too.
+  std::vector<uint64_t> doomed;
+  const uint32_t first = t->manifest().fragments[0].id;
+  for (uint32_t r = 0; r < 1000; r += 3) doomed.push_back(MakeRowAddress(first, r));
+  ASSERT_TRUE(t->DeleteRows(RowSet::Of(doomed)).ok());
+  ExpectIndexesExactAndFresh(*t);
+  table::WriteConfig config;
+  config.rows_per_file = 1000;
+  auto rewritten = t->Optimize(config);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.status().ToString();
+  ASSERT_EQ(*rewritten, 2u);
+  // Stale now: the first segment of each index covers a gone fragment, the second only one.
+  auto updated = UpdateIndexes(t.get(), "");
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(*updated, 4u);  // one rewritten segment per index
+  auto indexes = index::ReadIndexes(t->manifest());
+  ASSERT_TRUE(indexes.ok());
+  for (const auto& meta : *indexes) EXPECT_EQ(meta.segments.size(), 1u) << meta.name;
+  ExpectIndexesExactAndFresh(*t);
+  // Nothing left to do: no new version.
+  const uint64_t version = t->version();
+  auto again = UpdateIndexes(t.get(), "");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 0u);
+  EXPECT_EQ(t->version(), version);
+}
+
+TEST(IndexManagerTest, SegmentsAreMergedPastTheThresholdAndOnRequest) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = IndexedEventsTable(store);
+  size_t max_seen = 0;
+  for (uint64_t i = 0; i < kMaxSegments + 3; ++i) {
+    ASSERT_TRUE(AppendEvents(t.get(), 50 + i, 100 + i).ok());
+    ASSERT_TRUE(UpdateIndexes(t.get(), "").ok());
+    auto indexes = index::ReadIndexes(t->manifest());
+    ASSERT_TRUE(indexes.ok());
+    for (const auto& meta : *indexes) max_seen = std::max(max_seen, meta.segments.size());
+    if (i == kMaxSegments - 1 || i == kMaxSegments) ExpectIndexesExactAndFresh(*t);  // around the merge
+  }
+  EXPECT_EQ(max_seen, kMaxSegments);
+  ExpectIndexesExactAndFresh(*t);
+  UpdateOptions merge;
+  merge.merge = true;
+  auto merged = UpdateIndexes(t.get(), "score_btree", merge);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(*merged, 1u);
+  auto indexes = index::ReadIndexes(t->manifest());
+  ASSERT_TRUE(indexes.ok());
+  for (const auto& meta : *indexes) {
+    if (meta.name == "score_btree") {
+      ASSERT_EQ(meta.segments.size(), 1u);
+      EXPECT_EQ(meta.segments[0].rows, t->manifest().total_rows());
+    }
+  }
+  ExpectIndexesExactAndFresh(*t);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 
 #include "lakeindex/batch.h"
 #include "query/expr.h"
+#include "query/scanner.h"
 #include "util/duckdb_ref.h"
 #include "util/test_util.h"
 
@@ -192,6 +195,50 @@ class ExprGen {
   const Schema& schema_;
   Rng& rng_;
 };
+
+// `batch` with a leading "rid" column numbering its rows from `first`.
+inline Batch WithRid(const Batch& batch, int64_t first) {
+  Schema schema;
+  schema.AddField({"rid", TypeId::kInt64, false});
+  for (const Field& f : batch.schema().fields()) schema.AddField(f);
+  Batch out(schema);
+  for (size_t r = 0; r < batch.num_rows(); ++r) out.mutable_column(0).Append<int64_t>(first + int64_t(r));
+  for (size_t c = 0; c < batch.num_columns(); ++c) out.mutable_column(c + 1).AppendSlice(batch.column(c), 0, batch.num_rows());
+  EXPECT_TRUE(out.Seal().ok());
+  return out;
+}
+
+// Rids (column "rid") of the rows the Scanner returns for `where` (and `sample`), sorted; adds the
+// scan's counters to *total.
+inline std::vector<uint32_t> ScanRids(const table::Table& table, const std::string& where, ScanCounters* total,
+                                      const std::vector<IndexHandle>& indexes = {},
+                                      std::optional<double> sample = std::nullopt) {
+  ScanRequest request;
+  request.sample = sample;
+  request.where = where;
+  request.indexes = indexes;
+  request.select = {"rid"};
+  auto scanner = Scanner::Make(&table, request);
+  EXPECT_TRUE(scanner.ok()) << where << ": " << scanner.status().ToString();
+  std::vector<uint32_t> rids;
+  if (!scanner.ok()) return rids;
+  Batch batch;
+  while (true) {
+    auto more = (*scanner)->Next(&batch);
+    EXPECT_TRUE(more.ok()) << where << ": " << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    for (size_t r = 0; r < batch.num_rows(); ++r) rids.push_back(uint32_t(batch.column(0).Get<int64_t>(r)));
+  }
+  std::sort(rids.begin(), rids.end());
+  const ScanCounters& c = (*scanner)->counters();
+  total->fragments_total += c.fragments_total;
+  total->fragments_scanned += c.fragments_scanned;
+  total->blocks_total += c.blocks_total;
+  total->blocks_read += c.blocks_read;
+  total->rows_read += c.rows_read;
+  total->rows_returned += c.rows_returned;
+  return rids;
+}
 
 // ---- DuckDB side of the differential tests ----
 

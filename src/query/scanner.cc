@@ -119,6 +119,19 @@ Status Scanner::Init(const ScanRequest& request) {
   std::set<std::string> filter_columns;
   if (!request.where.empty()) {
     ASSIGN_OR_RETURN(parsed, ParseExpression(request.where));
+  }
+  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(table_->manifest()));
+  if (request.sample) {
+    const double f = *request.sample;
+    if (!(f > 0 && f <= 1)) return Status::InvalidArgument("--sample must be a fraction in (0, 1], got " + FormatDouble(f));
+    if (!table_layout || !table_layout->is_otree()) {
+      return Status::InvalidArgument("--sample needs an OTree layout: run `lakeindex layout TABLE --otree COLUMNS` first");
+    }
+    // The sample is the rows whose weight is below f: one more conjunct, checked like the filter.
+    ExprPtr weight_below = MakeCompare(CompareOp::kLt, MakeColumn(layout::kWeightColumn), MakeLiteral(Value::Double(f)));
+    parsed = parsed ? MakeAnd({parsed, weight_below}) : weight_below;
+  }
+  if (parsed) {
     ASSIGN_OR_RETURN(filter_, Bind(*parsed, schema));
     CollectColumns(*filter_, &filter_columns);
   }
@@ -153,6 +166,10 @@ Status Scanner::Init(const ScanRequest& request) {
   std::set<int> distinct(output_in_read_.begin(), output_in_read_.end());
   moveable_output_ = distinct.size() == output_in_read_.size();
   counters_.fragments_total = table_->manifest().fragments.size();
+  if (table_layout && table_layout->is_otree()) {
+    ASSIGN_OR_RETURN(blocks_, SelectBlocks(*table_layout, schema, filter_.get(), request.sample));
+    for (const std::string& line : blocks_->explain) plan_.push_back(line);
+  }
   if (filter_ && !request.indexes.empty()) {
     std::map<uint32_t, uint64_t> fragment_rows;
     for (const auto& f : table_->manifest().fragments) fragment_rows[f.id] = f.rows;
@@ -208,12 +225,16 @@ Result<std::shared_ptr<Scanner::OpenFragment>> Scanner::OpenFragmentAt(const tab
     out->plan.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
     return std::shared_ptr<OpenFragment>();
   }
+  if (LayoutSkipsFragment(frag.id)) {
+    out->plan.push_back("fragment " + std::to_string(frag.id) + ": skipped by the OTree layout");
+    return std::shared_ptr<OpenFragment>();
+  }
   if (const auto* candidates = IndexCandidates(frag.id); candidates && candidates->empty()) {
     out->plan.push_back("fragment " + std::to_string(frag.id) + ": skipped by the index");
     return std::shared_ptr<OpenFragment>();
   }
   ++out->counters.fragments_scanned;
-  ASSIGN_OR_RETURN(open->reader, parquet::ParquetReader::Open(table_->store(), frag.file));
+  ASSIGN_OR_RETURN(open->reader, table_->OpenDataFile(frag));
   if (uint64_t(open->reader->num_rows()) != frag.rows) {
     return Status::Corruption(frag.file + ": has " + std::to_string(open->reader->num_rows()) +
                               " rows, the manifest says " + std::to_string(frag.rows));
@@ -288,6 +309,16 @@ Status Scanner::ScanNextUnit() {
   return st;
 }
 
+bool Scanner::LayoutSkipsFragment(uint32_t fragment_id) const {
+  return blocks_ && blocks_->row_groups.count(fragment_id) == 0;
+}
+
+bool Scanner::LayoutSkipsRowGroup(uint32_t fragment_id, int rg) const {
+  if (!blocks_) return false;
+  auto it = blocks_->row_groups.find(fragment_id);
+  return it == blocks_->row_groups.end() || it->second.count(rg) == 0;
+}
+
 const std::vector<uint32_t>* Scanner::IndexCandidates(uint32_t fragment_id) const {
   auto it = index_candidates_.find(fragment_id);
   return it == index_candidates_.end() ? nullptr : &it->second;
@@ -311,6 +342,8 @@ Status Scanner::PlanFragments() {
       plan_.push_back("fragment " + std::to_string(frag.id) + ": every row deleted");
     } else if (!FragmentMayMatch(frag, &no_nan)) {
       plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
+    } else if (LayoutSkipsFragment(frag.id)) {
+      plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by the OTree layout");
     } else {
       ++counters_.fragments_scanned;
       plan_.push_back("fragment " + std::to_string(frag.id) + ": scan (" + std::to_string(frag.live_rows()) +
@@ -325,6 +358,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   const table::FragmentMeta& fragment = *open.meta;
   const parquet::ParquetReader& reader = *open.reader;
   const uint64_t rg_rows = uint64_t(reader.row_group_num_rows(rg));
+  if (LayoutSkipsRowGroup(fragment.id, rg)) return Status::OK();
   const std::string where = "fragment " + std::to_string(fragment.id) + " row group " + std::to_string(rg);
   // Table column index -> file column index (the fragment was written with the table schema).
   auto file_column = [&](int table_column) { return reader.schema().FindField(table_->schema().field(size_t(table_column)).name); };

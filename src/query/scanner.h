@@ -21,6 +21,7 @@
 #include "lakeindex/batch.h"
 #include "query/expr.h"
 #include "query/index_planner.h"
+#include "query/layout_pruning.h"
 #include "table/table.h"
 
 namespace lakeindex::query {
@@ -38,6 +39,10 @@ struct ScanRequest {
   bool parallel = true;
   // Scalar indexes of the table that the planner may use (see index_planner.h).
   std::vector<IndexHandle> indexes;
+  // Uniform sample fraction in (0, 1] (OTree tables only): exactly the rows with `_weight` below
+  // it (deterministic and nested across fractions), reading only blocks whose weights start
+  // below it.
+  std::optional<double> sample;
 };
 
 // Counters that do not depend on machine load (see DESIGN.md, explain --analyze).
@@ -96,6 +101,9 @@ class Scanner {
   // `returned_before` counts rows already returned (for LIMIT).
   Status ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first_row, uint64_t returned_before,
                       UnitOutput* out) const;
+  // Whether the OTree layout (if any) lets fragment / row group be skipped.
+  bool LayoutSkipsFragment(uint32_t fragment_id) const;
+  bool LayoutSkipsRowGroup(uint32_t fragment_id, int rg) const;
   // The index plan's candidate offsets of `fragment` when the indexes cover it, else nullptr.
   const std::vector<uint32_t>* IndexCandidates(uint32_t fragment_id) const;
 
@@ -112,6 +120,7 @@ class Scanner {
   bool moveable_output_ = true;  // no output column repeats a read column
   IndexPlan index_plan_;
   std::map<uint32_t, std::vector<uint32_t>> index_candidates_;  // covered fragment -> offsets
+  std::optional<BlockSelection> blocks_;  // OTree tables: the blocks the layout selected
 
   size_t next_fragment_ = 0;
   std::shared_ptr<OpenFragment> current_;

@@ -16,18 +16,8 @@ namespace {
 
 using lakeindex::testing::Rng;
 using testgen::ExprGen;
-
-// `batch` with a leading "rid" column numbering its rows from `first`.
-Batch WithRid(const Batch& batch, int64_t first) {
-  Schema schema;
-  schema.AddField({"rid", TypeId::kInt64, false});
-  for (const Field& f : batch.schema().fields()) schema.AddField(f);
-  Batch out(schema);
-  for (size_t r = 0; r < batch.num_rows(); ++r) out.mutable_column(0).Append<int64_t>(first + int64_t(r));
-  for (size_t c = 0; c < batch.num_columns(); ++c) out.mutable_column(c + 1).AppendSlice(batch.column(c), 0, batch.num_rows());
-  EXPECT_TRUE(out.Seal().ok());
-  return out;
-}
+using testgen::ScanRids;
+using testgen::WithRid;
 
 // Rows of `batch` ordered by column `c` (NULLs first), so that statistics can prune.
 Batch SortedBy(const Batch& batch, size_t c) {
@@ -72,33 +62,6 @@ IndexHandle ReferenceIndex(const std::string& column, bool exact, const Batch* a
     return r;
   };
   return h;
-}
-
-std::vector<uint32_t> ScanRids(const table::Table& table, const std::string& where, ScanCounters* total,
-                               const std::vector<IndexHandle>& indexes = {}) {
-  ScanRequest request;
-  request.where = where;
-  request.indexes = indexes;
-  request.select = {"rid"};
-  auto scanner = Scanner::Make(&table, request);
-  EXPECT_TRUE(scanner.ok()) << where << ": " << scanner.status().ToString();
-  std::vector<uint32_t> rids;
-  if (!scanner.ok()) return rids;
-  Batch batch;
-  while (true) {
-    auto more = (*scanner)->Next(&batch);
-    EXPECT_TRUE(more.ok()) << where << ": " << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    for (size_t r = 0; r < batch.num_rows(); ++r) rids.push_back(uint32_t(batch.column(0).Get<int64_t>(r)));
-  }
-  std::sort(rids.begin(), rids.end());
-  const ScanCounters& c = (*scanner)->counters();
-  total->fragments_total += c.fragments_total;
-  total->fragments_scanned += c.fragments_scanned;
-  total->blocks_total += c.blocks_total;
-  total->blocks_read += c.blocks_read;
-  total->rows_read += c.rows_read;
-  return rids;
 }
 
 TEST(ScannerDifferentialTest, CreateAppendDeleteThenRandomFiltersMatchDuckDB) {

@@ -1,0 +1,125 @@
+// `layout`, `query --sample`, `plot` and the layout part of `stats`, run as a user runs them.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "util/test_util.h"
+
+namespace lakeindex {
+namespace {
+
+using clitest::CliResult;
+using clitest::ReadFileText;
+using clitest::RunCli;
+using testing::TempDir;
+
+// Sorted CSV lines of a query (header dropped), to compare answers independent of order.
+std::vector<std::string> SortedRows(const TempDir& dir, std::vector<std::string> args) {
+  args.insert(args.end(), {"--format", "csv"});
+  CliResult r = RunCli(dir, args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> lines;
+  size_t at = r.out.find('\n');
+  while (at != std::string::npos && at + 1 < r.out.size()) {
+    size_t next = r.out.find('\n', at + 1);
+    lines.push_back(r.out.substr(at + 1, next - at - 1));
+    at = next;
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+TEST(CliLayoutTest, LayoutSampleAppendOptimizePlot) {
+  TempDir dir;
+  const std::string table = dir.Join("t"), events = dir.Join("e.parquet"), more = dir.Join("more.csv");
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "20000", "--output", events}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "3000", "--seed", "9", "--output", more}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", events, "--rows-per-file", "7000"}).code, 0);
+  const std::string box = "x BETWEEN 100 AND 250 AND y BETWEEN 600 AND 700";
+  std::vector<std::string> before = SortedRows(dir, {"query", table, "--where", box});
+  ASSERT_FALSE(before.empty());
+
+  CliResult laid = RunCli(dir, {"layout", table, "--otree", "x,y", "--cube-rows", "1000"});
+  ASSERT_EQ(laid.code, 0) << laid.err;
+  EXPECT_NE(laid.err.find("cubes"), std::string::npos) << laid.err;
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--where", box}), before);
+  CliResult stats = RunCli(dir, {"stats", table});
+  ASSERT_EQ(stats.code, 0) << stats.err;
+  EXPECT_NE(stats.out.find("layout: otree on (x, y)"), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("rows per cube"), std::string::npos) << stats.out;
+
+  // The box reads a fraction of the blocks; a 10% sample about a tenth of the rows.
+  CliResult ex = RunCli(dir, {"explain", table, "--where", box, "--analyze", "--json"});
+  ASSERT_EQ(ex.code, 0) << ex.err;
+  auto j = nlohmann::json::parse(ex.out);
+  EXPECT_LT(j["blocks_read"].get<uint64_t>() * 4, j["blocks_total"].get<uint64_t>()) << ex.out;
+  std::vector<std::string> sample = SortedRows(dir, {"query", table, "--sample", "0.1"});
+  EXPECT_GT(sample.size(), 1500u);
+  EXPECT_LT(sample.size(), 2500u);
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--sample", "0.1"}), sample) << "samples are deterministic";
+  CliResult ex_sample = RunCli(dir, {"explain", table, "--sample", "0.1", "--analyze", "--json"});
+  ASSERT_EQ(ex_sample.code, 0) << ex_sample.err;
+  auto js = nlohmann::json::parse(ex_sample.out);
+  // The root and first-level cubes (5 of 21, ~5,000 rows) hold every weight below 0.1 here.
+  EXPECT_LT(js["rows_read"].get<uint64_t>(), 20000u * 3 / 10) << ex_sample.out;
+
+  // Append places rows as new blocks, optimize rolls them up; answers stay those of a scan.
+  CliResult app = RunCli(dir, {"append", table, "--from", more});
+  ASSERT_EQ(app.code, 0) << app.err;
+  std::vector<std::string> after_append = SortedRows(dir, {"query", table, "--where", box});
+  EXPECT_GE(after_append.size(), before.size());
+  ASSERT_EQ(RunCli(dir, {"optimize", table}).code, 0);
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--where", box}), after_append);
+  EXPECT_EQ(RunCli(dir, {"verify", table}).code, 0);
+
+  const std::string svg = dir.Join("cubes.svg");
+  CliResult plot = RunCli(dir, {"plot", table, "--output", svg, "--where", box});
+  ASSERT_EQ(plot.code, 0) << plot.err;
+  std::string text = ReadFileText(svg);
+  EXPECT_EQ(text.rfind("<svg", 0), 0u);
+  EXPECT_NE(text.find("#f59e0b"), std::string::npos) << "the cubes read are highlighted";
+  EXPECT_NE(text.find("</svg>"), std::string::npos);
+}
+
+TEST(CliLayoutTest, ComparisonLayoutsAndErrors) {
+  TempDir dir;
+  const std::string table = dir.Join("t"), events = dir.Join("e.parquet");
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "5000", "--output", events}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", events}).code, 0);
+  const std::string filter = "x < 300 AND z > 600 OR category = 'cat_001'";
+  std::vector<std::string> before = SortedRows(dir, {"query", table, "--where", filter});
+
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> errors = {
+      {{"query", table, "--sample", "0.5"}, "OTree layout"},
+      {{"plot", table, "--output", dir.Join("p.svg")}, "OTree layout"},
+      {{"layout", table}, "exactly one of"},
+      {{"layout", table, "--otree", "x", "--zorder", "y"}, "exactly one of"},
+      {{"layout", table, "--otree", "nope"}, "nope"},
+      {{"layout", table, "--otree", "x,y,z,score,ts,id,maybe"}, "1 to 6"},
+      {{"layout", table, "--otree", "name", "--transform", "linear"}, "linear"},
+  };
+  for (const Case& c : errors) {
+    CliResult r = RunCli(dir, c.args);
+    EXPECT_EQ(r.code, 1) << c.args[0] << " " << c.args.back() << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  }
+  for (const char* kind : {"--sort", "--zorder", "--hilbert", "--otree"}) {
+    CliResult r = RunCli(dir, {"layout", table, kind, "x,z", "--cube-rows", "500"});
+    ASSERT_EQ(r.code, 0) << kind << ": " << r.err;
+    EXPECT_EQ(SortedRows(dir, {"query", table, "--where", filter}), before) << kind;
+  }
+  CliResult bad_sample = RunCli(dir, {"query", table, "--sample", "1.5"});
+  EXPECT_EQ(bad_sample.code, 1);
+  EXPECT_NE(bad_sample.err.find("(0, 1]"), std::string::npos) << bad_sample.err;
+}
+
+}  // namespace
+}  // namespace lakeindex

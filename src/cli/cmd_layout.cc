@@ -1,0 +1,222 @@
+// layout (OTree and the comparison layouts) and the layout part of `stats`.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "layout/otree/layout_writer.h"
+#include "query/binder.h"
+#include "query/index_manager.h"
+#include "query/layout_pruning.h"
+#include "query/parser.h"
+
+namespace lakeindex::cli {
+
+namespace {
+
+struct LayoutArgs {
+  std::string table, otree, sort, zorder, hilbert, transform = "default";
+  uint64_t cube_rows = 100000, page_rows = 128, rows_per_file = 1000000;
+  int slices = 4;
+};
+
+Status RunLayout(const LayoutArgs& args) {
+  layout::LayoutOptions options;
+  int kinds = 0;
+  for (const auto& [kind, columns] : {std::pair<std::string, std::string>{"otree", args.otree},
+                                      {"sort", args.sort}, {"zorder", args.zorder}, {"hilbert", args.hilbert}}) {
+    if (columns.empty()) continue;
+    ++kinds;
+    options.kind = kind;
+    options.columns = SplitList(columns);
+  }
+  if (kinds != 1) return Status::InvalidArgument("layout needs exactly one of --otree, --sort, --zorder, --hilbert");
+  options.transform = args.transform;
+  options.cube_rows = args.cube_rows;
+  options.page_rows = args.page_rows;
+  options.slices = args.slices;
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  auto progress = std::make_shared<Progress>("layout " + args.table, h.table->manifest().total_rows());
+  options.write = MakeWriteConfig(args.rows_per_file, progress);
+  options.progress = [progress](const std::string&, uint64_t done, uint64_t) { progress->Update(done); };
+  auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(layout::LayoutReport report, layout::LayoutTable(h.table.get(), options));
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The rewritten fragments are new to every index: index them so queries keep using them.
+  ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), ""));
+  if (segments > 0) std::fprintf(stderr, "indexed the rewritten fragments: %zu new segments\n", segments);
+  std::fprintf(stderr, "laid out %llu rows as %s on (%s) in %.2f s: %zu files, %zu blocks",
+               static_cast<unsigned long long>(report.rows), options.kind.c_str(),
+               (args.otree + args.sort + args.zorder + args.hilbert).c_str(), seconds, report.files, report.blocks);
+  if (options.kind == "otree") std::fprintf(stderr, ", %zu cubes, depth %d", report.cubes, report.depth);
+  std::fprintf(stderr, ": version %llu\n", static_cast<unsigned long long>(h.table->version()));
+  return Status::OK();
+}
+
+
+struct PlotArgs {
+  std::string table, output, where;
+};
+
+// An SVG of the newest revision's cubes projected on its first two dimensions (coordinates
+// scaled to the square), deeper cubes darker; with --where, the query's boxes in red and the
+// cubes whose blocks the query reads filled in orange.
+Status RunPlot(const PlotArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(h.table->manifest()));
+  if (!meta || !meta->is_otree()) return Status::InvalidArgument("plot needs an OTree layout: run `lakeindex layout TABLE --otree COLUMNS` first");
+  const layout::Revision& rev = meta->revisions.back();
+  const int dims = int(meta->columns.size());
+  constexpr double kSize = 800, kMargin = 40;
+  auto px = [&](uint32_t coord) { return kMargin + double(coord) / 4294967296.0 * kSize; };
+  auto py = [&](uint32_t coord) { return kMargin + kSize - double(coord) / 4294967296.0 * kSize; };
+  // A rectangle over [lo0, hi0] x [lo1, hi1] (inclusive coordinates; the whole height in 1-D).
+  auto rect = [&](uint32_t lo0, uint32_t hi0, uint32_t lo1, uint32_t hi1, const std::string& style) {
+    if (dims < 2) {
+      lo1 = 0;
+      hi1 = layout::otree::kMaxCoord;
+    }
+    char buf[256];
+    std::snprintf(buf, sizeof(buf), "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" %s/>\n", px(lo0),
+                  py(hi1) - kSize / 4294967296.0, std::max(0.5, px(hi0) - px(lo0) + kSize / 4294967296.0),
+                  std::max(0.5, py(lo1) - py(hi1) + kSize / 4294967296.0), style.c_str());
+    return std::string(buf);
+  };
+  std::set<int> read;
+  std::vector<layout::otree::Box> boxes;
+  query::BlockSelection selection;
+  if (!args.where.empty()) {
+    ASSIGN_OR_RETURN(auto parsed, query::ParseExpression(args.where));
+    ASSIGN_OR_RETURN(auto bound, query::Bind(*parsed, h.table->schema()));
+    ASSIGN_OR_RETURN(std::vector<int> columns, meta->ColumnIndexes(h.table->schema()));
+    boxes = query::FilterBoxes(bound.get(), columns, rev.transforms);
+    for (int c : rev.tree.Select(boxes, 1.0)) read.insert(c);
+    ASSIGN_OR_RETURN(selection, query::SelectBlocks(*meta, h.table->schema(), bound.get(), std::nullopt));
+  }
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(kSize + 2 * kMargin)) +
+                    "\" height=\"" + std::to_string(int(kSize + 2 * kMargin)) + "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  const int depth = std::max(1, rev.tree.depth());
+  for (int c : rev.tree.PreOrder()) {
+    const auto& cube = rev.tree.cubes()[size_t(c)];
+    const bool is_read = read.count(c) > 0;
+    char style[160];
+    std::snprintf(style, sizeof(style), "fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"#335\" stroke-width=\"0.5\"",
+                  is_read ? "#f59e0b" : "#3b82f6", is_read ? 0.45 : 0.08 + 0.5 * double(cube.id.depth) / depth);
+    svg += rect(cube.id.Lo(0), cube.id.Hi(0), dims > 1 ? cube.id.Lo(1) : 0, dims > 1 ? cube.id.Hi(1) : 0, style);
+  }
+  for (const auto& b : boxes) {
+    svg += rect(b.lo[0], b.hi[0], dims > 1 ? b.lo[1] : 0, dims > 1 ? b.hi[1] : 0,
+                "fill=\"none\" stroke=\"#dc2626\" stroke-width=\"2\"");
+  }
+  svg += "<text x=\"" + std::to_string(int(kMargin + kSize / 2)) + "\" y=\"" + std::to_string(int(kSize + 1.7 * kMargin)) +
+         "\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\">" + meta->columns[0] + "</text>\n";
+  if (dims > 1) {
+    svg += "<text x=\"14\" y=\"" + std::to_string(int(kMargin + kSize / 2)) +
+           "\" font-family=\"sans-serif\" font-size=\"14\" transform=\"rotate(-90 14 " +
+           std::to_string(int(kMargin + kSize / 2)) + ")\">" + meta->columns[1] + "</text>\n";
+  }
+  svg += "<text x=\"" + std::to_string(int(kMargin)) + "\" y=\"24\" font-family=\"sans-serif\" font-size=\"13\">" +
+         std::to_string(rev.tree.cubes().size()) + " cubes, depth " + std::to_string(rev.tree.depth()) +
+         (args.where.empty() ? std::string() : ", blocks read " + std::to_string(selection.blocks_selected) + " of " +
+                                                   std::to_string(selection.blocks_total)) +
+         "</text>\n</svg>\n";
+  RETURN_IF_ERROR(WriteOutputFile(args.output, svg));
+  std::fprintf(stderr, "wrote %s: %zu cubes%s\n", args.output.c_str(), rev.tree.cubes().size(),
+               args.where.empty() ? "" : (", " + std::to_string(read.size()) + " of them read by the filter").c_str());
+  return Status::OK();
+}
+
+}  // namespace
+
+Status PrintLayoutStats(const table::Table& table) {
+  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table.manifest()));
+  if (!meta) {
+    std::printf("layout: none\n");
+    return Status::OK();
+  }
+  std::string columns;
+  for (const std::string& c : meta->columns) columns += (columns.empty() ? "" : ", ") + c;
+  std::printf("layout: %s on (%s)", meta->kind.c_str(), columns.c_str());
+  if (!meta->is_otree()) {
+    std::printf(", row groups of %llu rows\n", static_cast<unsigned long long>(meta->cube_rows));
+    return Status::OK();
+  }
+  std::printf(", cube rows %llu, %d weight slices, pages of %llu rows, transformation %s\n",
+              static_cast<unsigned long long>(meta->cube_rows), meta->slices,
+              static_cast<unsigned long long>(meta->page_rows), meta->transform.c_str());
+  std::map<std::pair<int, std::string>, size_t> blocks_per_cube;
+  for (const layout::BlockMeta& b : meta->blocks) {
+    ++blocks_per_cube[{b.revision, b.cube.ToString(int(meta->columns.size()))}];
+  }
+  for (const layout::Revision& rev : meta->revisions) {
+    const auto& cubes = rev.tree.cubes();
+    std::map<int, size_t> per_level;
+    uint64_t min_rows = UINT64_MAX, max_rows = 0, total = 0;
+    size_t with_rows = 0, blocks = 0;
+    for (const auto& cube : cubes) {
+      ++per_level[cube.id.depth];
+      if (cube.rows == 0) continue;
+      ++with_rows;
+      total += cube.rows;
+      min_rows = std::min(min_rows, cube.rows);
+      max_rows = std::max(max_rows, cube.rows);
+      auto it = blocks_per_cube.find({rev.id, cube.id.ToString(int(meta->columns.size()))});
+      if (it != blocks_per_cube.end()) blocks += it->second;
+    }
+    std::printf("revision %d: depth %d, %zu cubes (%zu holding rows), cubes per level:", rev.id, rev.tree.depth(),
+                cubes.size(), with_rows);
+    for (const auto& [level, n] : per_level) std::printf(" %zu", n);
+    std::printf("\n  rows per cube: mean %.0f, min %llu, max %llu; blocks per cube: %.2f\n",
+                with_rows ? double(total) / double(with_rows) : 0.0,
+                static_cast<unsigned long long>(with_rows ? min_rows : 0), static_cast<unsigned long long>(max_rows),
+                with_rows ? double(blocks) / double(with_rows) : 0.0);
+    for (size_t d = 0; d < rev.transforms.size(); ++d) {
+      const auto& t = rev.transforms[d];
+      std::printf("  %s: %s\n", meta->columns[d].c_str(),
+                  t.kind == layout::otree::Transform::Kind::kLinear
+                      ? ("linear [" + FormatDouble(t.lo) + ", " + FormatDouble(t.hi) + "]").c_str()
+                      : ("quantile, " + std::to_string(t.bounds.size()) + " bounds").c_str());
+    }
+  }
+  uint64_t min_file = UINT64_MAX, max_file = 0, bytes = 0;
+  for (const auto& f : table.manifest().fragments) {
+    min_file = std::min(min_file, f.file_size);
+    max_file = std::max(max_file, f.file_size);
+    bytes += f.file_size;
+  }
+  const size_t files = table.manifest().fragments.size();
+  std::printf("blocks: %zu in %zu files; file bytes mean %.0f, min %llu, max %llu\n", meta->blocks.size(), files,
+              files ? double(bytes) / double(files) : 0.0, static_cast<unsigned long long>(files ? min_file : 0),
+              static_cast<unsigned long long>(max_file));
+  return Status::OK();
+}
+
+void AddLayoutCommands(CLI::App& app, CommandList* commands) {
+  auto args = std::make_shared<LayoutArgs>();
+  auto* l = app.add_subcommand("layout", "Rewrite the table's data into a multidimensional layout (a new version)");
+  l->add_option("TABLE", args->table, "Table directory")->required();
+  l->add_option("--otree", args->otree, "OTree on these columns (1 to 6, comma-separated)");
+  l->add_option("--sort", args->sort, "Comparison layout: sorted by these columns");
+  l->add_option("--zorder", args->zorder, "Comparison layout: Z-order of these columns");
+  l->add_option("--hilbert", args->hilbert, "Comparison layout: Hilbert order of these columns");
+  l->add_option("--cube-rows", args->cube_rows, "OTree: target rows per cube; others: rows per row group")
+      ->capture_default_str();
+  l->add_option("--transform", args->transform, "default (quantile for strings and skewed numbers), linear or quantile")
+      ->capture_default_str();
+  l->add_option("--slices", args->slices, "OTree: weight slices per cube (row groups)")->capture_default_str();
+  l->add_option("--page-rows", args->page_rows, "Rows per Parquet page inside blocks")->capture_default_str();
+  l->add_option("--rows-per-file", args->rows_per_file, "Target rows per data file")->capture_default_str();
+  commands->emplace_back(l, [args] { return RunLayout(*args); });
+
+  auto plot = std::make_shared<PlotArgs>();
+  auto* p = app.add_subcommand("plot", "Draw the OTree's cubes (first two columns) as SVG, with a filter's boxes and reads");
+  p->add_option("TABLE", plot->table, "Table directory")->required();
+  p->add_option("--output", plot->output, "SVG file to write")->required();
+  p->add_option("--where", plot->where, "SQL filter to draw");
+  commands->emplace_back(p, [plot] { return RunPlot(*plot); });
+}
+
+}  // namespace lakeindex::cli

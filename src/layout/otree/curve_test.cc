@@ -1,0 +1,168 @@
+#include "layout/otree/curve.h"
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "util/test_util.h"
+
+namespace lakeindex::layout::otree {
+namespace {
+
+using lakeindex::testing::Rng;
+
+// Every cell of a grid of 2^bits per side (coordinates in the low bits, keys computed with the
+// top 32 - bits bits skipped; random junk in the skipped bits must not matter).
+struct Grid {
+  int dims, bits;
+  std::vector<std::array<uint32_t, kMaxDims>> cells;
+  Grid(int d, int b) : dims(d), bits(b) {
+    size_t n = size_t(1) << (d * b);
+    for (size_t k = 0; k < n; ++k) {
+      std::array<uint32_t, kMaxDims> c{};
+      for (int i = 0; i < d; ++i) c[size_t(i)] = uint32_t(k >> (i * b)) & ((1u << b) - 1);
+      cells.push_back(c);
+    }
+  }
+};
+
+TEST(CurveTest, HilbertIsABijectionOfAdjacentSteps) {
+  Rng rng(1);
+  for (auto [dims, bits] : {std::pair{1, 6}, {2, 1}, {2, 3}, {2, 4}, {2, 8}, {3, 1}, {3, 3}, {4, 2}, {5, 2}, {6, 2}}) {
+    SCOPED_TRACE(std::to_string(dims) + " dims, " + std::to_string(bits) + " bits");
+    Grid g(dims, bits);
+    int skip = kCoordBits - bits;
+    std::vector<const std::array<uint32_t, kMaxDims>*> by_key(g.cells.size(), nullptr);
+    for (const auto& c : g.cells) {
+      std::array<uint32_t, kMaxDims> junk = c;
+      for (int i = 0; i < dims; ++i) junk[size_t(i)] |= uint32_t(rng.Next()) << bits;  // skipped bits
+      uint64_t key = HilbertKey(c.data(), dims, skip);
+      ASSERT_EQ(HilbertKey(junk.data(), dims, skip), key);
+      ASSERT_LT(key, g.cells.size());
+      ASSERT_EQ(by_key[key], nullptr) << "key " << key << " twice";
+      by_key[key] = &c;
+    }
+    for (size_t k = 1; k < by_key.size(); ++k) {
+      int manhattan = 0;
+      for (int i = 0; i < dims; ++i) manhattan += std::abs(int((*by_key[k])[size_t(i)]) - int((*by_key[k - 1])[size_t(i)]));
+      ASSERT_EQ(manhattan, 1) << "keys " << k - 1 << " and " << k;
+    }
+  }
+}
+
+TEST(CurveTest, ZOrderInterleavesDimensionZeroFirst) {
+  uint32_t a[2] = {1, 0}, b[2] = {0, 1};
+  EXPECT_EQ(ZOrderKey(a, 2, 31), 2u);
+  EXPECT_EQ(ZOrderKey(b, 2, 31), 1u);
+  uint32_t ones_x[2] = {kMaxCoord, 0}, ones_y[2] = {0, kMaxCoord};
+  EXPECT_EQ(ZOrderKey(ones_x, 2), 0xAAAAAAAAAAAAAAAAull);
+  EXPECT_EQ(ZOrderKey(ones_y, 2), 0x5555555555555555ull);
+  // 3 dims: 21 bits each, the top ones.
+  uint32_t c[3] = {0x80000000u, 0x40000000u, 0x00000800u};
+  EXPECT_EQ(ZOrderKey(c, 3), (uint64_t(1) << 62) | (uint64_t(1) << 58) | uint64_t(1) << 0);
+  // A grid: bijection, and keys follow from bit interleaving.
+  Grid g(3, 3);
+  std::set<uint64_t> keys;
+  for (const auto& cell : g.cells) {
+    uint64_t key = ZOrderKey(cell.data(), 3, kCoordBits - 3), want = 0;
+    for (int bit = 2; bit >= 0; --bit) {
+      for (int i = 0; i < 3; ++i) want = (want << 1) | ((cell[size_t(i)] >> bit) & 1u);
+    }
+    EXPECT_EQ(key, want);
+    keys.insert(key);
+  }
+  EXPECT_EQ(keys.size(), g.cells.size());
+}
+
+TEST(CurveTest, ExtremeCoordinatesGetDistinctKeys) {
+  for (int dims = 1; dims <= kMaxDims; ++dims) {
+    std::set<uint64_t> hilbert, zorder;
+    for (int corner = 0; corner < (1 << dims); ++corner) {
+      uint32_t c[kMaxDims];
+      for (int i = 0; i < dims; ++i) c[i] = (corner >> i) & 1 ? kMaxCoord : 0;
+      hilbert.insert(HilbertKey(c, dims));
+      zorder.insert(ZOrderKey(c, dims));
+    }
+    EXPECT_EQ(hilbert.size(), size_t(1) << dims);
+    EXPECT_EQ(zorder.size(), size_t(1) << dims);
+  }
+  // Full resolution in 2 dims: the key is a bijection of 64 bits, so distinct points differ.
+  Rng rng(2);
+  std::set<uint64_t> keys;
+  for (int i = 0; i < 2000; ++i) {
+    uint32_t c[2] = {uint32_t(rng.Next()), uint32_t(rng.Uniform(4))};
+    uint32_t d[2] = {c[0], c[1] + 1};
+    EXPECT_NE(HilbertKey(c, 2), HilbertKey(d, 2));
+  }
+  uint32_t lo[2] = {0, 0}, hi[2] = {kMaxCoord, 0};
+  EXPECT_EQ(HilbertKey(lo, 2), 0u);
+  EXPECT_EQ(HilbertKey(hi, 2), ~uint64_t(0));  // the curve ends at the far corner of axis 0
+  EXPECT_EQ(HilbertKey(hi, 2, 32), 0u);       // nothing left below a depth-32 cube
+}
+
+TEST(PlanSlicesTest, WeightOrderedEqualHilbertSortedSlices) {
+  Rng rng(4);
+  for (int iter = 0; iter < 40; ++iter) {
+    int dims = 1 + int(rng.Uniform(kMaxDims));
+    size_t n = 1 + rng.Uniform(3000);
+    std::vector<std::vector<uint32_t>> coords(size_t(dims), std::vector<uint32_t>(n + 50));
+    std::vector<double> weights(n + 50);
+    int depth = int(rng.Uniform(6));
+    for (size_t i = 0; i < n + 50; ++i) {
+      for (int d = 0; d < dims; ++d) coords[size_t(d)][i] = uint32_t(rng.Next());
+      weights[i] = rng.Chance(0.1) ? 0.5 : rng.Unit();  // some ties
+    }
+    Points p;
+    p.dims = dims;
+    p.size = n + 50;
+    for (int d = 0; d < dims; ++d) p.coords[size_t(d)] = coords[size_t(d)].data();
+    p.weights = weights.data();
+    // The cube's rows: a random subset, in random order.
+    std::vector<uint32_t> rows(n + 50);
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = uint32_t(i);
+    std::shuffle(rows.begin(), rows.end(), std::mt19937(unsigned(iter)));
+    rows.resize(n);
+    int slices = 1 + int(rng.Uniform(8));
+    size_t min_rows = rng.Uniform(200);
+    std::vector<Slice> plan = PlanSlices(rows, p, depth, slices, min_rows);
+    size_t want = std::max<size_t>(1, std::min<size_t>(size_t(slices), n / std::max<size_t>(min_rows, 1)));
+    ASSERT_EQ(plan.size(), want);
+    std::vector<uint32_t> seen;
+    for (size_t k = 0; k < plan.size(); ++k) {
+      const Slice& s = plan[k];
+      EXPECT_LE(s.rows.size(), n / plan.size() + 1);
+      EXPECT_GE(s.rows.size(), n / plan.size());
+      if (min_rows > 0 && plan.size() > 1) { EXPECT_GE(s.rows.size(), min_rows); }
+      double lo = 2, hi = -1;
+      uint64_t last_key = 0;
+      for (size_t i = 0; i < s.rows.size(); ++i) {
+        uint32_t r = s.rows[i];
+        lo = std::min(lo, weights[r]);
+        hi = std::max(hi, weights[r]);
+        uint32_t c[kMaxDims];
+        for (int d = 0; d < dims; ++d) c[d] = coords[size_t(d)][r];
+        uint64_t key = HilbertKey(c, dims, depth);
+        if (i > 0) { ASSERT_LE(last_key, key); }
+        last_key = key;
+        seen.push_back(r);
+      }
+      EXPECT_EQ(s.min_weight, lo);
+      EXPECT_EQ(s.max_weight, hi);
+      if (k > 0) { EXPECT_LE(plan[k - 1].max_weight, s.min_weight); }
+    }
+    std::sort(seen.begin(), seen.end());
+    std::vector<uint32_t> sorted_rows = rows;
+    std::sort(sorted_rows.begin(), sorted_rows.end());
+    ASSERT_EQ(seen, sorted_rows);
+    // Deterministic.
+    std::vector<Slice> again = PlanSlices(rows, p, depth, slices, min_rows);
+    for (size_t k = 0; k < plan.size(); ++k) EXPECT_EQ(again[k].rows, plan[k].rows);
+  }
+  Points empty;
+  EXPECT_TRUE(PlanSlices({}, empty, 0, 4, 1).empty());
+}
+
+}  // namespace
+}  // namespace lakeindex::layout::otree

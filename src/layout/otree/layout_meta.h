@@ -1,0 +1,76 @@
+// The "layout" object of a manifest: how a table's rows are placed (DESIGN.md, OTree layout).
+//
+//   {"kind": "otree" | "sort" | "zorder" | "hilbert",
+//    "columns": ["x", "y"],            the layout's columns, in dimension order
+//    "transform": "default" | "linear" | "quantile",
+//    "cube_rows": N, "slices": S, "page_rows": P,  the parameters the data was written with
+//    "revisions": [{"id": 1, "transforms": [...], "tree": {...}}],     otree only
+//    "blocks": [{"fragment", "row_group", "revision", "cube", "rows",
+//                "min_weight", "max_weight"}]}                           otree only
+// A block is one row group of a data file holding rows of one cube of one revision, with the
+// smallest and largest `_weight` among them (a weight slice of the cube). Every row of an OTree
+// table is in exactly one block; fragments listed in no block do not exist in an OTree table.
+// Sort / Z-order / Hilbert layouts (the comparison layouts) record only kind and columns: their
+// files are ordinary fragments.
+// Thread safety: values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layout/otree/space.h"
+#include "layout/otree/tree.h"
+#include "lakeindex/status.h"
+#include "lakeindex/types.h"
+#include "table/manifest.h"
+
+namespace lakeindex::layout {
+
+inline constexpr const char* kWeightColumn = "_weight";
+
+struct BlockMeta {
+  uint32_t fragment = 0;
+  int row_group = 0;
+  int revision = 0;
+  otree::CubeId cube;
+  uint64_t rows = 0;
+  double min_weight = 0;  // of the rows in the block
+  double max_weight = 0;
+  bool operator==(const BlockMeta&) const = default;
+};
+
+struct Revision {
+  int id = 0;
+  std::vector<otree::Transform> transforms;  // one per layout column
+  otree::Tree tree;
+};
+
+struct LayoutMeta {
+  std::string kind = "otree";
+  std::vector<std::string> columns;
+  std::string transform = "default";
+  uint64_t cube_rows = 0;
+  int slices = 0;
+  uint64_t page_rows = 0;
+  std::vector<Revision> revisions;
+  std::vector<BlockMeta> blocks;
+
+  bool is_otree() const { return kind == "otree"; }
+  const Revision* FindRevision(int id) const;
+  // Table column index of every layout column (InvalidArgument if one is missing).
+  Result<std::vector<int>> ColumnIndexes(const Schema& schema) const;
+
+  nlohmann::json ToJson() const;
+  // Corruption (naming `source`) for a malformed object, unknown columns or types, blocks that
+  // name unknown revisions or cubes.
+  static Result<LayoutMeta> FromJson(const nlohmann::json& j, const Schema& schema, std::string_view source);
+};
+
+// The layout of a manifest: nullopt when it has none.
+Result<std::optional<LayoutMeta>> LoadLayout(const table::Manifest& manifest);
+
+}  // namespace lakeindex::layout

@@ -1,0 +1,601 @@
+#include "layout/otree/layout_writer.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "common/random.h"
+#include "common/thread_pool.h"
+#include "format/parquet/writer.h"
+#include "layout/otree/curve.h"
+#include "lakeindex/column_stats.h"
+
+namespace lakeindex::layout {
+
+namespace {
+
+using otree::CubeId;
+using otree::Points;
+using otree::Transform;
+using otree::Tree;
+using table::FragmentMeta;
+using table::Manifest;
+
+constexpr size_t kSampleValues = 100000;  // values per column the quantile transform is fitted on
+
+// Rows being placed: the table's columns with `_weight` last, and their coordinates.
+struct Placed {
+  Batch rows;
+  int weight_column = -1;
+  std::vector<std::vector<uint32_t>> coords;  // per layout column
+
+  Points points() const {
+    Points p;
+    p.dims = int(coords.size());
+    p.size = rows.num_rows();
+    for (size_t d = 0; d < coords.size(); ++d) p.coords[d] = coords[d].data();
+    p.weights = rows.column(size_t(weight_column)).data<double>();
+    return p;
+  }
+};
+
+// A data file written for a layout, not yet committed; blocks name it by file until the commit
+// assigns fragment ids.
+struct WrittenFile {
+  FragmentMeta meta;
+  std::vector<BlockMeta> blocks;
+};
+
+Schema WithWeight(const Schema& schema) {
+  if (schema.FindField(kWeightColumn) >= 0) return schema;
+  Schema out = schema;
+  out.AddField({kWeightColumn, TypeId::kDouble, false});
+  return out;
+}
+
+// `rows` (of `schema` without `_weight`, or with it) as a batch of WithWeight(schema), drawing
+// the missing weights from `seed` (row i's weight depends only on seed and i).
+Batch AddWeights(Batch rows, uint64_t seed) {
+  if (rows.schema().FindField(kWeightColumn) >= 0) return rows;
+  const size_t n = rows.num_rows();
+  Column weights(TypeId::kDouble);
+  double* w = weights.AppendValues<double>(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t state = Mix(seed) + i * 0x9E3779B97F4A7C15ULL;
+    w[i] = Uniform01(&state);
+  }
+  std::vector<Column> cols = std::move(rows.columns());
+  cols.push_back(std::move(weights));
+  return Batch(WithWeight(rows.schema()), std::move(cols), n);
+}
+
+// Fits a transformation of each layout column to the values of `rows`.
+Result<std::vector<Transform>> FitTransforms(const Batch& rows, const std::vector<int>& columns,
+                                             const std::string& mode) {
+  std::vector<Transform> out;
+  for (int c : columns) {
+    const Column& col = rows.column(size_t(c));
+    const TypeId type = col.type();
+    const std::string& name = rows.schema().field(size_t(c)).name;
+    ColumnStats stats = ComputeColumnStats(col);
+    std::vector<Value> sample;
+    const size_t stride = std::max<size_t>(1, col.length() / kSampleValues);
+    for (size_t i = 0; i < col.length(); i += stride) {
+      if (col.IsValid(i)) sample.push_back(col.GetValue(i));
+    }
+    Result<Transform> t = Status::Internal("unset");
+    if (!stats.min) {  // no value but NULL / NaN: every coordinate is an edge anyway
+      t = Transform::FitDefault(type, Value::Null(type), Value::Null(type), {});
+    } else if (mode == "linear") {
+      if (type == TypeId::kString) {
+        return Status::InvalidArgument("layout: the linear transformation needs a numeric column, '" + name +
+                                       "' is a string (use --transform quantile or default)");
+      }
+      t = Transform::FitLinear(type, *stats.min, *stats.max);
+    } else if (mode == "quantile") {
+      t = Transform::FitQuantile(type, std::move(sample));
+    } else {
+      t = Transform::FitDefault(type, *stats.min, *stats.max, std::move(sample));
+    }
+    if (!t.ok()) return t.status().WithContext("layout column '" + name + "'");
+    out.push_back(std::move(*t));
+  }
+  return out;
+}
+
+std::vector<std::vector<uint32_t>> ComputeCoords(const Batch& rows, const std::vector<int>& columns,
+                                                 const std::vector<Transform>& transforms) {
+  std::vector<std::vector<uint32_t>> coords(columns.size());
+  for (size_t d = 0; d < columns.size(); ++d) {
+    coords[d].resize(rows.num_rows());
+    transforms[d].Coords(rows.column(size_t(columns[d])), coords[d].data());
+  }
+  return coords;
+}
+
+// The parquet options of layout files: row groups cut by the writer only, pages of page_rows.
+parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, uint64_t page_rows, size_t row_group_rows) {
+  parquet::WriteOptions o = config.parquet;
+  o.page_rows = size_t(page_rows);
+  o.row_group_rows = row_group_rows;
+  return o;
+}
+
+// Writes `ordered_rows` of `rows`, cut into row groups by `groups` (row counts, in order), as one
+// data file. `on_group(k, first, count)` is told each row group written.
+Result<FragmentMeta> WriteRows(ObjectStore* store, const Batch& rows, const std::vector<uint32_t>& ordered_rows,
+                               const std::vector<size_t>& groups, const parquet::WriteOptions& options) {
+  const Schema& schema = rows.schema();
+  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options));
+  std::vector<ColumnStats> stats(schema.num_fields());
+  size_t at = 0;
+  for (size_t count : groups) {
+    Batch part(schema);
+    for (size_t c = 0; c < schema.num_fields(); ++c) {
+      part.mutable_column(c).AppendSelected(rows.column(c), ordered_rows.data() + at, count);
+    }
+    RETURN_IF_ERROR(part.Seal());
+    RETURN_IF_ERROR(writer->Write(part));
+    RETURN_IF_ERROR(writer->FlushRowGroup());
+    for (size_t c = 0; c < schema.num_fields(); ++c) stats[c].Merge(ComputeColumnStats(part.column(c)));
+    at += count;
+  }
+  ASSIGN_OR_RETURN(std::string bytes, writer->Finish());
+  return table::StoreDataFile(store, schema, bytes, at, stats);
+}
+
+// Runs fn(i) for i in [0, n) on the shared pool; the first error wins.
+Status ParallelStatus(size_t n, const std::function<Status(size_t)>& fn) {
+  std::vector<Status> status(n);
+  ParallelFor(ThreadPool::Default(), n, [&](size_t i) { status[i] = fn(i); });
+  for (Status& s : status) RETURN_IF_ERROR(s);
+  return Status::OK();
+}
+
+// Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: cubes in
+// pre-order, each as weight slices in Hilbert order, rolled up into files of about rows_per_file
+// rows.
+Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, const Placed& placed, const Tree& tree,
+                                            const std::vector<uint32_t>& cube_of_row, int revision,
+                                            const LayoutMeta& meta, const table::WriteConfig& config) {
+  const Points points = placed.points();
+  std::vector<std::vector<uint32_t>> by_cube(tree.cubes().size());
+  for (size_t i = 0; i < cube_of_row.size(); ++i) by_cube[cube_of_row[i]].push_back(uint32_t(i));
+  std::vector<std::vector<int>> files(1);
+  uint64_t file_rows = 0;
+  for (int c : tree.PreOrder()) {
+    if (by_cube[size_t(c)].empty()) continue;
+    if (file_rows > 0 && file_rows + by_cube[size_t(c)].size() > config.rows_per_file) {
+      files.emplace_back();
+      file_rows = 0;
+    }
+    files.back().push_back(c);
+    file_rows += by_cube[size_t(c)].size();
+  }
+  if (files.back().empty()) files.pop_back();
+  const size_t min_slice_rows = size_t(std::max<uint64_t>(4 * meta.page_rows, 256));
+  const double* weights = points.weights;
+  std::vector<WrittenFile> out(files.size());
+  RETURN_IF_ERROR(ParallelStatus(files.size(), [&](size_t f) -> Status {
+    std::vector<uint32_t> ordered;
+    std::vector<size_t> groups;
+    for (int c : files[f]) {
+      const otree::Cube& cube = tree.cubes()[size_t(c)];
+      for (otree::Slice& slice : otree::PlanSlices(by_cube[size_t(c)], points, cube.id.depth, meta.slices, min_slice_rows)) {
+        BlockMeta block;
+        block.row_group = int(groups.size());
+        block.revision = revision;
+        block.cube = cube.id;
+        block.rows = slice.rows.size();
+        block.min_weight = weights[slice.rows.front()];
+        block.max_weight = block.min_weight;
+        for (uint32_t r : slice.rows) {
+          block.min_weight = std::min(block.min_weight, weights[r]);
+          block.max_weight = std::max(block.max_weight, weights[r]);
+        }
+        groups.push_back(slice.rows.size());
+        ordered.insert(ordered.end(), slice.rows.begin(), slice.rows.end());
+        out[f].blocks.push_back(block);
+      }
+    }
+    ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, ordered, groups,
+                                            BlockWriteOptions(config, meta.page_rows, ordered.size() + 1)));
+    return Status::OK();
+  }));
+  return out;
+}
+
+// Recomputes every cube's row count from the blocks (what Overfull and `stats` rely on).
+void CountRows(LayoutMeta* meta) {
+  for (Revision& rev : meta->revisions) {
+    for (size_t c = 0; c < rev.tree.cubes().size(); ++c) rev.tree.set_rows(int(c), 0);
+  }
+  for (const BlockMeta& b : meta->blocks) {
+    for (Revision& rev : meta->revisions) {
+      if (rev.id != b.revision) continue;
+      int c = rev.tree.Find(b.cube);
+      if (c >= 0) rev.tree.set_rows(c, rev.tree.cubes()[size_t(c)].rows + b.rows);
+    }
+  }
+}
+
+// The commit of a layout change made against `base_version`: fragments `removed` go, `files` come
+// in, and the layout becomes `meta` plus the blocks of `files` (blocks of removed fragments are
+// dropped). A commit from another writer in between is a Conflict.
+Status CommitLayout(table::Table* table, const std::string& operation, std::set<uint32_t> removed,
+                    std::vector<WrittenFile> files, LayoutMeta meta, const Schema& schema) {
+  const uint64_t base_version = table->version();
+  table::Transaction txn;
+  txn.operation = operation;
+  txn.removed = std::move(removed);
+  for (const WrittenFile& f : files) txn.added.push_back(f.meta);
+  std::erase_if(meta.blocks, [&](const BlockMeta& b) { return txn.removed.count(b.fragment) > 0; });
+  txn.apply_extra = [base_version, files = std::move(files), meta = std::move(meta), schema](Manifest* next) -> Status {
+    if (next->parent_version != base_version) {
+      return Status::Conflict("the table changed (version " + std::to_string(next->parent_version) +
+                              ") while its layout was being written from version " + std::to_string(base_version) +
+                              "; run the command again");
+    }
+    std::map<std::string, uint32_t> id_of_file;
+    for (const FragmentMeta& f : next->fragments) id_of_file[f.file] = f.id;
+    LayoutMeta out = meta;
+    for (const WrittenFile& f : files) {
+      for (BlockMeta b : f.blocks) {
+        b.fragment = id_of_file.at(f.meta.file);
+        out.blocks.push_back(b);
+      }
+    }
+    CountRows(&out);
+    next->schema = schema;
+    next->layout = out.ToJson();
+    return Status::OK();
+  };
+  return table->Commit(std::move(txn));
+}
+
+Status CheckColumns(const Schema& schema, const LayoutOptions& options) {
+  if (options.columns.empty() || options.columns.size() > size_t(otree::kMaxDims)) {
+    return Status::InvalidArgument("layout needs 1 to " + std::to_string(otree::kMaxDims) + " columns, got " +
+                                   std::to_string(options.columns.size()));
+  }
+  std::set<std::string> seen;
+  for (const std::string& name : options.columns) {
+    if (schema.FindField(name) < 0 || name.rfind('_', 0) == 0) {
+      return Status::InvalidArgument("layout column '" + name + "' is not a column of the table");
+    }
+    if (!seen.insert(name).second) return Status::InvalidArgument("layout column '" + name + "' is repeated");
+  }
+  if (options.kind != "otree" && options.kind != "sort" && options.kind != "zorder" && options.kind != "hilbert") {
+    return Status::InvalidArgument("unknown layout kind '" + options.kind + "'");
+  }
+  if (options.transform != "default" && options.transform != "linear" && options.transform != "quantile") {
+    return Status::InvalidArgument("unknown transformation '" + options.transform + "' (default, linear or quantile)");
+  }
+  if (options.cube_rows == 0 || options.page_rows == 0 || options.slices < 1 || options.slices > 64) {
+    return Status::InvalidArgument("layout: cube rows and page rows must be positive, slices in [1, 64]");
+  }
+  return Status::OK();
+}
+
+// Row order of the comparison layouts: ascending by the columns (sort) or by a curve key.
+std::vector<uint32_t> CurveOrder(const Placed& placed, const std::vector<int>& columns, const std::string& kind) {
+  const size_t n = placed.rows.num_rows();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  const int dims = int(columns.size());
+  if (kind == "sort") {
+    // Coordinates are monotone in the values, so they order rows exactly except on equal
+    // coordinates, where the values decide.
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      for (int d = 0; d < dims; ++d) {
+        uint32_t ca = placed.coords[size_t(d)][a], cb = placed.coords[size_t(d)][b];
+        if (ca != cb) return ca < cb;
+        const Column& col = placed.rows.column(size_t(columns[size_t(d)]));
+        if (col.IsNull(a) || col.IsNull(b)) {  // NULLs first, as their coordinate 0 says
+          if (col.IsNull(a) != col.IsNull(b)) return col.IsNull(a);
+          continue;
+        }
+        int cmp = CompareValues(col.GetValue(a), col.GetValue(b));
+        if (cmp != 0) return cmp < 0;
+      }
+      return false;
+    });
+    return order;
+  }
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t p[otree::kMaxDims];
+    for (int d = 0; d < dims; ++d) p[d] = placed.coords[size_t(d)][i];
+    keys[i] = kind == "zorder" ? otree::ZOrderKey(p, dims) : otree::HilbertKey(p, dims);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  return order;
+}
+
+Result<std::vector<WrittenFile>> WriteOrdered(ObjectStore* store, const Placed& placed,
+                                              const std::vector<uint32_t>& order, const LayoutOptions& options) {
+  const uint64_t per_file = std::max<uint64_t>(options.write.rows_per_file, 1);
+  const size_t files = size_t((order.size() + per_file - 1) / per_file);
+  std::vector<WrittenFile> out(files);
+  RETURN_IF_ERROR(ParallelStatus(files, [&](size_t f) -> Status {
+    size_t begin = size_t(f * per_file), end = std::min(order.size(), size_t((f + 1) * per_file));
+    std::vector<uint32_t> rows(order.begin() + long(begin), order.begin() + long(end));
+    std::vector<size_t> groups;
+    for (size_t at = 0; at < rows.size(); at += options.cube_rows) {
+      groups.push_back(std::min<size_t>(options.cube_rows, rows.size() - at));
+    }
+    ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, rows, groups,
+                                            BlockWriteOptions(options.write, options.page_rows, rows.size() + 1)));
+    return Status::OK();
+  }));
+  return out;
+}
+
+}  // namespace
+
+Schema VisibleSchema(const Schema& schema) {
+  Schema out;
+  for (const Field& f : schema.fields()) {
+    if (f.name.rfind('_', 0) != 0) out.AddField(f);
+  }
+  return out;
+}
+
+Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& options) {
+  RETURN_IF_ERROR(CheckColumns(table->schema(), options));
+  if (options.progress) options.progress("reading", 0, table->manifest().total_rows());
+  ASSIGN_OR_RETURN(Batch all, table->ReadAll());
+  Placed placed;
+  if (options.kind == "otree") {
+    placed.rows = AddWeights(std::move(all), options.seed);
+  } else {
+    placed.rows = std::move(all);
+  }
+  const Schema schema = placed.rows.schema();
+  placed.weight_column = schema.FindField(kWeightColumn);
+  LayoutMeta meta;
+  meta.kind = options.kind;
+  meta.columns = options.columns;
+  meta.transform = options.transform;
+  meta.cube_rows = options.cube_rows;
+  meta.slices = options.slices;
+  meta.page_rows = options.page_rows;
+  ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
+  ASSIGN_OR_RETURN(std::vector<Transform> transforms, FitTransforms(placed.rows, columns, options.transform));
+  placed.coords = ComputeCoords(placed.rows, columns, transforms);
+  if (options.progress) options.progress("placing", 0, placed.rows.num_rows());
+
+  LayoutReport report;
+  report.rows = placed.rows.num_rows();
+  std::vector<WrittenFile> files;
+  if (options.kind == "otree") {
+    std::vector<uint32_t> cube_of_row;
+    Revision rev;
+    rev.id = 1;
+    rev.transforms = std::move(transforms);
+    rev.tree = Tree::Build(int(columns.size()), options.cube_rows, placed.points(), &cube_of_row);
+    if (options.progress) options.progress("writing", 0, report.rows);
+    ASSIGN_OR_RETURN(files, WriteCubes(table->store(), placed, rev.tree, cube_of_row, rev.id, meta, options.write));
+    report.cubes = rev.tree.cubes().size();
+    report.depth = rev.tree.depth();
+    meta.revisions.push_back(std::move(rev));
+  } else {
+    if (options.progress) options.progress("writing", 0, report.rows);
+    ASSIGN_OR_RETURN(files, WriteOrdered(table->store(), placed, CurveOrder(placed, columns, options.kind), options));
+  }
+  for (const WrittenFile& f : files) report.blocks += f.blocks.empty() ? 0 : f.blocks.size();
+  report.files = files.size();
+  std::set<uint32_t> removed;
+  for (const FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
+  RETURN_IF_ERROR(CommitLayout(table, "layout", std::move(removed), std::move(files), std::move(meta), schema));
+  if (options.progress) options.progress("done", report.rows, report.rows);
+  return report;
+}
+
+Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* source, const table::WriteConfig& config) {
+  ASSIGN_OR_RETURN(std::optional<LayoutMeta> loaded, LoadLayout(table->manifest()));
+  if (!loaded || !loaded->is_otree()) return Status::InvalidArgument("append: the table has no OTree layout");
+  LayoutMeta meta = std::move(*loaded);
+  const Schema visible = VisibleSchema(table->schema());
+  Batch input(source->schema());
+  while (true) {
+    Batch part;
+    ASSIGN_OR_RETURN(bool more, source->Next(1 << 20, &part));
+    if (!more) break;
+    RETURN_IF_ERROR(input.Append(part));
+  }
+  if (input.num_columns() != visible.num_fields()) {
+    return Status::InvalidArgument("schema mismatch: the table has (" + visible.ToString() + ") but the input has (" +
+                                   source->schema().ToString() + ")");
+  }
+  for (size_t c = 0; c < visible.num_fields(); ++c) {
+    if (input.schema().field(c).type != visible.field(c).type) {
+      return Status::InvalidArgument("schema mismatch: the table has (" + visible.ToString() + ") but the input has (" +
+                                     source->schema().ToString() + ")");
+    }
+  }
+  LayoutReport report;
+  report.rows = input.num_rows();
+  if (input.num_rows() == 0) return report;
+  // Same names, types and nullability as the table: the columns are the table's.
+  Batch typed(visible, std::move(input.columns()), input.num_rows());
+  Placed all;
+  all.rows = AddWeights(std::move(typed), Mix(table->version() + 1) ^ 0x6C617965ULL);
+  const Schema schema = all.rows.schema();
+  all.weight_column = schema.FindField(kWeightColumn);
+  ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
+
+  // Rows inside the newest revision's range go into its tree; the others start a new revision.
+  Revision& newest = meta.revisions.back();
+  std::vector<uint32_t> inside, outside;
+  for (size_t i = 0; i < all.rows.num_rows(); ++i) {
+    bool covered = true;
+    for (size_t d = 0; d < columns.size() && covered; ++d) {
+      const Column& col = all.rows.column(size_t(columns[d]));
+      if (col.IsValid(i)) covered = newest.transforms[d].Covers(col.GetValue(i));
+    }
+    (covered ? inside : outside).push_back(uint32_t(i));
+  }
+  std::vector<WrittenFile> files;
+  auto take = [&](const std::vector<uint32_t>& rows) {
+    Placed p;
+    p.rows = Batch(schema);
+    for (size_t c = 0; c < schema.num_fields(); ++c) {
+      p.rows.mutable_column(c).AppendSelected(all.rows.column(c), rows.data(), rows.size());
+    }
+    p.weight_column = all.weight_column;
+    return p;
+  };
+  if (!inside.empty()) {
+    Placed p = take(inside);
+    RETURN_IF_ERROR(p.rows.Seal());
+    p.coords = ComputeCoords(p.rows, columns, newest.transforms);
+    std::vector<uint32_t> cube_of_row;
+    newest.tree.Place(p.points(), &cube_of_row);
+    ASSIGN_OR_RETURN(auto written, WriteCubes(table->store(), p, newest.tree, cube_of_row, newest.id, meta, config));
+    for (auto& f : written) files.push_back(std::move(f));
+  }
+  if (!outside.empty()) {
+    Placed p = take(outside);
+    RETURN_IF_ERROR(p.rows.Seal());
+    Revision rev;
+    rev.id = meta.revisions.back().id + 1;
+    ASSIGN_OR_RETURN(rev.transforms, FitTransforms(p.rows, columns, meta.transform));
+    p.coords = ComputeCoords(p.rows, columns, rev.transforms);
+    std::vector<uint32_t> cube_of_row;
+    rev.tree = Tree::Build(int(columns.size()), meta.cube_rows, p.points(), &cube_of_row);
+    ASSIGN_OR_RETURN(auto written, WriteCubes(table->store(), p, rev.tree, cube_of_row, rev.id, meta, config));
+    for (auto& f : written) files.push_back(std::move(f));
+    meta.revisions.push_back(std::move(rev));
+  }
+  report.files = files.size();
+  for (const WrittenFile& f : files) report.blocks += f.blocks.size();
+  RETURN_IF_ERROR(CommitLayout(table, "append", {}, std::move(files), std::move(meta), schema));
+  return report;
+}
+
+Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& config) {
+  ASSIGN_OR_RETURN(std::optional<LayoutMeta> loaded, LoadLayout(table->manifest()));
+  if (!loaded || !loaded->is_otree()) return Status::InvalidArgument("optimize: the table has no OTree layout");
+  LayoutMeta meta = std::move(*loaded);
+  CountRows(&meta);
+  const Schema& schema = table->schema();
+  ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
+  constexpr double kOverfull = 1.5;
+
+  // Fragments to rewrite: small ones (when there are several to roll up), ones with deleted
+  // rows, and (found below) those holding blocks of overfull cubes.
+  std::set<uint32_t> rewrite;
+  std::vector<uint32_t> small;
+  for (const FragmentMeta& f : table->manifest().fragments) {
+    if (f.deletion) rewrite.insert(f.id);
+    if (f.rows < config.rows_per_file / 2) small.push_back(f.id);
+  }
+  if (small.size() > 1) rewrite.insert(small.begin(), small.end());
+  std::map<uint32_t, std::vector<const BlockMeta*>> blocks_of;
+  for (const BlockMeta& b : meta.blocks) blocks_of[b.fragment].push_back(&b);
+  auto revision = [&](int id) -> Revision& {
+    for (Revision& r : meta.revisions) {
+      if (r.id == id) return r;
+    }
+    return meta.revisions.front();  // unreachable: LayoutMeta::FromJson checked every block's revision
+  };
+
+  // The live rows read so far, per revision, with the cube each is in.
+  struct Pool {
+    Placed placed;
+    std::vector<uint32_t> cube_of_row;
+  };
+  std::map<int, Pool> pools;
+  std::set<uint32_t> read;
+  auto read_fragment = [&](uint32_t id) -> Status {
+    if (!read.insert(id).second) return Status::OK();
+    const FragmentMeta* f = table->manifest().FindFragment(id);
+    if (!f) return Status::Corruption("layout block names missing fragment " + std::to_string(id));
+    auto& blocks = blocks_of[id];
+    std::sort(blocks.begin(), blocks.end(), [](const BlockMeta* a, const BlockMeta* b) { return a->row_group < b->row_group; });
+    ASSIGN_OR_RETURN(auto deleted, table->Deletions(*f));
+    ASSIGN_OR_RETURN(Batch rows, table->ReadFragment(*f, {}));
+    uint64_t offset = 0;
+    size_t live = 0;
+    for (const BlockMeta* b : blocks) {
+      std::vector<uint32_t> keep;
+      for (uint64_t r = offset; r < offset + b->rows; ++r) {
+        if (!deleted->contains(uint32_t(r))) keep.push_back(uint32_t(live++));
+      }
+      offset += b->rows;
+      Pool& pool = pools[b->revision];
+      if (pool.placed.rows.num_columns() == 0) {
+        pool.placed.rows = Batch(schema);
+        pool.placed.weight_column = schema.FindField(kWeightColumn);
+      }
+      for (size_t c = 0; c < schema.num_fields(); ++c) {
+        pool.placed.rows.mutable_column(c).AppendSelected(rows.column(c), keep.data(), keep.size());
+      }
+      pool.cube_of_row.insert(pool.cube_of_row.end(), keep.size(), uint32_t(revision(b->revision).tree.Find(b->cube)));
+    }
+    if (offset != f->rows || live != rows.num_rows()) {
+      return Status::Corruption("fragment " + std::to_string(id) + ": its blocks hold " + std::to_string(offset) +
+                                " rows, the manifest says " + std::to_string(f->rows));
+    }
+    rewrite.insert(id);
+    return Status::OK();
+  };
+  for (uint32_t id : std::set<uint32_t>(rewrite)) RETURN_IF_ERROR(read_fragment(id));
+
+  // Overfull cubes push their heaviest rows down; a child that overfills in turn is split next
+  // round, once every fragment holding its rows has been read.
+  for (Revision& rev : meta.revisions) {
+    for (int round = 0; round <= otree::kCoordBits; ++round) {
+      std::vector<int> over = rev.tree.Overfull(kOverfull);
+      if (over.empty()) break;
+      std::set<int> over_set(over.begin(), over.end());
+      for (const BlockMeta& b : meta.blocks) {
+        if (b.revision == rev.id && over_set.count(rev.tree.Find(b.cube))) RETURN_IF_ERROR(read_fragment(b.fragment));
+      }
+      Pool& pool = pools[rev.id];
+      if (pool.placed.rows.num_columns() == 0) break;  // nothing of this revision read (cannot happen)
+      RETURN_IF_ERROR(pool.placed.rows.Seal());
+      pool.placed.coords = ComputeCoords(pool.placed.rows, columns, rev.transforms);
+      const Points points = pool.placed.points();
+      for (int c : over) {
+        std::vector<uint32_t> rows;
+        for (size_t i = 0; i < pool.cube_of_row.size(); ++i) {
+          if (pool.cube_of_row[i] == uint32_t(c)) rows.push_back(uint32_t(i));
+        }
+        std::vector<std::vector<uint32_t>> sub_coords(columns.size());
+        std::vector<double> sub_weights;
+        for (uint32_t r : rows) {
+          for (size_t d = 0; d < columns.size(); ++d) sub_coords[d].push_back(points.coords[d][r]);
+          sub_weights.push_back(points.weights[r]);
+        }
+        Points sub;
+        sub.dims = int(columns.size());
+        sub.size = rows.size();
+        for (size_t d = 0; d < columns.size(); ++d) sub.coords[d] = sub_coords[d].data();
+        sub.weights = sub_weights.data();
+        std::vector<uint32_t> placed_in;
+        rev.tree.Split(c, sub, &placed_in);
+        for (size_t k = 0; k < rows.size(); ++k) pool.cube_of_row[rows[k]] = placed_in[k];
+      }
+    }
+  }
+  if (rewrite.empty()) return size_t(0);
+
+  // Every row read is written again as blocks of its (possibly new) cube; the commit drops the
+  // old blocks and recounts rows per cube.
+  std::vector<WrittenFile> files;
+  for (auto& [rev_id, pool] : pools) {
+    RETURN_IF_ERROR(pool.placed.rows.Seal());
+    Revision& rev = revision(rev_id);
+    pool.placed.coords = ComputeCoords(pool.placed.rows, columns, rev.transforms);
+    ASSIGN_OR_RETURN(auto written, WriteCubes(table->store(), pool.placed, rev.tree, pool.cube_of_row, rev_id, meta, config));
+    for (auto& f : written) files.push_back(std::move(f));
+  }
+  const size_t rewritten = rewrite.size();
+  RETURN_IF_ERROR(CommitLayout(table, "optimize", std::move(rewrite), std::move(files), std::move(meta), schema));
+  return rewritten;
+}
+
+}  // namespace lakeindex::layout

@@ -1,0 +1,66 @@
+// Writing a table in a layout: the OTree (DESIGN.md) and, for comparison, the sort / Z-order /
+// Hilbert layouts that Delta, Iceberg and ClickHouse users know.
+//
+// LayoutTable rewrites every live row of the table's current version into the layout and commits
+// it as one new version ("layout"): the old fragments are removed (time travel still reads
+// them), deleted rows are dropped, and the OTree layout adds the hidden `_weight` column (kept
+// when the table already has it, so weights survive rewrites and samples stay nested).
+//  * otree: fits one transformation per column (a revision), builds the ideal tree over the
+//    rows' coordinates and weights, and writes every cube in tree pre-order as a block of
+//    weight slices (one row group each, Hilbert-ordered, pages of page_rows rows), rolling cubes
+//    up into files of about rows_per_file rows (a cube never spans two files).
+//  * sort / zorder / hilbert: orders all rows by the columns / the Z-order / the Hilbert key of
+//    their coordinates and writes row groups of cube_rows rows, pages of page_rows rows.
+// AppendToLayout places new rows into an OTree table's existing tree as new blocks (never
+// rewriting old files); rows outside the newest revision's range go to a new revision fitted on
+// them. OptimizeLayout rewrites the files holding blocks of overfull cubes (re-placing their
+// rows down the tree) and rolls small files' blocks up into full files.
+// Every operation either commits one new version or leaves the table as it was. A concurrent
+// commit in between gives Conflict (layout changes are not rebased).
+// Thread safety: as Table writers (one writer per Table object).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "layout/otree/layout_meta.h"
+#include "table/batch_source.h"
+#include "table/table.h"
+
+namespace lakeindex::layout {
+
+struct LayoutOptions {
+  std::string kind = "otree";         // otree | sort | zorder | hilbert
+  std::vector<std::string> columns;   // 1 to 6
+  std::string transform = "default";  // default | linear | quantile
+  uint64_t cube_rows = 100000;        // otree: target rows per cube; others: rows per row group
+  int slices = 4;                     // otree: weight slices per cube
+  uint64_t page_rows = 128;           // rows per Parquet page inside blocks
+  uint64_t seed = 42;                 // weights for rows that have none yet
+  table::WriteConfig write;           // rows_per_file and Parquet options (row group / page sizes are set here)
+  // Progress: (step, done, total), e.g. ("writing", rows written, rows).
+  std::function<void(const std::string&, uint64_t, uint64_t)> progress;
+};
+
+struct LayoutReport {
+  uint64_t rows = 0;
+  size_t files = 0;
+  size_t blocks = 0;  // row groups written
+  size_t cubes = 0;   // otree
+  int depth = 0;      // otree
+};
+
+Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& options);
+
+// REQUIRES: the table has an OTree layout; `source` has the table's visible columns (no `_weight`).
+Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* source, const table::WriteConfig& config);
+
+// Returns the files rewritten (0: nothing to do, no new version).
+Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& config);
+
+// The table schema without hidden columns (what `append` sources provide).
+Schema VisibleSchema(const Schema& schema);
+
+}  // namespace lakeindex::layout

@@ -1,0 +1,339 @@
+#include "layout/otree/tree.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "common/thread_pool.h"
+
+namespace lakeindex::layout::otree {
+
+namespace {
+
+using nlohmann::json;
+
+// The child number of `id` inside its parent (the last level of its path). REQUIRES depth > 0.
+int LastChildNumber(const CubeId& id, int dims) {
+  int c = 0;
+  for (int i = 0; i < dims; ++i) c |= int(id.prefix[size_t(i)] & 1u) << i;
+  return c;
+}
+
+int ChildNumberOfRow(const CubeId& id, const Points& p, uint32_t row) {
+  int shift = kCoordBits - 1 - id.depth, c = 0;
+  for (int i = 0; i < p.dims; ++i) c |= int((p.coords[size_t(i)][row] >> shift) & 1u) << i;
+  return c;
+}
+
+// Rows of deeper cubes are scattered over the points: gathers prefetch this many rows ahead.
+constexpr size_t kPrefetchAhead = 16;
+
+// The weight below which exactly the `keep` lightest of `rows` lie: the (keep+1)-th lowest weight
+// (rows with equal weights at the cut all go down, so ties may keep fewer). REQUIRES rows.size() > keep.
+double CutWeight(const uint32_t* rows, size_t n, const double* weights, size_t keep, std::vector<double>* buf) {
+  buf->resize(n);
+  double* w = buf->data();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) __builtin_prefetch(weights + rows[i + kPrefetchAhead]);
+    w[i] = weights[rows[i]];
+  }
+  std::nth_element(w, w + keep, w + n);
+  return w[keep];
+}
+
+// One cube's work in Build: its rows are rows[b, e).
+struct BuildNode {
+  int cube;
+  size_t b, e;
+  // Results.
+  double max_weight = 1;
+  uint64_t kept = 0;
+  std::array<size_t, 64> child_count{};  // rows sent to each child; they are at rows[b, b+sum)
+};
+
+}  // namespace
+
+Tree::Tree(int dims, uint64_t cube_rows) : dims_(dims), cube_rows_(std::max<uint64_t>(cube_rows, 1)) {}
+
+int Tree::AddCube(const CubeId& id, int parent, double max_weight) {
+  int index = int(cubes_.size());
+  Cube cube;
+  cube.id = id;
+  cube.parent = parent;
+  cube.max_weight = max_weight;
+  if (parent >= 0) {
+    cube.min_weight = cubes_[size_t(parent)].max_weight;
+    // Keep children in child-number order (Select and PreOrder rely on it).
+    auto& kids = cubes_[size_t(parent)].children;
+    int number = LastChildNumber(id, dims_);
+    auto at = std::find_if(kids.begin(), kids.end(),
+                           [&](int k) { return LastChildNumber(cubes_[size_t(k)].id, dims_) > number; });
+    kids.insert(at, index);
+  }
+  cubes_.push_back(std::move(cube));
+  index_[id] = index;
+  return index;
+}
+
+int Tree::ChildOf(int c, int child_number) {
+  for (int k : cubes_[size_t(c)].children) {
+    if (LastChildNumber(cubes_[size_t(k)].id, dims_) == child_number) return k;
+  }
+  return AddCube(cubes_[size_t(c)].id.Child(child_number, dims_), c, 1.0);
+}
+
+Tree Tree::Build(int dims, uint64_t cube_rows, const Points& points, std::vector<uint32_t>* cube_of_row) {
+  Tree tree(dims, cube_rows);
+  const size_t n = points.size;
+  cube_of_row->assign(n, 0);
+  if (n == 0) return tree;
+  const uint64_t cap = tree.cube_rows_;
+  const int fanout = 1 << dims;
+
+  // rows[b, e) of a cube are the rows reaching it; after the cube is processed, the rows passed
+  // down occupy rows[b, b + passed) grouped by child number (a stable counting sort through
+  // `scratch`, so each range stays in increasing row order and memory is walked forward).
+  std::vector<uint32_t> rows(n), scratch(n);
+  for (size_t i = 0; i < n; ++i) rows[i] = uint32_t(i);
+
+  std::vector<BuildNode> level;
+  level.push_back({tree.AddCube(CubeId{}, -1, 1.0), 0, n});
+  ThreadPool* pool = n >= (size_t(1) << 16) ? ThreadPool::Default() : nullptr;
+  while (!level.empty()) {
+    // Cubes of one level touch disjoint ranges: process them in parallel.
+    ParallelFor(pool, level.size(), [&](size_t k) {
+      BuildNode& node = level[k];
+      const CubeId id = tree.cubes_[size_t(node.cube)].id;
+      uint32_t* r = rows.data() + node.b;
+      size_t count = node.e - node.b;
+      if (count <= cap || id.depth >= kCoordBits) {
+        node.max_weight = 1;
+        node.kept = count;
+        for (size_t i = 0; i < count; ++i) (*cube_of_row)[r[i]] = uint32_t(node.cube);
+        return;
+      }
+      std::vector<double> buf;
+      double cut = CutWeight(r, count, points.weights, size_t(cap), &buf);
+      node.max_weight = cut;
+      std::vector<uint8_t> child(count);
+      for (size_t i = 0; i < count; ++i) {
+        if (i + kPrefetchAhead < count) {
+          uint32_t later = r[i + kPrefetchAhead];
+          for (int d = 0; d < dims; ++d) __builtin_prefetch(points.coords[size_t(d)] + later);
+        }
+        uint32_t row = r[i];
+        if (points.weights[row] < cut) {
+          (*cube_of_row)[row] = uint32_t(node.cube);
+          ++node.kept;
+          child[i] = 0xFF;
+        } else {
+          int c = ChildNumberOfRow(id, points, row);
+          child[i] = uint8_t(c);
+          ++node.child_count[size_t(c)];
+        }
+      }
+      std::array<size_t, 64> at{};
+      size_t pos = 0;
+      for (int c = 0; c < fanout; ++c) {
+        at[size_t(c)] = pos;
+        pos += node.child_count[size_t(c)];
+      }
+      uint32_t* s = scratch.data() + node.b;
+      for (size_t i = 0; i < count; ++i) {
+        if (child[i] != 0xFF) s[at[child[i]]++] = r[i];
+      }
+      std::copy(s, s + pos, r);
+    });
+    // Create the children (serially: the cube vector grows) and queue them.
+    std::vector<BuildNode> next;
+    for (const BuildNode& node : level) {
+      Cube& cube = tree.cubes_[size_t(node.cube)];
+      cube.max_weight = node.max_weight;
+      cube.rows = node.kept;
+      size_t at = node.b;
+      for (int c = 0; c < fanout; ++c) {
+        size_t cc = node.child_count[size_t(c)];
+        if (cc == 0) continue;
+        int child = tree.AddCube(tree.cubes_[size_t(node.cube)].id.Child(c, dims), node.cube, 1.0);
+        next.push_back({child, at, at + cc});
+        at += cc;
+      }
+    }
+    level = std::move(next);
+  }
+  return tree;
+}
+
+void Tree::Place(const Points& points, std::vector<uint32_t>* cube_of_row) {
+  cube_of_row->assign(points.size, 0);
+  if (points.size == 0) return;
+  if (cubes_.empty()) AddCube(CubeId{}, -1, 1.0);
+  for (size_t i = 0; i < points.size; ++i) {
+    uint32_t row = uint32_t(i);
+    double w = points.weights[row];
+    int c = 0;
+    while (w >= cubes_[size_t(c)].max_weight && cubes_[size_t(c)].id.depth < kCoordBits) {
+      c = ChildOf(c, ChildNumberOfRow(cubes_[size_t(c)].id, points, row));
+    }
+    ++cubes_[size_t(c)].rows;
+    (*cube_of_row)[i] = uint32_t(c);
+  }
+}
+
+std::vector<int> Tree::Overfull(double factor) const {
+  std::vector<int> out;
+  double limit = factor * double(cube_rows_);
+  for (size_t c = 0; c < cubes_.size(); ++c) {
+    if (double(cubes_[c].rows) > limit && cubes_[c].id.depth < kCoordBits) out.push_back(int(c));
+  }
+  return out;
+}
+
+void Tree::SplitRows(int c, std::vector<uint32_t> rows, const Points& points, std::vector<uint32_t>* cube_of_row) {
+  Cube* cube = &cubes_[size_t(c)];
+  cube->rows = rows.size();
+  for (uint32_t r : rows) (*cube_of_row)[r] = uint32_t(c);
+  if (rows.size() <= cube_rows_ || cube->id.depth >= kCoordBits) return;
+  std::vector<double> buf;
+  double cut = CutWeight(rows.data(), rows.size(), points.weights, size_t(cube_rows_), &buf);
+  cube->max_weight = cut;
+  for (int k : cube->children) cubes_[size_t(k)].min_weight = cut;
+  std::vector<std::vector<uint32_t>> down(size_t(1) << dims_);
+  uint64_t kept = 0;
+  for (uint32_t r : rows) {
+    if (points.weights[r] < cut) {
+      ++kept;
+    } else {
+      down[size_t(ChildNumberOfRow(cube->id, points, r))].push_back(r);
+    }
+  }
+  cube->rows = kept;
+  for (size_t k = 0; k < down.size(); ++k) {
+    if (down[k].empty()) continue;
+    int child = ChildOf(c, int(k));  // may grow cubes_: `cube` is stale from here on
+    Cube& ch = cubes_[size_t(child)];
+    if (ch.rows == 0) {
+      // All of the child's rows are at hand: split it the same way if it overfills.
+      SplitRows(child, std::move(down[k]), points, cube_of_row);
+    } else {
+      // The child keeps rows we cannot see; the moved rows (lighter than all of them) stay in it
+      // and an overfull child is left for the caller's next Overfull/Split round.
+      ch.rows += down[k].size();
+      for (uint32_t r : down[k]) (*cube_of_row)[r] = uint32_t(child);
+    }
+  }
+}
+
+void Tree::Split(int c, const Points& points, std::vector<uint32_t>* cube_of_row) {
+  cube_of_row->assign(points.size, uint32_t(c));
+  std::vector<uint32_t> rows(points.size);
+  for (size_t i = 0; i < points.size; ++i) rows[i] = uint32_t(i);
+  SplitRows(c, std::move(rows), points, cube_of_row);
+}
+
+std::vector<int> Tree::Select(const std::vector<Box>& boxes, double sample) const {
+  std::vector<int> out;
+  if (cubes_.empty() || boxes.empty()) return out;
+  // Depth-first with an explicit stack; a subtree is skipped when its cube misses every box
+  // (children lie inside their parent) or its min_weight is at least `sample` (children's
+  // min_weights are at least their parent's).
+  std::vector<int> stack{0};
+  std::vector<const Box*> hits;
+  while (!stack.empty()) {
+    int c = stack.back();
+    stack.pop_back();
+    const Cube& cube = cubes_[size_t(c)];
+    if (!(cube.min_weight < sample)) continue;
+    bool hit = false;
+    for (const Box& box : boxes) {
+      if (cube.id.Intersects(box, dims_)) {
+        hit = true;
+        break;
+      }
+    }
+    if (!hit) continue;
+    out.push_back(c);
+    for (auto it = cube.children.rbegin(); it != cube.children.rend(); ++it) stack.push_back(*it);
+  }
+  return out;
+}
+
+std::vector<int> Tree::PreOrder() const {
+  std::vector<int> out;
+  if (cubes_.empty()) return out;
+  std::vector<int> stack{0};
+  while (!stack.empty()) {
+    int c = stack.back();
+    stack.pop_back();
+    out.push_back(c);
+    const auto& kids = cubes_[size_t(c)].children;
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+  }
+  return out;
+}
+
+int Tree::Find(const CubeId& id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? -1 : it->second;
+}
+
+int Tree::depth() const {
+  int d = 0;
+  for (const Cube& c : cubes_) d = std::max(d, int(c.id.depth) + 1);
+  return d;
+}
+
+nlohmann::json Tree::ToJson() const {
+  json cubes = json::array();
+  // Index order: parents come before children, so loading recreates the same indexes.
+  for (const Cube& c : cubes_) {
+    cubes.push_back({{"id", c.id.ToString(dims_)}, {"max_weight", c.max_weight}, {"rows", c.rows}});
+  }
+  return {{"dims", dims_}, {"cube_rows", cube_rows_}, {"cubes", std::move(cubes)}};
+}
+
+Result<Tree> Tree::FromJson(const nlohmann::json& j) {
+  auto bad = [](const std::string& what) { return Status::Corruption("OTree tree JSON: " + what); };
+  if (!j.is_object()) return bad("not an object");
+  auto dims_it = j.find("dims"), rows_it = j.find("cube_rows"), cubes_it = j.find("cubes");
+  if (dims_it == j.end() || !dims_it->is_number_integer() || rows_it == j.end() || !rows_it->is_number_unsigned() ||
+      cubes_it == j.end() || !cubes_it->is_array()) {
+    return bad("missing or mistyped dims/cube_rows/cubes");
+  }
+  int64_t dims = dims_it->get<int64_t>();
+  uint64_t cube_rows = rows_it->get<uint64_t>();
+  if (dims < 1 || dims > kMaxDims) return bad("dims " + std::to_string(dims) + " not in [1, 6]");
+  if (cube_rows == 0) return bad("cube_rows is 0");
+  Tree tree(int(dims), cube_rows);
+  size_t n = 0;
+  for (const json& e : *cubes_it) {
+    std::string where = "cube " + std::to_string(n++);
+    if (!e.is_object()) return bad(where + " is not an object");
+    auto id_it = e.find("id"), w_it = e.find("max_weight"), r_it = e.find("rows");
+    if (id_it == e.end() || !id_it->is_string() || w_it == e.end() || !w_it->is_number() || r_it == e.end() ||
+        !r_it->is_number_unsigned()) {
+      return bad(where + ": missing or mistyped id/max_weight/rows");
+    }
+    auto id = CubeId::Parse(id_it->get_ref<const std::string&>(), tree.dims_);
+    if (!id.ok()) return bad(where + ": " + id.status().message());
+    where += " '" + id_it->get_ref<const std::string&>() + "'";
+    double w = w_it->get<double>();
+    if (!(w >= 0 && w <= 1)) return bad(where + ": max_weight not in [0, 1]");
+    if (tree.Find(*id) >= 0) return bad(where + " repeats");
+    int parent = -1;
+    if (id->depth > 0) {
+      CubeId up = *id;
+      up.depth = uint8_t(up.depth - 1);
+      for (int i = 0; i < tree.dims_; ++i) up.prefix[size_t(i)] >>= 1;
+      parent = tree.Find(up);
+      if (parent < 0) return bad(where + " has no parent before it");
+      if (w < tree.cubes_[size_t(parent)].max_weight) return bad(where + ": max_weight below its parent's");
+    } else if (!tree.cubes_.empty()) {
+      return bad(where + ": the root must come first");
+    }
+    int c = tree.AddCube(*id, parent, w);
+    tree.cubes_[size_t(c)].rows = r_it->get<uint64_t>();
+  }
+  return tree;
+}
+
+}  // namespace lakeindex::layout::otree
