@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "layout/otree/layout_writer.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -244,6 +245,56 @@ TEST(FaultInjectionTest, Optimize) {
     return rewritten > 0 ? Status::OK() : Status::InvalidArgument("nothing optimized");
   };
   EXPECT_GT(InjectEveryFault({"optimize", setup, run}), 5u);
+}
+
+
+Status LayOut(std::shared_ptr<ObjectStore> store) {
+  ASSIGN_OR_RETURN(auto t, Table::Open(store));
+  layout::LayoutOptions options;
+  options.columns = {"id", "x"};
+  options.cube_rows = 60;
+  options.page_rows = 8;
+  options.write = SmallFiles();
+  return layout::LayoutTable(t.get(), options).status();
+}
+
+Status TableWithIndexes(std::shared_ptr<ObjectStore> s) {
+  RETURN_IF_ERROR(TwoAppendsWithDeletions(s));
+  RETURN_IF_ERROR(AddIndex(s, "id", "btree"));
+  return AddIndex(s, "x", "zonemap");
+}
+
+// Each layout operation is one commit (the CLI brings indexes up to date in a second one, which
+// `index update` above covers): a fault anywhere leaves the previous version.
+TEST(FaultInjectionTest, OTreeLayout) {
+  EXPECT_GT(InjectEveryFault({"layout otree", TableWithIndexes, LayOut}), 5u);
+}
+
+TEST(FaultInjectionTest, OTreeAppendAndOptimize) {
+  auto setup = [](std::shared_ptr<ObjectStore> s) -> Status {
+    RETURN_IF_ERROR(TableWithIndexes(s));
+    return LayOut(s);
+  };
+  auto append = [](std::shared_ptr<ObjectStore> s) -> Status {
+    ASSIGN_OR_RETURN(auto t, Table::Open(s));
+    Batch batch = testing::RandomBatch(TestSchema(), 300, 9);
+    auto source = table::MemorySource(TestSchema(), {batch});
+    return layout::AppendToLayout(t.get(), source.get(), SmallFiles()).status();
+  };
+  EXPECT_GT(InjectEveryFault({"layout append", setup, append}), 5u);
+  auto appended = [&](std::shared_ptr<ObjectStore> s) -> Status {
+    RETURN_IF_ERROR(setup(s));
+    RETURN_IF_ERROR(append(s));
+    return AddRows(s, 3).IsInvalidArgument() ? Status::OK() : Status::Internal("a plain append must be refused");
+  };
+  auto optimize = [](std::shared_ptr<ObjectStore> s) -> Status {
+    ASSIGN_OR_RETURN(auto t, Table::Open(s));
+    table::WriteConfig config = SmallFiles();
+    config.rows_per_file = 1000;  // every file is small now: all are rolled up
+    ASSIGN_OR_RETURN(size_t rewritten, layout::OptimizeLayout(t.get(), config));
+    return rewritten > 0 ? Status::OK() : Status::InvalidArgument("nothing optimized");
+  };
+  EXPECT_GT(InjectEveryFault({"layout optimize", appended, optimize}), 5u);
 }
 
 }  // namespace

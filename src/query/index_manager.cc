@@ -24,7 +24,7 @@ using index::SegmentMeta;
 Status AddFragmentsToBTree(const table::Table& table, const std::string& column,
                            const std::vector<table::FragmentMeta>& fragments, index::btree::BTreeBuilder* builder) {
   for (const table::FragmentMeta& f : fragments) {
-    ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(table.store(), f.file));
+    ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(f));
     int c = reader->schema().FindField(column);
     if (c < 0) return Status::Corruption(f.file + ": column '" + column + "' is missing");
     uint64_t offset = 0;

@@ -68,7 +68,7 @@ class MapStatsProvider : public StatsProvider {
 
 struct Scanner::OpenFragment {
   const table::FragmentMeta* meta = nullptr;
-  std::unique_ptr<parquet::ParquetReader> reader;
+  std::shared_ptr<const parquet::ParquetReader> reader;
   std::shared_ptr<const roaring::Roaring> deleted;
   std::set<int> no_nan;  // table columns the manifest proves NaN-free
   int next_rg = 0;

@@ -378,7 +378,22 @@ Result<std::vector<VersionInfo>> Table::Versions() const {
   return out;
 }
 
-Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFile(const FragmentMeta& fragment) const {
+Result<std::shared_ptr<const parquet::ParquetReader>> Table::OpenDataFile(const FragmentMeta& fragment) const {
+  // Beyond this many open files the cache starts over (a footer is kilobytes; page indexes more).
+  constexpr size_t kMaxCachedReaders = 4096;
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (auto it = reader_cache_.find(fragment.file); it != reader_cache_.end()) return it->second;
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<parquet::ParquetReader> opened, OpenDataFileUncached(fragment));
+  std::shared_ptr<const parquet::ParquetReader> reader = std::move(opened);
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (reader_cache_.size() >= kMaxCachedReaders) reader_cache_.clear();
+  reader_cache_.emplace(fragment.file, reader);
+  return reader;
+}
+
+Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFileUncached(const FragmentMeta& fragment) const {
   parquet::OpenOptions options;
   if (fragment.tail) {
     options.file_size = fragment.file_size;
@@ -460,7 +475,7 @@ Result<std::vector<std::string>> Table::Verify() const {
       return Status::Corruption(f.file + ": has " + std::to_string(size) + " bytes, the manifest says " +
                                 std::to_string(f.file_size));
     }
-    ASSIGN_OR_RETURN(auto reader, OpenDataFile(f));
+    ASSIGN_OR_RETURN(auto reader, OpenDataFileUncached(f));
     for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
       auto batch = reader->ReadRowGroup(rg, {});  // decodes every page: CRCs and encodings checked
       if (!batch.ok()) return batch.status();

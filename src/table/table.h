@@ -99,7 +99,9 @@ class Table {
   // Opens a fragment's data file for reading: checks the tail checksum recorded in the manifest
   // (when there is one) before parsing any metadata, and the row count. Corruption naming the
   // file otherwise. Every reader of data files of a table goes through here.
-  Result<std::unique_ptr<parquet::ParquetReader>> OpenDataFile(const FragmentMeta& fragment) const;
+  // Opened files are cached per Table (data files never change; their footers and page indexes
+  // are then read once per Table, not once per query).
+  Result<std::shared_ptr<const parquet::ParquetReader>> OpenDataFile(const FragmentMeta& fragment) const;
   // All live rows of a fragment (deleted rows dropped), columns by schema index (empty = all).
   Result<Batch> ReadFragment(const FragmentMeta& fragment, const std::vector<int>& columns) const;
   // All live rows of this version, fragment by fragment (tests, small tables, optimize).
@@ -129,12 +131,15 @@ class Table {
  private:
   Table(std::shared_ptr<ObjectStore> store, Manifest manifest)
       : store_(std::move(store)), manifest_(std::move(manifest)) {}
+  // OpenDataFile without the cache (Verify reads what is on the store now).
+  Result<std::unique_ptr<parquet::ParquetReader>> OpenDataFileUncached(const FragmentMeta& fragment) const;
   static Result<Manifest> CommitTransaction(ObjectStore* store, const Manifest& base, const Transaction& txn);
 
   std::shared_ptr<ObjectStore> store_;
   Manifest manifest_;
   mutable std::mutex cache_mu_;
   mutable std::map<std::string, std::shared_ptr<const roaring::Roaring>> deletion_cache_;
+  mutable std::map<std::string, std::shared_ptr<const parquet::ParquetReader>> reader_cache_;  // by file
 };
 
 }  // namespace lakeindex::table

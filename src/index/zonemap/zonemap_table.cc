@@ -5,9 +5,9 @@
 
 namespace lakeindex::index::zonemap {
 
-Status AddFragmentFromFile(ObjectStore* store, const table::FragmentMeta& fragment, const std::string& column,
+Status AddFragmentFromFile(const table::Table& table, const table::FragmentMeta& fragment, const std::string& column,
                            ZoneMapBuilder* builder) {
-  ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(store, fragment.file));
+  ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(fragment));
   int index = reader->schema().FindField(column);
   if (index < 0) return Status::Corruption(fragment.file + ": data file has no column '" + column + "'");
   TypeId type = reader->schema().field(size_t(index)).type;
@@ -36,7 +36,7 @@ Result<ZoneMapSegmentInfo> BuildTableZoneMap(const table::Table& table, const st
   if (field < 0) return Status::InvalidArgument("zone map: no column '" + column + "' in the table");
   ZoneMapBuilder builder(table.schema().field(size_t(field)).type, zone_rows);
   for (const table::FragmentMeta& fragment : fragments) {
-    RETURN_IF_ERROR(AddFragmentFromFile(table.store(), fragment, column, &builder));
+    RETURN_IF_ERROR(AddFragmentFromFile(table, fragment, column, &builder));
   }
   return builder.Finish(table.store(), NewUuid());
 }

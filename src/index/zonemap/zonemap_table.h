@@ -25,7 +25,7 @@ Result<ZoneMapSegmentInfo> BuildTableZoneMap(const table::Table& table, const st
 
 // Appends every row of one fragment's data file, column `column`, to `builder`
 // (Corruption naming the file when the column is missing, of another type, or the row count is off).
-Status AddFragmentFromFile(ObjectStore* store, const table::FragmentMeta& fragment, const std::string& column,
+Status AddFragmentFromFile(const table::Table& table, const table::FragmentMeta& fragment, const std::string& column,
                            ZoneMapBuilder* builder);
 
 }  // namespace lakeindex::index::zonemap
