@@ -327,8 +327,11 @@ Status RunOptimize(const OptimizeArgs& args) {
     std::fprintf(stderr, "nothing to optimize: version %llu\n", static_cast<unsigned long long>(h.table->version()));
   } else {
     // Rewritten fragments have new ids that no index segment covers yet: index them now so
-    // queries keep using the indexes (until then they are scanned, never answered stale).
-    ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), ""));
+    // queries keep using the indexes (until then they are scanned, never answered stale), and
+    // merge each index's segments into one, as optimize does for the data.
+    query::UpdateOptions merge;
+    merge.merge = true;
+    ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), "", merge));
     if (segments > 0) std::fprintf(stderr, "indexed the rewritten fragments: %zu new segments\n", segments);
     std::fprintf(stderr, "rewrote %zu fragments into %zu: version %llu\n", rewritten, h.table->manifest().fragments.size(),
                  static_cast<unsigned long long>(h.table->version()));
@@ -366,6 +369,7 @@ Status RunVacuum(const VacuumArgs& args) {
 struct IndexArgs {
   std::string table, name, column, type;
   uint32_t page_rows = 4096, zone_rows = 8192;
+  bool merge = false;
 };
 
 Status RunIndexCreate(const IndexArgs& args) {
@@ -414,7 +418,9 @@ Status RunIndexDrop(const IndexArgs& args) {
 
 Status RunIndexUpdate(const IndexArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  ASSIGN_OR_RETURN(size_t built, query::UpdateIndexes(h.table.get(), args.name));
+  query::UpdateOptions options;
+  options.merge = args.merge;
+  ASSIGN_OR_RETURN(size_t built, query::UpdateIndexes(h.table.get(), args.name, options));
   std::fprintf(stderr, "built %zu new segments: version %llu\n", built, static_cast<unsigned long long>(h.table->version()));
   return Status::OK();
 }
@@ -504,6 +510,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* iu = idx->add_subcommand("update", "Index the fragments appended or rewritten since the index was built");
   iu->add_option("TABLE", iupdate->table, "Table directory")->required();
   iu->add_option("--name", iupdate->name, "Only this index (default: all)");
+  iu->add_flag("--merge", iupdate->merge, "Also merge each index's segments into one");
   commands->emplace_back(iu, [iupdate] { return RunIndexUpdate(*iupdate); });
   auto idrop = std::make_shared<IndexArgs>();
   auto* id = idx->add_subcommand("drop", "Remove an index from the next version");
