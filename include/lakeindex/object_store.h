@@ -25,6 +25,41 @@ struct ObjectInfo {
   int64_t mtime_ms = 0;  // modification time, ms since epoch (0 if unknown)
 };
 
+// Streams one object into a store (ObjectStore::OpenWriter), so that an object larger than memory
+// can be written piece by piece. Contract, shared by every store:
+//  * Nothing is visible at the path until Close() succeeds; Close then publishes the whole object
+//    atomically, replacing any existing one, exactly like ObjectStore::Write (readers see the old
+//    object or the new one, never a partial one).
+//  * Destroying a writer that was not closed successfully abandons it: no object is published and
+//    temporary data is removed.
+//  * Errors are sticky: after a failed Append or Close every later call returns that error; an
+//    Append or Close after a successful Close is InvalidArgument.
+// Thread safety: none (one thread at a time). The store must outlive the writer.
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  ObjectWriter(const ObjectWriter&) = delete;
+  ObjectWriter& operator=(const ObjectWriter&) = delete;
+
+  Status Append(std::string_view data);
+  Status Close();
+  // Bytes appended so far (the object's size once closed).
+  uint64_t bytes_appended() const { return bytes_appended_; }
+  const std::string& path() const { return path_; }
+
+ protected:
+  explicit ObjectWriter(std::string path) : path_(std::move(path)) {}
+  // Called by Append / Close only while the writer is open and healthy.
+  virtual Status DoAppend(std::string_view data) = 0;
+  virtual Status DoClose() = 0;
+
+ private:
+  std::string path_;
+  uint64_t bytes_appended_ = 0;
+  bool closed_ = false;
+  Status status_;  // sticky
+};
+
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
@@ -46,6 +81,10 @@ class ObjectStore {
   virtual Result<std::vector<ObjectInfo>> List(std::string_view prefix) = 0;
   // Deleting an absent object is OK.
   virtual Status Delete(std::string_view path) = 0;
+  // Opens a streaming writer for `path` (contract at ObjectWriter); InvalidArgument for a bad key.
+  // The default buffers the whole object in memory and calls Write at Close, for stores that
+  // cannot stream; the local store streams to a temporary file.
+  virtual Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path);
 
   // Human-readable root for messages ("/data/t1", "memory://").
   virtual std::string Describe() const = 0;
@@ -66,7 +105,7 @@ std::unique_ptr<ObjectStore> NewMemoryStore();
 struct StoreCounters {
   std::atomic<uint64_t> read_requests{0};   // Read + ReadRange + Size
   std::atomic<uint64_t> bytes_read{0};
-  std::atomic<uint64_t> write_requests{0};  // Write + CreateIfAbsent
+  std::atomic<uint64_t> write_requests{0};  // Write + CreateIfAbsent + ObjectWriter::Close
   std::atomic<uint64_t> bytes_written{0};
   std::atomic<uint64_t> list_requests{0};
   std::atomic<uint64_t> delete_requests{0};
@@ -77,6 +116,8 @@ enum class StoreOp : uint8_t { kRead, kWrite, kCreate, kList, kDelete, kAny };
 
 // Wraps another store: counts requests and bytes, can add latency to each request and can fail
 // the k-th operation of a kind (1-based) with IOError, to test fault handling.
+// A streamed object (OpenWriter) is one kWrite request, counted, delayed and failable at its
+// Close (the point where a store publishes it), so that streaming and Write count alike.
 class InstrumentedStore : public ObjectStore {
  public:
   explicit InstrumentedStore(std::shared_ptr<ObjectStore> base);
@@ -95,9 +136,11 @@ class InstrumentedStore : public ObjectStore {
   Status CreateIfAbsent(std::string_view path, std::string_view data) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view path) override;
+  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path) override;
   std::string Describe() const override;
 
  private:
+  class Writer;
   Status Before(StoreOp op, std::string_view path);
 
   std::shared_ptr<ObjectStore> base_;

@@ -1,8 +1,9 @@
 // InstrumentedStore: counts what reaches the wrapped store, adds latency, injects failures.
 //
 // Contract details the tests pin down:
-//  * Every call is one operation of its kind (Read/ReadRange/Size are kRead, Write kWrite,
-//    CreateIfAbsent kCreate, List kList, Delete kDelete) and also one of kAny; OpsSeen counts
+//  * Every call is one operation of its kind (Read/ReadRange/Size are kRead, Write and
+//    ObjectWriter::Close kWrite, CreateIfAbsent kCreate, List kList, Delete kDelete; OpenWriter
+//    and Append are free) and also one of kAny; OpsSeen counts
 //    calls since the last FailNth, including the failed one.
 //  * The injected failure happens before the base store is called, so it has no effect and is
 //    not counted in counters() (which describe traffic that reached the base store).
@@ -118,6 +119,37 @@ Status InstrumentedStore::Delete(std::string_view path) {
   RETURN_IF_ERROR(Before(StoreOp::kDelete, path));
   ++counters_.delete_requests;
   return base_->Delete(path);
+}
+
+// Passes appends through uncounted; Close is the one kWrite request of the object (see the
+// header), so an injected failure there abandons the base writer and publishes nothing.
+class InstrumentedStore::Writer final : public ObjectWriter {
+ public:
+  Writer(InstrumentedStore* store, std::unique_ptr<ObjectWriter> base)
+      : ObjectWriter(base->path()), store_(store), base_(std::move(base)) {}
+
+ protected:
+  Status DoAppend(std::string_view data) override { return base_->Append(data); }
+  Status DoClose() override {
+    Status st = store_->Before(StoreOp::kWrite, path());
+    if (!st.ok()) {
+      base_.reset();
+      return st;
+    }
+    ++store_->counters_.write_requests;
+    RETURN_IF_ERROR(base_->Close());
+    store_->counters_.bytes_written += base_->bytes_appended();
+    return Status::OK();
+  }
+
+ private:
+  InstrumentedStore* store_;
+  std::unique_ptr<ObjectWriter> base_;
+};
+
+Result<std::unique_ptr<ObjectWriter>> InstrumentedStore::OpenWriter(std::string_view path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> base, base_->OpenWriter(path));
+  return std::unique_ptr<ObjectWriter>(std::make_unique<Writer>(this, std::move(base)));
 }
 
 std::string InstrumentedStore::Describe() const {

@@ -51,6 +51,37 @@ TEST_F(InstrumentedStoreTest, CountsRequestsAndBytes) {
   EXPECT_EQ(store_.Describe(), "instrumented(memory://)");
 }
 
+TEST_F(InstrumentedStoreTest, StreamedObjectIsOneWriteRequestAtClose) {
+  auto w = store_.OpenWriter("obj");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->Append("123").ok());
+  ASSERT_TRUE((*w)->Append("45").ok());
+  EXPECT_EQ(store_.counters().write_requests, 0u);
+  EXPECT_EQ(store_.OpsSeen(StoreOp::kWrite), 0u);
+  ASSERT_TRUE((*w)->Close().ok());
+  EXPECT_EQ(store_.counters().write_requests, 1u);
+  EXPECT_EQ(store_.counters().bytes_written, 5u);
+  EXPECT_EQ(store_.OpsSeen(StoreOp::kWrite), 1u);
+  EXPECT_EQ(*base_->Read("obj"), "12345");
+}
+
+TEST_F(InstrumentedStoreTest, InjectedFailureAtCloseLeavesNoObject) {
+  ASSERT_TRUE(store_.Write("obj", "old").ok());
+  store_.FailNth(StoreOp::kWrite, 2);
+  ASSERT_TRUE(store_.Write("other", "x").ok());  // write #1
+  auto w = store_.OpenWriter("obj");
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Append("new bytes").ok());
+  Status st = (*w)->Close();  // write #2
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_NE(st.message().find("injected failure: write #2 on obj"), std::string::npos)
+      << st.ToString();
+  EXPECT_EQ(*base_->Read("obj"), "old");
+  EXPECT_EQ(store_.counters().bytes_written, 4u);  // "old" + "x"; the failed one reached nothing
+  EXPECT_TRUE((*w)->Close().IsIOError());         // sticky
+  EXPECT_EQ(store_.OpsSeen(StoreOp::kWrite), 2u);
+}
+
 TEST_F(InstrumentedStoreTest, OpsSeenPerKindSinceFailNth) {
   ASSERT_TRUE(store_.Write("a", "1").ok());
   store_.FailNth(StoreOp::kAny, 0);  // resets the counts, injects nothing

@@ -4,7 +4,8 @@
 // (".tmp-<pid>-<random>", hidden from List and refused as a key), fsynced, then renamed over the
 // target (Write) or hard-linked to it (CreateIfAbsent: link(2) fails with EEXIST if the target
 // exists, which makes it atomic across processes, unlike a check-then-rename). The directory is
-// fsynced afterwards so the new name survives a crash.
+// fsynced afterwards so the new name survives a crash. OpenWriter streams into such a temporary
+// file and renames it at Close; an abandoned writer unlinks it.
 //
 // Containment: keys are validated, and every existing component of a key's path is lstat'ed;
 // a symlink is followed only if its resolution stays under the root. This guards against a
@@ -54,6 +55,12 @@ class Fd {
   void Reset(int fd) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
+  }
+  // Gives up ownership without closing.
+  int Release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
   }
   // Closes now and reports the error (close can report a deferred write error).
   int Close() {
@@ -116,6 +123,78 @@ std::string RandomHex() {
   for (int i = 0; i < 16; ++i) out[i] = kHex[(v >> (4 * i)) & 15];
   return out;
 }
+
+// Creates a new, empty temporary file in `dir` (a name List hides and keys cannot address),
+// opened for writing into *fd; returns its path.
+Result<std::string> CreateTemp(const std::string& dir, Fd* fd) {
+  const std::string base =
+      dir + "/" + std::string(kTempObjectPrefix) + std::to_string(::getpid()) + "-";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string tmp = base + RandomHex();
+    fd->Reset(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (fd->get() >= 0) return tmp;
+    if (errno != EEXIST) return IOErrorFor("create", tmp, errno);
+  }
+  return Status::IOError(dir + ": could not create a unique temporary file");
+}
+
+// Streams into a temporary file beside the target; Close fsyncs it, renames it over the target
+// and fsyncs the directory: the same steps as LocalStore::Write, spread over time. Small appends
+// are gathered into kBufferBytes so that a caller appending page by page makes few syscalls.
+class LocalObjectWriter final : public ObjectWriter {
+ public:
+  static constexpr size_t kBufferBytes = size_t(1) << 20;
+
+  LocalObjectWriter(std::string key, std::string full, std::string dir, std::string tmp, int fd)
+      : ObjectWriter(std::move(key)),
+        full_(std::move(full)),
+        dir_(std::move(dir)),
+        tmp_(std::move(tmp)),
+        fd_(fd) {}
+  ~LocalObjectWriter() override { Discard(); }
+
+ protected:
+  Status DoAppend(std::string_view data) override {
+    if (buffer_.size() + data.size() > kBufferBytes) RETURN_IF_ERROR(Flush());
+    if (data.size() >= kBufferBytes) return Fail(WriteFully(fd_.get(), tmp_, data));
+    buffer_.append(data);
+    return Status::OK();
+  }
+
+  Status DoClose() override {
+    RETURN_IF_ERROR(Flush());
+    if (::fsync(fd_.get()) != 0) return Fail(IOErrorFor("fsync", tmp_, errno));
+    if (fd_.Close() != 0) return Fail(IOErrorFor("close", tmp_, errno));
+    if (::rename(tmp_.c_str(), full_.c_str()) != 0) return Fail(IOErrorFor("rename to", full_, errno));
+    tmp_.clear();  // published: nothing left to discard
+    return SyncDirectory(dir_);
+  }
+
+ private:
+  Status Flush() {
+    Status st = WriteFully(fd_.get(), tmp_, buffer_);
+    buffer_.clear();
+    return Fail(std::move(st));
+  }
+  // Discards the temporary file at the first error: the writer is dead anyway (errors are
+  // sticky), and a caller that keeps it around should not keep the disk space too.
+  Status Fail(Status st) {
+    if (!st.ok()) Discard();
+    return st;
+  }
+  void Discard() {
+    if (fd_.get() >= 0) fd_.Reset(-1);
+    if (!tmp_.empty()) ::unlink(tmp_.c_str());
+    tmp_.clear();
+    buffer_ = std::string();
+  }
+
+  const std::string full_;
+  const std::string dir_;
+  std::string tmp_;  // empty once published or discarded
+  Fd fd_;
+  std::string buffer_;
+};
 
 class LocalStore final : public ObjectStore {
  public:
@@ -224,6 +303,18 @@ class LocalStore final : public ObjectStore {
     return SyncDirectory(ParentOf(full));
   }
 
+  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path) override {
+    ASSIGN_OR_RETURN(std::string full, Resolve(path));
+    RETURN_IF_ERROR(MakeParents(path));
+    std::string dir = ParentOf(full);
+    Fd fd(-1);
+    ASSIGN_OR_RETURN(std::string tmp, CreateTemp(dir, &fd));
+    auto writer = std::make_unique<LocalObjectWriter>(std::string(path), std::move(full),
+                                                      std::move(dir), std::move(tmp), fd.get());
+    fd.Release();
+    return std::unique_ptr<ObjectWriter>(std::move(writer));
+  }
+
   std::string Describe() const override { return root_; }
 
  private:
@@ -314,25 +405,16 @@ class LocalStore final : public ObjectStore {
 
   // Writes `data` to a new temporary file in `dir`, fsynced and closed; returns its path.
   Result<std::string> WriteTemp(const std::string& dir, std::string_view data) const {
-    const std::string base =
-        dir + "/" + std::string(kTempObjectPrefix) + std::to_string(::getpid()) + "-";
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      std::string tmp = base + RandomHex();
-      Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-      if (fd.get() < 0) {
-        if (errno == EEXIST) continue;
-        return IOErrorFor("create", tmp, errno);
-      }
-      Status st = WriteFully(fd.get(), tmp, data);
-      if (st.ok() && ::fsync(fd.get()) != 0) st = IOErrorFor("fsync", tmp, errno);
-      if (fd.Close() != 0 && st.ok()) st = IOErrorFor("close", tmp, errno);
-      if (!st.ok()) {
-        ::unlink(tmp.c_str());
-        return st;
-      }
-      return tmp;
+    Fd fd(-1);
+    ASSIGN_OR_RETURN(std::string tmp, CreateTemp(dir, &fd));
+    Status st = WriteFully(fd.get(), tmp, data);
+    if (st.ok() && ::fsync(fd.get()) != 0) st = IOErrorFor("fsync", tmp, errno);
+    if (fd.Close() != 0 && st.ok()) st = IOErrorFor("close", tmp, errno);
+    if (!st.ok()) {
+      ::unlink(tmp.c_str());
+      return st;
     }
-    return Status::IOError(dir + ": could not create a unique temporary file");
+    return tmp;
   }
 
   // Appends the objects under directory `dir` (whose key prefix is `key_prefix`) that start

@@ -63,6 +63,50 @@ TEST_F(LocalStoreTest, CreatesRootAndWritesPlainFiles) {
   }
 }
 
+// Temporary files anywhere under `root` (a streamed object in progress or left behind).
+std::vector<std::string> TempFiles(const std::string& root) {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.path().filename().string().starts_with(".tmp-")) out.push_back(entry.path());
+  }
+  return out;
+}
+
+TEST_F(LocalStoreTest, StreamedWriterUsesOneTempFileAndRemovesItOnEveryEnd) {
+  auto w = store_->OpenWriter("idx/page_data.parquet");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->Append(std::string(3 << 20, 'x')).ok());  // bypasses the buffer
+  ASSERT_TRUE((*w)->Append("tail").ok());
+  EXPECT_EQ(TempFiles(root_).size(), 1u);
+  ASSERT_TRUE((*w)->Close().ok());
+  EXPECT_TRUE(TempFiles(root_).empty());
+  EXPECT_EQ(fs::file_size(root_ + "/idx/page_data.parquet"), (3u << 20) + 4);
+
+  // Abandoned: the temp file goes with the writer.
+  {
+    auto gone = store_->OpenWriter("idx/gone");
+    ASSERT_TRUE(gone.ok());
+    ASSERT_TRUE((*gone)->Append("partial").ok());
+    EXPECT_EQ(TempFiles(root_).size(), 1u);
+  }
+  EXPECT_TRUE(TempFiles(root_).empty());
+  EXPECT_FALSE(fs::exists(root_ + "/idx/gone"));
+
+  // A Close that cannot publish (the target is a non-empty directory) fails naming the target,
+  // removes the temp file at once, and the error sticks.
+  fs::create_directories(root_ + "/idx/dir/child");
+  auto blocked = store_->OpenWriter("idx/dir");
+  ASSERT_TRUE(blocked.ok());
+  ASSERT_TRUE((*blocked)->Append("bytes").ok());
+  Status st = (*blocked)->Close();
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_NE(st.message().find("idx/dir"), std::string::npos) << st.ToString();
+  EXPECT_TRUE(TempFiles(root_).empty());
+  EXPECT_EQ((*blocked)->Append("more").code(), st.code());
+  EXPECT_EQ((*blocked)->Close().code(), st.code());
+  EXPECT_TRUE(fs::is_directory(root_ + "/idx/dir/child"));
+}
+
 TEST_F(LocalStoreTest, RootThatIsAFileIsRefused) {
   std::ofstream(dir_.Join("file")) << "x";
   EXPECT_FALSE(OpenLocalStore(dir_.Join("file")).ok());

@@ -2,6 +2,7 @@
 
 #include "io/store_conformance.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -111,7 +112,8 @@ TEST_P(ObjectStoreConformance, InvalidPathsAreRefusedEverywhere) {
   for (const std::string& p : bad) {
     std::vector<Status> statuses = {
         store_->Read(p).status(), store_->ReadRange(p, 0, 0).status(), store_->Size(p).status(),
-        store_->Write(p, "x"),    store_->CreateIfAbsent(p, "x"),      store_->Delete(p)};
+        store_->Write(p, "x"),    store_->CreateIfAbsent(p, "x"),      store_->Delete(p),
+        store_->OpenWriter(p).status()};
     for (const Status& st : statuses) {
       EXPECT_TRUE(st.IsInvalidArgument()) << "'" << p << "': " << st.ToString();
     }
@@ -176,25 +178,97 @@ bool IsCompleteVersion(const std::string& s) {
   return true;
 }
 
-TEST_P(ObjectStoreConformance, WriteIsAtomicForConcurrentReaders) {
-  ASSERT_TRUE(store_->Write("big", Version(0)).ok());
+// Writes `data` through a streaming writer in uneven pieces (empty ones included).
+Status StreamWrite(ObjectStore* store, std::string_view path, std::string_view data) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> w, store->OpenWriter(path));
+  size_t piece = 0;
+  for (size_t at = 0; at < data.size(); piece = piece * 3 + 1) {
+    const size_t n = std::min(data.size() - at, piece % 300001);
+    RETURN_IF_ERROR(w->Append(data.substr(at, n)));
+    at += n;
+  }
+  return w->Close();
+}
+
+void CheckWriteIsAtomicForConcurrentReaders(ObjectStore* store, bool streamed) {
+  auto write = [&](uint64_t v) {
+    return streamed ? StreamWrite(store, "big", Version(v)) : store->Write("big", Version(v));
+  };
+  ASSERT_TRUE(write(0).ok());
   std::atomic<bool> done{false};
   std::atomic<int> reads{0};
   std::atomic<int> torn{0};
   std::thread reader([&] {
     while (!done.load() || reads.load() < 5) {
-      Result<std::string> r = store_->Read("big");
+      Result<std::string> r = store->Read("big");
       if (!r.ok() || !IsCompleteVersion(*r)) ++torn;
       ++reads;
     }
   });
   for (uint64_t v = 1; v <= 25; ++v) {
-    ASSERT_TRUE(store_->Write("big", Version(v)).ok());
+    ASSERT_TRUE(write(v).ok());
   }
   done = true;
   reader.join();
   EXPECT_EQ(torn.load(), 0) << "of " << reads.load() << " reads";
-  EXPECT_EQ(*store_->Read("big"), Version(25));
+  EXPECT_EQ(*store->Read("big"), Version(25));
+}
+
+TEST_P(ObjectStoreConformance, WriteIsAtomicForConcurrentReaders) {
+  CheckWriteIsAtomicForConcurrentReaders(store_.get(), /*streamed=*/false);
+}
+
+TEST_P(ObjectStoreConformance, StreamedWriteIsAtomicForConcurrentReaders) {
+  CheckWriteIsAtomicForConcurrentReaders(store_.get(), /*streamed=*/true);
+}
+
+TEST_P(ObjectStoreConformance, StreamedWriteIsInvisibleUntilClose) {
+  const std::string big = Version(7);  // > 1 MiB: crosses the local store's buffer
+  ASSERT_TRUE(store_->Write("s/old", "previous").ok());
+  Result<std::unique_ptr<ObjectWriter>> fresh = store_->OpenWriter("s/new");
+  Result<std::unique_ptr<ObjectWriter>> over = store_->OpenWriter("s/old");
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  ASSERT_TRUE(over.ok()) << over.status().ToString();
+  EXPECT_EQ((*fresh)->path(), "s/new");
+  for (ObjectWriter* w : {fresh->get(), over->get()}) {
+    ASSERT_TRUE(w->Append("head:").ok());
+    ASSERT_TRUE(w->Append("").ok());
+    ASSERT_TRUE(w->Append(big).ok());
+    EXPECT_EQ(w->bytes_appended(), 5 + big.size());
+  }
+  EXPECT_TRUE(store_->Read("s/new").status().IsNotFound());
+  EXPECT_EQ(*store_->Read("s/old"), "previous");
+  EXPECT_EQ(Paths(*store_->List("s/")), (std::vector<std::string>{"s/old"}));
+  ASSERT_TRUE((*fresh)->Close().ok());
+  ASSERT_TRUE((*over)->Close().ok());
+  EXPECT_EQ(*store_->Read("s/new"), "head:" + big);
+  EXPECT_EQ(*store_->Read("s/old"), "head:" + big);
+  EXPECT_EQ(*store_->Size("s/new"), 5 + big.size());
+  EXPECT_EQ(Paths(*store_->List("s/")), (std::vector<std::string>{"s/new", "s/old"}));
+  // A closed writer refuses more work and publishes nothing more.
+  EXPECT_TRUE((*fresh)->Append("x").IsInvalidArgument());
+  EXPECT_TRUE((*fresh)->Close().IsInvalidArgument());
+  EXPECT_EQ(*store_->Size("s/new"), 5 + big.size());
+  // An empty streamed object is an object.
+  ASSERT_TRUE(StreamWrite(store_.get(), "s/empty", "").ok());
+  EXPECT_EQ(*store_->Read("s/empty"), "");
+}
+
+TEST_P(ObjectStoreConformance, AbandonedWriterLeavesNoObject) {
+  ASSERT_TRUE(store_->Write("keep/old", "previous").ok());
+  {
+    auto fresh = store_->OpenWriter("gone/new");
+    auto over = store_->OpenWriter("keep/old");
+    ASSERT_TRUE(fresh.ok() && over.ok());
+    ASSERT_TRUE((*fresh)->Append(Version(3)).ok());
+    ASSERT_TRUE((*over)->Append("replacement that never lands").ok());
+    auto untouched = store_->OpenWriter("gone/untouched");
+    ASSERT_TRUE(untouched.ok());
+  }  // destroyed without Close
+  EXPECT_TRUE(store_->Read("gone/new").status().IsNotFound());
+  EXPECT_TRUE(store_->Read("gone/untouched").status().IsNotFound());
+  EXPECT_EQ(*store_->Read("keep/old"), "previous");
+  EXPECT_EQ(Paths(*store_->List("")), (std::vector<std::string>{"keep/old"}));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "format/parquet/column_writer.h"
@@ -13,17 +14,29 @@ namespace lakeindex::parquet {
 struct ParquetWriter::Impl {
   std::vector<std::unique_ptr<ColumnChunkWriter>> columns;
   size_t rows_in_group = 0;
-  // The file so far as a list of parts (the magic, then column chunks), joined once by Finish:
-  // appending every chunk to one growing string copied the file again at each regrowth.
+  // Sink mode: every part goes to the sink as soon as it is complete.
+  ObjectWriter* sink = nullptr;
+  // In-memory mode: the file so far as a list of parts (the magic, then column chunks), joined
+  // once by Finish: appending every chunk to one growing string copied the file again at each
+  // regrowth.
   std::vector<std::string> parts;
-  size_t size = 0;  // bytes in `parts`
-  void Append(std::string part) {
+  uint64_t size = 0;  // bytes of the file produced so far
+  Status Append(std::string part) {
     size += part.size();
-    if (!part.empty()) parts.push_back(std::move(part));
+    if (part.empty()) return Status::OK();
+    if (sink != nullptr) return sink->Append(part);
+    parts.push_back(std::move(part));
+    return Status::OK();
   }
   FileMetaData meta;
-  // Page indexes of every chunk, written after the last row group: [row group][column].
-  std::vector<std::vector<EncodedChunk>> indexes;
+  // Page indexes of every chunk, written after the last row group: [row group][column]. Only
+  // the indexes are kept (not whole EncodedChunks), and nothing when page_index is off: with
+  // one row group per BTree leaf page this is per-page memory held to the end of the file.
+  struct ChunkIndexes {
+    std::optional<OffsetIndex> offset_index;
+    std::optional<ColumnIndex> column_index;
+  };
+  std::vector<std::vector<ChunkIndexes>> indexes;
   bool finished = false;
 };
 
@@ -33,6 +46,11 @@ ParquetWriter::ParquetWriter(Schema schema, WriteOptions options)
 ParquetWriter::~ParquetWriter() = default;
 
 Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteOptions options) {
+  return Make(std::move(schema), std::move(options), nullptr);
+}
+
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteOptions options,
+                                                           ObjectWriter* sink) {
   if (schema.num_fields() == 0) return Status::InvalidArgument("parquet writer: empty schema");
   std::set<std::string> names;
   for (const Field& f : schema.fields()) {
@@ -54,7 +72,8 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   for (const Field& f : w->schema_.fields()) {
     impl.columns.push_back(ColumnChunkWriter::Make(f, w->options_));
   }
-  impl.Append(std::string(kMagic, 4));
+  impl.sink = sink;
+  RETURN_IF_ERROR(impl.Append(std::string(kMagic, 4)));
   SchemaElement root;
   root.name = "schema";
   root.num_children = int32_t(w->schema_.num_fields());
@@ -96,7 +115,7 @@ Status ParquetWriter::FlushRowGroup() {
   rg.file_offset = int64_t(impl.size);
   rg.ordinal = int16_t(std::min<size_t>(impl.meta.row_groups.size(), INT16_MAX));
   int64_t compressed = 0;
-  std::vector<EncodedChunk> indexes(impl.columns.size());
+  std::vector<Impl::ChunkIndexes> indexes(options_.page_index ? impl.columns.size() : 0);
   for (size_t c = 0; c < impl.columns.size(); ++c) {
     EncodedChunk chunk;
     status_ = impl.columns[c]->Finish(&chunk);
@@ -112,21 +131,49 @@ Status ParquetWriter::FlushRowGroup() {
     }
     rg.total_byte_size += cc.meta_data->total_uncompressed_size;
     compressed += cc.meta_data->total_compressed_size;
-    impl.Append(std::move(chunk.dictionary_page));
-    impl.Append(std::move(chunk.data_pages));
+    status_ = impl.Append(std::move(chunk.dictionary_page));
+    if (status_.ok()) status_ = impl.Append(std::move(chunk.data_pages));
+    RETURN_IF_ERROR(status_);
     rg.columns.push_back(std::move(cc));
-    indexes[c].offset_index = std::move(chunk.offset_index);
-    indexes[c].column_index = std::move(chunk.column_index);
+    if (!indexes.empty()) {
+      indexes[c].offset_index = std::move(chunk.offset_index);
+      indexes[c].column_index = std::move(chunk.column_index);
+    }
   }
   rg.total_compressed_size = compressed;
   impl.meta.num_rows += rg.num_rows;
   impl.meta.row_groups.push_back(std::move(rg));
-  impl.indexes.push_back(std::move(indexes));
+  if (!indexes.empty()) impl.indexes.push_back(std::move(indexes));
   impl.rows_in_group = 0;
   return Status::OK();
 }
 
+uint64_t ParquetWriter::bytes_written() const { return impl_->size; }
+
 Result<std::string> ParquetWriter::Finish() {
+  if (impl_->sink != nullptr) {
+    return Status::InvalidArgument("parquet writer: Finish on a streaming writer (FinishToSink)");
+  }
+  ASSIGN_OR_RETURN(uint64_t size, WriteTail());
+  Impl& impl = *impl_;
+  std::string out;
+  out.reserve(size);
+  for (std::string& part : impl.parts) {
+    out.append(part);
+    part = std::string();  // release as we go
+  }
+  impl.parts.clear();
+  return out;
+}
+
+Result<uint64_t> ParquetWriter::FinishToSink() {
+  if (impl_->sink == nullptr) {
+    return Status::InvalidArgument("parquet writer: FinishToSink on an in-memory writer (Finish)");
+  }
+  return WriteTail();
+}
+
+Result<uint64_t> ParquetWriter::WriteTail() {
   RETURN_IF_ERROR(FlushRowGroup());
   Impl& impl = *impl_;
   if (impl.finished) return Status::InvalidArgument("parquet writer: Finish called twice");
@@ -164,25 +211,18 @@ Result<std::string> ParquetWriter::Finish() {
   std::memcpy(len, &footer_len, 4);
   tail.append(len, 4);
   tail.append(kMagic, 4);
-
-  std::string out;
-  out.reserve(impl.size + tail.size());
-  for (std::string& part : impl.parts) {
-    out.append(part);
-    part = std::string();  // release as we go
-  }
-  out.append(tail);
-  impl.parts.clear();
-  impl.size = 0;
-  return out;
+  status_ = impl.Append(std::move(tail));
+  RETURN_IF_ERROR(status_);
+  return impl.size;
 }
 
 Status WriteParquet(ObjectStore* store, std::string_view path, const Batch& batch,
                     const WriteOptions& options) {
-  ASSIGN_OR_RETURN(auto writer, ParquetWriter::Make(batch.schema(), options));
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> sink, store->OpenWriter(path));
+  ASSIGN_OR_RETURN(auto writer, ParquetWriter::Make(batch.schema(), options, sink.get()));
   RETURN_IF_ERROR(writer->Write(batch));
-  ASSIGN_OR_RETURN(std::string bytes, writer->Finish());
-  return store->Write(path, bytes);
+  RETURN_IF_ERROR(writer->FinishToSink().status());
+  return sink->Close();
 }
 
 }  // namespace lakeindex::parquet

@@ -1,4 +1,7 @@
-// ParquetWriter: writes Batches as a Parquet file (flat schema) in memory.
+// ParquetWriter: writes Batches as a Parquet file (flat schema), either in memory (Finish returns
+// the file) or streamed to an ObjectWriter sink (FinishToSink): each row group's bytes go to the
+// sink when the row group is flushed, so memory is bounded by one row group plus the file's
+// metadata. Both modes produce byte-identical files for the same input.
 //
 // File layout: "PAR1", row groups (per column: [dictionary page] data pages v1), then every
 // ColumnIndex, then every OffsetIndex, then the FileMetaData footer, its 4-byte LE length and
@@ -56,6 +59,11 @@ class ParquetWriter {
   // InvalidArgument for an empty schema, empty or duplicate column names, zero row/page sizes
   // or an unsupported codec.
   static Result<std::unique_ptr<ParquetWriter>> Make(Schema schema, WriteOptions options = {});
+  // Streams the file to `sink` (the magic is appended at once; a sink error is returned).
+  // REQUIRES: sink outlives the writer. The writer never closes the sink: after FinishToSink the
+  // caller closes it to publish the object, or drops it to abandon the object.
+  static Result<std::unique_ptr<ParquetWriter>> Make(Schema schema, WriteOptions options,
+                                                     ObjectWriter* sink);
   ~ParquetWriter();
 
   // REQUIRES: batch.schema() == schema (InvalidArgument otherwise). Errors are sticky.
@@ -63,13 +71,20 @@ class ParquetWriter {
   // Ends the current row group now (no-op when it is empty).
   Status FlushRowGroup();
   // Flushes, writes page indexes and the footer and returns the whole file. The writer
-  // cannot be used afterwards.
+  // cannot be used afterwards. InvalidArgument on a writer made with a sink.
   Result<std::string> Finish();
+  // Sink mode: flushes, appends page indexes and the footer to the sink and returns the file's
+  // size. The writer cannot be used afterwards. InvalidArgument on an in-memory writer.
+  Result<uint64_t> FinishToSink();
+  // Bytes of the file produced so far (row groups flushed; the whole file after finishing).
+  uint64_t bytes_written() const;
 
   const Schema& schema() const { return schema_; }
 
  private:
   ParquetWriter(Schema schema, WriteOptions options);
+  // Appends page indexes and the footer; returns the file size.
+  Result<uint64_t> WriteTail();
 
   struct Impl;
   Schema schema_;
@@ -78,7 +93,7 @@ class ParquetWriter {
   Status status_;  // sticky
 };
 
-// Writes `batch` as one Parquet file at `path`.
+// Writes `batch` as one Parquet file at `path`, streamed through store->OpenWriter.
 Status WriteParquet(ObjectStore* store, std::string_view path, const Batch& batch,
                     const WriteOptions& options = {});
 

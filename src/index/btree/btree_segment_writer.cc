@@ -26,7 +26,13 @@ SegmentWriter::SegmentWriter(ObjectStore* store, std::string uuid, TypeId type, 
                                 {kKeyValueType, TypeName(type)},
                                 {kKeySegment, uuid_}};
   Schema schema({{"value", type, false}, {"row_address", TypeId::kInt64, false}});
-  auto writer = parquet::ParquetWriter::Make(schema, options);
+  auto sink = store_->OpenWriter(SegmentDataPath(uuid_));
+  if (!sink.ok()) {
+    status_ = sink.status();
+    return;
+  }
+  data_sink_ = std::move(*sink);
+  auto writer = parquet::ParquetWriter::Make(schema, options, data_sink_.get());
   if (!writer.ok()) {
     status_ = writer.status();
     return;
@@ -84,11 +90,11 @@ Status SegmentWriter::FlushPage() {
 Result<BTreeSegmentInfo> SegmentWriter::Finish(RowSet null_rows) {
   RETURN_IF_ERROR(FlushPage());
   RETURN_IF_ERROR(status_);
-  ASSIGN_OR_RETURN(std::string data, data_writer_->Finish());
+  ASSIGN_OR_RETURN(const uint64_t data_bytes, data_writer_->FinishToSink());
   data_writer_.reset();
-  const std::string data_path = SegmentDataPath(uuid_);
-  RETURN_IF_ERROR(store_->Write(data_path, data));
-  dir_.data_bytes = data.size();
+  RETURN_IF_ERROR(data_sink_->Close());
+  data_sink_.reset();
+  dir_.data_bytes = data_bytes;
   dir_.null_rows = std::move(null_rows);
   ASSIGN_OR_RETURN(std::string lookup, SerializeLookup(&dir_));
   RETURN_IF_ERROR(store_->Write(SegmentLookupPath(uuid_), lookup));
@@ -107,7 +113,7 @@ Result<BTreeSegmentInfo> SegmentWriter::Finish(RowSet null_rows) {
     info.max = std::move(hi);
   }
   info.lookup_bytes = lookup.size();
-  info.data_bytes = data.size();
+  info.data_bytes = data_bytes;
   return info;
 }
 

@@ -2,7 +2,9 @@
 // two files of one segment (layout in btree_format.h): leaf pages of `page_rows` entries go to
 // page_data (one row group each) as they fill; the directory is kept in memory and written as
 // page_lookup by Finish(), after page_data, so a segment whose lookup exists is complete.
-// The Parquet writer assembles page_data in memory (compressed) before one Write() to the store.
+// page_data is streamed to the store (ObjectStore::OpenWriter) page by page, so the writer holds
+// one leaf page plus the metadata (directory, Parquet footer), never the whole file; it is
+// published at Finish, and a writer destroyed before Finish succeeds publishes nothing.
 // Errors are sticky. Thread safety: none.
 #pragma once
 
@@ -43,6 +45,7 @@ class SegmentWriter {
   TypeId type_;
   uint32_t page_rows_;
   Status status_;
+  std::unique_ptr<ObjectWriter> data_sink_;  // declared first: data_writer_ points into it
   std::unique_ptr<parquet::ParquetWriter> data_writer_;
   PageDirectory dir_;
   Column page_values_;

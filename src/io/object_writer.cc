@@ -1,0 +1,62 @@
+// ObjectWriter's state machine (shared by every store's writer) and the default
+// ObjectStore::OpenWriter, which buffers the object and publishes it with one Write.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "lakeindex/object_store.h"
+
+namespace lakeindex {
+
+namespace {
+
+// For stores that cannot stream (memory, or a remote store without multipart uploads): the
+// object is built in memory and handed to Write at Close, which gives the atomicity for free.
+// Abandoning it drops the buffer, so nothing is ever published.
+class BufferedObjectWriter final : public ObjectWriter {
+ public:
+  BufferedObjectWriter(ObjectStore* store, std::string path)
+      : ObjectWriter(std::move(path)), store_(store) {}
+
+ protected:
+  Status DoAppend(std::string_view data) override {
+    buffer_.append(data);
+    return Status::OK();
+  }
+  Status DoClose() override {
+    Status st = store_->Write(path(), buffer_);
+    buffer_ = std::string();
+    return st;
+  }
+
+ private:
+  ObjectStore* store_;
+  std::string buffer_;
+};
+
+}  // namespace
+
+Status ObjectWriter::Append(std::string_view data) {
+  RETURN_IF_ERROR(status_);
+  if (closed_) return Status::InvalidArgument(path_ + ": append to a closed object writer");
+  status_ = DoAppend(data);
+  if (status_.ok()) bytes_appended_ += data.size();
+  return status_;
+}
+
+Status ObjectWriter::Close() {
+  RETURN_IF_ERROR(status_);
+  if (closed_) return Status::InvalidArgument(path_ + ": object writer closed twice");
+  status_ = DoClose();
+  if (status_.ok()) closed_ = true;
+  return status_;
+}
+
+Result<std::unique_ptr<ObjectWriter>> ObjectStore::OpenWriter(std::string_view path) {
+  RETURN_IF_ERROR(ValidateObjectPath(path));
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<BufferedObjectWriter>(this, std::string(path)));
+}
+
+}  // namespace lakeindex
