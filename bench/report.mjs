@@ -1,5 +1,5 @@
 // Turns the JSON lines written by bench/run.sh (results of parquet_bench, scan_bench,
-// duckdb_bench.mjs, index_bench and index_peers.mjs, plus {"meta": ...} and {"round": n} lines)
+// duckdb_bench.mjs, index_bench, index_peers.mjs and layout_bench.mjs, plus {"meta": ...} and {"round": n} lines)
 // into bench/RESULTS.md on stdout.
 //
 //   node bench/report.mjs RESULTS.jsonl > bench/RESULTS.md
@@ -8,6 +8,8 @@
 // ours / DuckDB of those medians, so < 1 means lakeindex is faster.
 
 import { readFileSync } from 'node:fs';
+
+import { layoutSection } from './report_layout.mjs';
 
 const lines = readFileSync(process.argv[2], 'utf8').split('\n').filter((l) => l.trim() !== '');
 const meta = {};
@@ -387,6 +389,9 @@ if (zm.length) {
   }
   p();
 }
+
+// ---- layouts (issue 9): bench/report_layout.mjs --------------------------------------------------
+for (const line of layoutSection(results, meta)) p(line);
 
 p('Profiles of our side: `bench/profile.sh BUILD_DIR write|read|project|filter` (perf, cpu-clock).');
 p();

@@ -7,7 +7,8 @@
 # Environment: BENCH_ROWS (default 10000000), BENCH_SEED (42), BENCH_ROUNDS (3),
 # BENCH_OUT (default bench/RESULTS.md); BENCH_INDEX (default 1: also the index benchmarks, BTree
 # vs DuckDB ART / SQLite / in-memory and zone map vs DuckDB, after the rounds) on their own data
-# of BENCH_INDEX_ROWS rows (default 10000000), each measurement BENCH_INDEX_REPEAT times (5).
+# of BENCH_INDEX_ROWS rows (default 10000000), each measurement BENCH_INDEX_REPEAT times (5);
+# BENCH_LAYOUT (default 1: also the layout benchmarks of issue 9, bench/layout_bench.sh, last).
 # The index peers need SQLite: `(cd bench && npm ci)` (better-sqlite3, bench/package.json).
 # Generated data is cached under bench/data/events-<rows>-<seed>/ (gitignored); delete it to
 # regenerate. Each round runs every measurement once, lakeindex and DuckDB alternating, so that
@@ -25,6 +26,7 @@ out=${BENCH_OUT:-$root/bench/RESULTS.md}
 index=${BENCH_INDEX:-1}
 index_rows=${BENCH_INDEX_ROWS:-10000000}
 index_repeat=${BENCH_INDEX_REPEAT:-5}
+layout=${BENCH_LAYOUT:-1}
 
 cli=$build/lakeindex
 pq=$build/parquet_bench
@@ -138,6 +140,12 @@ if [[ $index = 1 ]]; then
   rm -rf "$idata/scratch"
 fi
 
+# ---- layouts (issue 9): bench/layout_bench.sh, appending to the same results ----------------------
+if [[ $layout = 1 ]]; then
+  log "layouts (bench/layout_bench.sh)"
+  "$root/bench/layout_bench.sh" "$build" "$results"
+fi
+
 # ---- report ----------------------------------------------------------------------------------
 build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 cmd="bench/run.sh ${1:-build}"
@@ -146,6 +154,7 @@ cmd="bench/run.sh ${1:-build}"
 [[ $index = 1 ]] || cmd="BENCH_INDEX=$index $cmd"
 [[ $index_rows = 10000000 ]] || cmd="BENCH_INDEX_ROWS=$index_rows $cmd"
 [[ $index_repeat = 5 ]] || cmd="BENCH_INDEX_REPEAT=$index_repeat $cmd"
+[[ $layout = 1 ]] || cmd="BENCH_LAYOUT=$layout $cmd"
 {
   printf '{"meta": {'
   printf '"command": %s, ' "$(json_str "$cmd   (or: make bench)")"

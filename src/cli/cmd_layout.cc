@@ -19,8 +19,8 @@ namespace {
 
 struct LayoutArgs {
   std::string table, otree, sort, zorder, hilbert, transform = "default";
-  uint64_t cube_rows = 100000, page_rows = 128, rows_per_file = 1000000;
-  int slices = 4;
+  uint64_t cube_rows = 100000, page_rows = 64, rows_per_file = 1000000;
+  int slices = 8;
 };
 
 Status RunLayout(const LayoutArgs& args) {

@@ -276,7 +276,11 @@ void Column::AppendSelected(const Column& other, const uint32_t* rows, size_t co
   if (type_ == TypeId::kString) {
     std::vector<std::string_view> values;
     values.reserve(count);
+    constexpr size_t kAhead = 16;
+    const uint32_t* offsets = other.offsets_.data();
     for (size_t k = 0; k < count; ++k) {
+      if (k + kAhead < count) __builtin_prefetch(offsets + rows[k + kAhead]);
+      if (k + kAhead / 2 < count) __builtin_prefetch(other.chars_.data() + offsets[rows[k + kAhead / 2]]);
       if (other.IsValid(rows[k])) values.push_back(other.GetString(rows[k]));
     }
     (void)AppendStrings(values.data(), count, valid_bits);
@@ -285,7 +289,12 @@ void Column::AppendSelected(const Column& other, const uint32_t* rows, size_t co
   auto gather = [&](auto* dst) {
     using T = std::remove_pointer_t<decltype(dst)>;
     const T* src = other.data<T>();
-    for (size_t k = 0; k < count; ++k) std::memcpy(dst + k, src + rows[k], sizeof(T));
+    // Selected rows are often scattered over a large column (layout rewrites): fetch ahead.
+    constexpr size_t kAhead = 16;
+    for (size_t k = 0; k < count; ++k) {
+      if (k + kAhead < count) __builtin_prefetch(src + rows[k + kAhead]);
+      std::memcpy(dst + k, src + rows[k], sizeof(T));
+    }
   };
   switch (FixedWidth(type_)) {
     case 1: gather(AppendValues<uint8_t>(count, valid_bits)); break;

@@ -36,8 +36,8 @@ struct LayoutOptions {
   std::vector<std::string> columns;   // 1 to 6
   std::string transform = "default";  // default | linear | quantile
   uint64_t cube_rows = 100000;        // otree: target rows per cube; others: rows per row group
-  int slices = 4;                     // otree: weight slices per cube
-  uint64_t page_rows = 128;           // rows per Parquet page inside blocks
+  int slices = 8;                     // otree: weight slices per cube
+  uint64_t page_rows = 64;            // rows per Parquet page inside blocks
   uint64_t seed = 42;                 // weights for rows that have none yet
   table::WriteConfig write;           // rows_per_file and Parquet options (row group / page sizes are set here)
   // Progress: (step, done, total), e.g. ("writing", rows written, rows).
