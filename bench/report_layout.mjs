@@ -59,7 +59,7 @@ export function layoutSection(results, meta) {
   }
   p(`The events data (x, y uniform in [0, 1000), z normal(500, 150)); the *plain* table = the generated rows in files of`);
   p('1M rows (1M-row row groups, 8Ki-row pages). Every other layout is `lakeindex layout` of a copy of it, files of 1M');
-  p(`rows: the OTree with \`--cube-rows ${int(cubeRows)}\` (default 4 weight slices, 128-row pages, default transformation:`);
+  p(`rows: the OTree with \`--cube-rows ${int(cubeRows)}\` (default 8 weight slices, 64-row pages, default transformation:`);
   p(`linear for x, y, quantile for the normal z), and the comparison layouts with the **same row-group size**:`);
   p(`\`--sort\` / \`--zorder\` / \`--hilbert\` with \`--cube-rows ${int(cubeRows)}\` = rows per row group (also 128-row pages).`);
   p('Query boxes are squares (cubes) in probability space at random positions (fixed seed), bounds at the exact');
