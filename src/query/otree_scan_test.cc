@@ -72,16 +72,6 @@ void CheckAgainst(const table::Table& table, const std::vector<std::string>& exp
   }
 }
 
-std::map<size_t, std::vector<uint32_t>> DuckDBAnswers(const std::string& create, const std::vector<std::string>& exprs) {
-  std::map<size_t, std::vector<uint32_t>> answers;
-  std::vector<std::string> rejected;
-  std::vector<size_t> ids(exprs.size());
-  std::iota(ids.begin(), ids.end(), 0);
-  testgen::RunOnDuckDB(create, exprs, ids, &answers, &rejected);
-  for (const auto& r : rejected) ADD_FAILURE() << "DuckDB rejects what we accept: " << r;
-  return answers;
-}
-
 TEST(OTreeScanTest, LayoutAppendDeleteOptimizeMatchDuckDBAndSamplesAreExact) {
   if (!lakeindex::testing::DuckDBAvailable()) GTEST_FAIL() << lakeindex::testing::DuckDBMissingMessage();
   Schema schema = Schema::Parse(testgen::kSchema).value();
@@ -141,7 +131,7 @@ TEST(OTreeScanTest, LayoutAppendDeleteOptimizeMatchDuckDBAndSamplesAreExact) {
     ExprGen gen(schema, rng);
     std::vector<std::string> exprs;
     for (size_t i = 0; i < kExprs; ++i) exprs.push_back(gen.Gen(3));
-    auto answers = DuckDBAnswers(testgen::CreateTableSql(first), exprs);
+    auto answers = testgen::DuckDBAnswers(testgen::CreateTableSql(first), exprs);
     CheckAgainst(**table, exprs, answers, "after layout", &total);
     compared += answers.size();
 
@@ -152,7 +142,7 @@ TEST(OTreeScanTest, LayoutAppendDeleteOptimizeMatchDuckDBAndSamplesAreExact) {
     std::string delete_where = gen.Gen(2);
     update_indexes();
     ASSERT_TRUE(DeleteWhere(table->get(), delete_where).ok());
-    answers = DuckDBAnswers(testgen::CreateTableSql(all) + "DELETE FROM t WHERE " + delete_where + ";\n", exprs);
+    answers = testgen::DuckDBAnswers(testgen::CreateTableSql(all) + "DELETE FROM t WHERE " + delete_where + ";\n", exprs);
     CheckAgainst(**table, exprs, answers, "after append and delete", &total);
     compared += answers.size();
 

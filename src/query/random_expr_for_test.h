@@ -4,6 +4,7 @@
 // Header-only test helper; not part of the library.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -304,6 +305,22 @@ inline void RunOnDuckDB(const std::string& create, const std::vector<std::string
     ASSERT_TRUE(row[0].has_value() && row[1].has_value());
     (*answers)[std::stoull(*row[0])] = ParseRidList(*row[1]);
   }
+}
+
+// DuckDB's answers for every expression of `exprs` on the table `create` makes, asked `batch` at
+// a time; an expression DuckDB rejects (and we accepted) is a test failure.
+inline std::map<size_t, std::vector<uint32_t>> DuckDBAnswers(const std::string& create,
+                                                             const std::vector<std::string>& exprs,
+                                                             size_t batch = 350) {
+  std::map<size_t, std::vector<uint32_t>> answers;
+  std::vector<std::string> rejected;
+  for (size_t start = 0; start < exprs.size(); start += batch) {
+    std::vector<size_t> ids;
+    for (size_t i = start; i < std::min(exprs.size(), start + batch); ++i) ids.push_back(i);
+    RunOnDuckDB(create, exprs, ids, &answers, &rejected);
+  }
+  for (const auto& r : rejected) ADD_FAILURE() << "DuckDB rejects what we accept: " << r;
+  return answers;
 }
 
 }  // namespace lakeindex::query::testgen

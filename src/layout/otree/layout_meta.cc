@@ -1,6 +1,7 @@
 #include "layout/otree/layout_meta.h"
 
 #include <set>
+#include <utility>
 
 namespace lakeindex::layout {
 
@@ -14,11 +15,19 @@ Status Bad(std::string_view source, const std::string& what) {
 
 }  // namespace
 
+bool IsLayoutKind(std::string_view kind) {
+  return kind == "otree" || kind == "sort" || kind == "zorder" || kind == "hilbert";
+}
+
 const Revision* LayoutMeta::FindRevision(int id) const {
   for (const Revision& r : revisions) {
     if (r.id == id) return &r;
   }
   return nullptr;
+}
+
+Revision* LayoutMeta::FindRevision(int id) {
+  return const_cast<Revision*>(std::as_const(*this).FindRevision(id));
 }
 
 Result<std::vector<int>> LayoutMeta::ColumnIndexes(const Schema& schema) const {
@@ -66,7 +75,7 @@ Result<LayoutMeta> LayoutMeta::FromJson(const json& j, const Schema& schema, std
   } catch (const json::exception& e) {
     return Bad(source, e.what());
   }
-  if (m.kind != "otree" && m.kind != "sort" && m.kind != "zorder" && m.kind != "hilbert") {
+  if (!IsLayoutKind(m.kind)) {
     return Bad(source, "unknown kind '" + m.kind + "'");
   }
   if (m.columns.empty() || m.columns.size() > size_t(otree::kMaxDims)) {

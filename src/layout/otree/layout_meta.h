@@ -32,6 +32,9 @@ namespace lakeindex::layout {
 
 inline constexpr const char* kWeightColumn = "_weight";
 
+// "otree", or one of the comparison layouts "sort", "zorder", "hilbert".
+bool IsLayoutKind(std::string_view kind);
+
 struct BlockMeta {
   uint32_t fragment = 0;
   int row_group = 0;
@@ -61,6 +64,7 @@ struct LayoutMeta {
 
   bool is_otree() const { return kind == "otree"; }
   const Revision* FindRevision(int id) const;
+  Revision* FindRevision(int id);
   // Table column index of every layout column (InvalidArgument if one is missing).
   Result<std::vector<int>> ColumnIndexes(const Schema& schema) const;
 

@@ -104,14 +104,21 @@ Result<std::vector<Transform>> FitTransforms(const Batch& rows, const std::vecto
   return out;
 }
 
-std::vector<std::vector<uint32_t>> ComputeCoords(const Batch& rows, const std::vector<int>& columns,
-                                                 const std::vector<Transform>& transforms) {
-  std::vector<std::vector<uint32_t>> coords(columns.size());
+// Seals `placed->rows` and computes the coordinates of its rows appended since the last call
+// (all of them the first time; optimize reads fragments into a pool in several rounds).
+Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::vector<Transform>& transforms) {
+  RETURN_IF_ERROR(placed->rows.Seal());
+  placed->coords.resize(columns.size());
+  const size_t done = placed->coords.empty() ? 0 : placed->coords[0].size();
+  const size_t n = placed->rows.num_rows();
+  if (done == n) return Status::OK();
+  const Batch added = done == 0 ? Batch() : placed->rows.Slice(done, n - done);
+  const Batch& from = done == 0 ? placed->rows : added;
   for (size_t d = 0; d < columns.size(); ++d) {
-    coords[d].resize(rows.num_rows());
-    transforms[d].Coords(rows.column(size_t(columns[d])), coords[d].data());
+    placed->coords[d].resize(n);
+    transforms[d].Coords(from.column(size_t(columns[d])), placed->coords[d].data() + done);
   }
-  return coords;
+  return Status::OK();
 }
 
 // The parquet options of layout files: row groups cut by the writer only, pages of page_rows.
@@ -212,11 +219,9 @@ void CountRows(LayoutMeta* meta) {
     for (size_t c = 0; c < rev.tree.cubes().size(); ++c) rev.tree.set_rows(int(c), 0);
   }
   for (const BlockMeta& b : meta->blocks) {
-    for (Revision& rev : meta->revisions) {
-      if (rev.id != b.revision) continue;
-      int c = rev.tree.Find(b.cube);
-      if (c >= 0) rev.tree.set_rows(c, rev.tree.cubes()[size_t(c)].rows + b.rows);
-    }
+    Revision* rev = meta->FindRevision(b.revision);
+    int c = rev ? rev->tree.Find(b.cube) : -1;
+    if (c >= 0) rev->tree.set_rows(c, rev->tree.cubes()[size_t(c)].rows + b.rows);
   }
 }
 
@@ -266,7 +271,7 @@ Status CheckColumns(const Schema& schema, const LayoutOptions& options) {
     }
     if (!seen.insert(name).second) return Status::InvalidArgument("layout column '" + name + "' is repeated");
   }
-  if (options.kind != "otree" && options.kind != "sort" && options.kind != "zorder" && options.kind != "hilbert") {
+  if (!IsLayoutKind(options.kind)) {
     return Status::InvalidArgument("unknown layout kind '" + options.kind + "'");
   }
   if (options.transform != "default" && options.transform != "linear" && options.transform != "quantile") {
@@ -363,7 +368,7 @@ Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& optio
   meta.page_rows = options.page_rows;
   ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
   ASSIGN_OR_RETURN(std::vector<Transform> transforms, FitTransforms(placed.rows, columns, options.transform));
-  placed.coords = ComputeCoords(placed.rows, columns, transforms);
+  RETURN_IF_ERROR(ExtendCoords(&placed, columns, transforms));
   if (options.progress) options.progress("placing", 0, placed.rows.num_rows());
 
   LayoutReport report;
@@ -405,15 +410,13 @@ Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* sou
     if (!more) break;
     RETURN_IF_ERROR(input.Append(part));
   }
-  if (input.num_columns() != visible.num_fields()) {
+  bool same_types = input.num_columns() == visible.num_fields();
+  for (size_t c = 0; same_types && c < visible.num_fields(); ++c) {
+    same_types = input.schema().field(c).type == visible.field(c).type;
+  }
+  if (!same_types) {
     return Status::InvalidArgument("schema mismatch: the table has (" + visible.ToString() + ") but the input has (" +
                                    source->schema().ToString() + ")");
-  }
-  for (size_t c = 0; c < visible.num_fields(); ++c) {
-    if (input.schema().field(c).type != visible.field(c).type) {
-      return Status::InvalidArgument("schema mismatch: the table has (" + visible.ToString() + ") but the input has (" +
-                                     source->schema().ToString() + ")");
-    }
   }
   LayoutReport report;
   report.rows = input.num_rows();
@@ -449,8 +452,7 @@ Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* sou
   };
   if (!inside.empty()) {
     Placed p = take(inside);
-    RETURN_IF_ERROR(p.rows.Seal());
-    p.coords = ComputeCoords(p.rows, columns, newest.transforms);
+    RETURN_IF_ERROR(ExtendCoords(&p, columns, newest.transforms));
     std::vector<uint32_t> cube_of_row;
     newest.tree.Place(p.points(), &cube_of_row);
     ASSIGN_OR_RETURN(auto written, WriteCubes(table->store(), p, newest.tree, cube_of_row, newest.id, meta, config));
@@ -462,7 +464,7 @@ Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* sou
     Revision rev;
     rev.id = meta.revisions.back().id + 1;
     ASSIGN_OR_RETURN(rev.transforms, FitTransforms(p.rows, columns, meta.transform));
-    p.coords = ComputeCoords(p.rows, columns, rev.transforms);
+    RETURN_IF_ERROR(ExtendCoords(&p, columns, rev.transforms));
     std::vector<uint32_t> cube_of_row;
     rev.tree = Tree::Build(int(columns.size()), meta.cube_rows, p.points(), &cube_of_row);
     ASSIGN_OR_RETURN(auto written, WriteCubes(table->store(), p, rev.tree, cube_of_row, rev.id, meta, config));
@@ -495,13 +497,6 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
   if (small.size() > 1) rewrite.insert(small.begin(), small.end());
   std::map<uint32_t, std::vector<const BlockMeta*>> blocks_of;
   for (const BlockMeta& b : meta.blocks) blocks_of[b.fragment].push_back(&b);
-  auto revision = [&](int id) -> Revision& {
-    for (Revision& r : meta.revisions) {
-      if (r.id == id) return r;
-    }
-    return meta.revisions.front();  // unreachable: LayoutMeta::FromJson checked every block's revision
-  };
-
   // The live rows read so far, per revision, with the cube each is in.
   struct Pool {
     Placed placed;
@@ -533,7 +528,7 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
       for (size_t c = 0; c < schema.num_fields(); ++c) {
         pool.placed.rows.mutable_column(c).AppendSelected(rows.column(c), keep.data(), keep.size());
       }
-      pool.cube_of_row.insert(pool.cube_of_row.end(), keep.size(), uint32_t(revision(b->revision).tree.Find(b->cube)));
+      pool.cube_of_row.insert(pool.cube_of_row.end(), keep.size(), uint32_t(meta.FindRevision(b->revision)->tree.Find(b->cube)));
     }
     if (offset != f->rows || live != rows.num_rows()) {
       return Status::Corruption("fragment " + std::to_string(id) + ": its blocks hold " + std::to_string(offset) +
@@ -556,14 +551,14 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
       }
       Pool& pool = pools[rev.id];
       if (pool.placed.rows.num_columns() == 0) break;  // nothing of this revision read (cannot happen)
-      RETURN_IF_ERROR(pool.placed.rows.Seal());
-      pool.placed.coords = ComputeCoords(pool.placed.rows, columns, rev.transforms);
+      RETURN_IF_ERROR(ExtendCoords(&pool.placed, columns, rev.transforms));
       const Points points = pool.placed.points();
-      for (int c : over) {
-        std::vector<uint32_t> rows;
-        for (size_t i = 0; i < pool.cube_of_row.size(); ++i) {
-          if (pool.cube_of_row[i] == uint32_t(c)) rows.push_back(uint32_t(i));
-        }
+      std::map<int, std::vector<uint32_t>> rows_of;  // overfull cube -> its rows in the pool
+      for (int c : over) rows_of[c];
+      for (size_t i = 0; i < pool.cube_of_row.size(); ++i) {
+        if (auto it = rows_of.find(int(pool.cube_of_row[i])); it != rows_of.end()) it->second.push_back(uint32_t(i));
+      }
+      for (auto& [c, rows] : rows_of) {
         std::vector<std::vector<uint32_t>> sub_coords(columns.size());
         std::vector<double> sub_weights;
         for (uint32_t r : rows) {
@@ -587,9 +582,8 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
   // old blocks and recounts rows per cube.
   std::vector<WrittenFile> files;
   for (auto& [rev_id, pool] : pools) {
-    RETURN_IF_ERROR(pool.placed.rows.Seal());
-    Revision& rev = revision(rev_id);
-    pool.placed.coords = ComputeCoords(pool.placed.rows, columns, rev.transforms);
+    Revision& rev = *meta.FindRevision(rev_id);
+    RETURN_IF_ERROR(ExtendCoords(&pool.placed, columns, rev.transforms));
     ASSIGN_OR_RETURN(auto written, WriteCubes(table->store(), pool.placed, rev.tree, pool.cube_of_row, rev_id, meta, config));
     for (auto& f : written) files.push_back(std::move(f));
   }
