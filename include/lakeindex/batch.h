@@ -126,6 +126,12 @@ class Column {
   void AppendSlice(const Column& other, size_t offset, size_t count);
   // Appends the rows of `other` listed in `rows` (same type).
   void AppendSelected(const Column& other, const uint32_t* rows, size_t count);
+  // The rows of `other` rearranged: row i of `other` becomes row to[i] of the result.
+  // REQUIRES: `to` is a permutation of [0, other.length()). `other` is read in order and the
+  // result written scattered, which stays cache-friendly when `to` sends rows into a few runs
+  // of consecutive positions (a partition into buckets), unlike a gather of rows scattered over
+  // a large column.
+  static Column Scattered(const Column& other, const uint32_t* to);
 
   bool Equals(const Column& other) const;  // same type, length, nulls and non-null values
 

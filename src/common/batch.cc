@@ -260,6 +260,45 @@ void Column::AppendSlice(const Column& other, size_t offset, size_t count) {
   length_ += count;
 }
 
+Column Column::Scattered(const Column& other, const uint32_t* to) {
+  const size_t n = other.length_;
+  Column out(other.type_);
+  out.length_ = n;
+  out.null_count_ = other.null_count_;
+  if (other.null_count_ > 0) {
+    out.validity_.assign((n + 7) / 8, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (other.IsValid(i)) out.validity_[to[i] >> 3] |= uint8_t(1u << (to[i] & 7));
+    }
+  }
+  if (other.type_ == TypeId::kString) {
+    // Lengths to their new rows, a prefix sum, then the characters.
+    out.offsets_.assign(n + 1, 0);
+    for (size_t i = 0; i < n; ++i) out.offsets_[size_t(to[i]) + 1] = other.offsets_[i + 1] - other.offsets_[i];
+    for (size_t i = 0; i < n; ++i) out.offsets_[i + 1] += out.offsets_[i];
+    out.chars_.resize(other.chars_.size());
+    for (size_t i = 0; i < n; ++i) {
+      std::memcpy(out.chars_.data() + out.offsets_[to[i]], other.chars_.data() + other.offsets_[i],
+                  other.offsets_[i + 1] - other.offsets_[i]);
+    }
+    return out;
+  }
+  const size_t w = size_t(FixedWidth(other.type_));
+  out.fixed_.resize(n * w);
+  auto scatter = [&](auto* dst) {
+    using T = std::remove_pointer_t<decltype(dst)>;
+    const T* src = other.data<T>();
+    for (size_t i = 0; i < n; ++i) std::memcpy(dst + to[i], src + i, sizeof(T));
+  };
+  switch (w) {
+    case 1: scatter(out.mutable_data<uint8_t>()); break;
+    case 2: scatter(out.mutable_data<uint16_t>()); break;
+    case 4: scatter(out.mutable_data<uint32_t>()); break;
+    default: scatter(out.mutable_data<uint64_t>()); break;
+  }
+  return out;
+}
+
 void Column::AppendSelected(const Column& other, const uint32_t* rows, size_t count) {
   if (count == 0) return;
   // One validity bitmap for the selected rows, then the values in one gather (this is the hot

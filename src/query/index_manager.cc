@@ -103,8 +103,8 @@ Status CommitIndexes(table::Table* table, const std::string& operation,
 
 }  // namespace
 
-Status CreateIndex(table::Table* table, const IndexOptions& options) {
-  int c = table->schema().FindField(options.column);
+Result<IndexMeta> PlanIndex(const table::Table& table, const IndexOptions& options) {
+  int c = table.schema().FindField(options.column);
   if (c < 0) return Status::InvalidArgument("index create: unknown column '" + options.column + "'");
   if (options.type != "btree" && options.type != "zonemap") {
     return Status::InvalidArgument("index create: --type must be btree or zonemap, not '" + options.type + "'");
@@ -124,12 +124,37 @@ Status CreateIndex(table::Table* table, const IndexOptions& options) {
   } else {
     meta.params["zone_rows"] = options.zone_rows;
   }
-  ASSIGN_OR_RETURN(auto existing, index::ReadIndexes(table->manifest()));
+  ASSIGN_OR_RETURN(auto existing, index::ReadIndexes(table.manifest()));
   for (const auto& e : existing) {
     if (e.name == meta.name) return Status::InvalidArgument("index create: an index named '" + meta.name + "' exists");
   }
-  ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(*table, meta, table->manifest().fragments));
-  meta.segments.push_back(std::move(seg));
+  return meta;
+}
+
+Result<SegmentMeta> BuildIndexSegment(const table::Table& table, const IndexMeta& meta,
+                                      const std::vector<uint32_t>& fragments) {
+  std::vector<table::FragmentMeta> chosen;
+  for (uint32_t id : fragments) {
+    const table::FragmentMeta* f = table.manifest().FindFragment(id);
+    if (f == nullptr) {
+      return Status::InvalidArgument("index segment: version " + std::to_string(table.version()) + " has no fragment " +
+                                     std::to_string(id));
+    }
+    chosen.push_back(*f);
+  }
+  return BuildSegment(table, meta, chosen);
+}
+
+Status CommitIndex(table::Table* table, IndexMeta meta) {
+  std::set<uint32_t> covered;
+  for (const SegmentMeta& seg : meta.segments) {
+    for (uint32_t f : seg.fragments) {
+      if (!covered.insert(f).second) {
+        return Status::InvalidArgument("index '" + meta.name + "': fragment " + std::to_string(f) +
+                                       " is in two segments");
+      }
+    }
+  }
   return CommitIndexes(table, "create_index", [meta](std::vector<IndexMeta>* indexes) -> Status {
     for (const auto& e : *indexes) {
       if (e.name == meta.name) return Status::Conflict("index '" + meta.name + "' was created concurrently");
@@ -137,6 +162,13 @@ Status CreateIndex(table::Table* table, const IndexOptions& options) {
     indexes->push_back(meta);
     return Status::OK();
   });
+}
+
+Status CreateIndex(table::Table* table, const IndexOptions& options) {
+  ASSIGN_OR_RETURN(IndexMeta meta, PlanIndex(*table, options));
+  ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(*table, meta, table->manifest().fragments));
+  meta.segments.push_back(std::move(seg));
+  return CommitIndex(table, std::move(meta));
 }
 
 Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const UpdateOptions& options) {

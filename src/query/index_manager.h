@@ -43,6 +43,18 @@ struct IndexOptions {
 // Builds the index over every fragment and commits it. InvalidArgument for an unknown column or
 // type, a name in use, or a parameter out of range.
 Status CreateIndex(table::Table* table, const IndexOptions& options);
+
+// CreateIndex in three steps, for builds spread over processes (lakeindex.dask): PlanIndex checks
+// `options` against the table (the errors of CreateIndex) and returns the index without segments;
+// BuildIndexSegment writes one segment of it over some fragments of the table's version (any
+// process that opens the same version may run it; nothing is committed; InvalidArgument for an id
+// the version lacks); CommitIndex commits the index with the segments built for it as one new
+// version (InvalidArgument when two segments share a fragment, Conflict when the name was taken
+// meanwhile). Fragments no segment covers are scanned, as after an append.
+Result<index::IndexMeta> PlanIndex(const table::Table& table, const IndexOptions& options);
+Result<index::SegmentMeta> BuildIndexSegment(const table::Table& table, const index::IndexMeta& meta,
+                                             const std::vector<uint32_t>& fragments);
+Status CommitIndex(table::Table* table, index::IndexMeta meta);
 // More segments than this per index are merged into one by UpdateIndexes: a search visits every
 // segment (one directory binary search each), and each holds its NULL bitmap and cache entries.
 inline constexpr size_t kMaxSegments = 8;

@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "common/thread_pool.h"
 #include "common/uuid.h"
 #include "format/parquet/reader.h"
 #include "table/deletion_vector.h"
@@ -422,6 +423,10 @@ Result<Batch> Table::ReadFragment(const FragmentMeta& fragment, const std::vecto
   for (int c : cols) out_schema.AddField(schema().field(size_t(c)));
   ASSIGN_OR_RETURN(auto reader, OpenDataFile(fragment));
   ASSIGN_OR_RETURN(auto deleted, Deletions(fragment));
+  if (reader->num_row_groups() == 1 && deleted->isEmpty()) {  // the common case: no copy
+    ASSIGN_OR_RETURN(Batch part, reader->ReadRowGroup(0, cols));
+    return Batch(out_schema, std::move(part.columns()), part.num_rows());
+  }
   Batch out(out_schema);
   uint64_t first = 0;
   for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
@@ -432,7 +437,11 @@ Result<Batch> Table::ReadFragment(const FragmentMeta& fragment, const std::vecto
       if (!deleted->contains(uint32_t(first + r))) live.push_back(r);
     }
     for (size_t c = 0; c < cols.size(); ++c) {
-      out.mutable_column(c).AppendSelected(part.column(c), live.data(), live.size());
+      if (live.size() == part.num_rows()) {
+        out.mutable_column(c).AppendSlice(part.column(c), 0, live.size());
+      } else {
+        out.mutable_column(c).AppendSelected(part.column(c), live.data(), live.size());
+      }
     }
     first += part.num_rows();
   }
@@ -441,25 +450,33 @@ Result<Batch> Table::ReadFragment(const FragmentMeta& fragment, const std::vecto
 }
 
 Result<Batch> Table::ReadAll(const std::vector<int>& columns) const {
-  Batch all;
-  bool first = true;
-  for (const FragmentMeta& f : manifest_.fragments) {
-    ASSIGN_OR_RETURN(Batch part, ReadFragment(f, columns));
-    if (first) {
-      all = std::move(part);
-      first = false;
-    } else {
-      RETURN_IF_ERROR(all.Append(part));
-    }
+  Schema s;
+  if (columns.empty()) {
+    s = schema();
+  } else {
+    for (int c : columns) s.AddField(schema().field(size_t(c)));
   }
-  if (first) {
-    Schema s;
-    if (columns.empty()) {
-      s = schema();
-    } else {
-      for (int c : columns) s.AddField(schema().field(size_t(c)));
-    }
-    all = Batch(s);
+  // Fragments are read in parallel, then appended into columns reserved once (reserved memory is
+  // touched only as it fills, and each part is freed once appended).
+  const std::vector<FragmentMeta>& fragments = manifest_.fragments;
+  std::vector<Result<Batch>> parts(fragments.size(), Status::Internal("fragment not read"));
+  ParallelFor(ThreadPool::Default(), fragments.size(), [&](size_t i) { parts[i] = ReadFragment(fragments[i], columns); });
+  size_t rows = 0;
+  std::vector<size_t> chars(s.num_fields(), 0);
+  for (Result<Batch>& part : parts) {
+    if (!part.ok()) return part.status();
+    rows += part->num_rows();
+    for (size_t c = 0; c < s.num_fields(); ++c) chars[c] += part->column(c).chars().size();
+  }
+  if (parts.size() == 1) return std::move(*parts[0]);
+  Batch all(s);
+  for (size_t c = 0; c < s.num_fields(); ++c) {
+    all.mutable_column(c).Reserve(rows);
+    all.mutable_column(c).ReserveChars(chars[c]);
+  }
+  for (Result<Batch>& part : parts) {
+    RETURN_IF_ERROR(all.Append(*part));
+    *part = Batch();
   }
   return all;
 }

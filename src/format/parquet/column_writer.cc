@@ -18,6 +18,9 @@ namespace {
 
 // A dictionary larger than this (PLAIN-encoded bytes) stops growing: later pages are PLAIN.
 constexpr size_t kMaxDictionaryBytes = size_t(1) << 20;
+// Whether a dictionary pays is decided on the chunk's first max(page_rows, this) values, so that
+// small pages do not decide on a handful of values.
+constexpr size_t kDictionaryProbeValues = 1024;
 
 void AppendVarint(uint64_t v, std::string* out) {
   while (v >= 0x80) {
@@ -79,12 +82,17 @@ class ChunkWriterBase : public ColumnChunkWriter {
       return Status::InvalidArgument("column '" + field_.name + "': a page exceeds 2 GiB");
     }
     const std::string* payload = &body;
-    if (options_.codec != Codec::kUncompressed) {
+    if (codec_ != Codec::kUncompressed) {
       compressed_.clear();
-      RETURN_IF_ERROR(Compress(options_.codec, reinterpret_cast<const uint8_t*>(body.data()),
-                               body.size(), &compressed_, options_.zstd_level));
+      RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(),
+                               &compressed_, options_.zstd_level));
       payload = &compressed_;
+      if (!codec_decided_ && options_.skip_incompressible && compressed_.size() * 8 > body.size() * 7) {
+        codec_ = Codec::kUncompressed;  // the chunk's first page: not worth compressing
+        payload = &body;
+      }
     }
+    codec_decided_ = true;
     if (payload->size() > size_t(std::numeric_limits<int32_t>::max())) {
       return Status::InvalidArgument("column '" + field_.name + "': a page exceeds 2 GiB");
     }
@@ -153,7 +161,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
     if (nullable_) m.encodings.push_back(Encoding::kRle);
     if (used_dictionary_) m.encodings.push_back(Encoding::kRleDictionary);
     m.path_in_schema = {field_.name};
-    m.codec = int32_t(options_.codec);
+    m.codec = int32_t(codec_);
     m.num_values = int64_t(chunk_rows_);
     m.total_uncompressed_size = total_uncompressed_;
     m.total_compressed_size = int64_t(out->size());
@@ -168,6 +176,8 @@ class ChunkWriterBase : public ColumnChunkWriter {
     offset_index_ = OffsetIndex();
     total_uncompressed_ = 0;
     used_plain_ = used_dictionary_ = false;
+    codec_ = options_.codec;
+    codec_decided_ = false;
   }
 
   Field field_;
@@ -186,6 +196,8 @@ class ChunkWriterBase : public ColumnChunkWriter {
   size_t last_page_size_ = 0;
   bool used_plain_ = false;
   bool used_dictionary_ = false;
+  Codec codec_ = options_.codec;  // of this chunk (see WriteOptions::skip_incompressible)
+  bool codec_decided_ = false;    // the chunk's first page was emitted
   std::string body_, compressed_, header_buf_;
 };
 
@@ -236,6 +248,9 @@ class TypedChunkWriter final : public ChunkWriterBase {
 
   Status Append(const Column& column, size_t offset, size_t count) override {
     RETURN_IF_ERROR(CheckNotNull(column, offset, count));
+    if constexpr (kDictCapable) {
+      if (dict_mode_ && !dict_decided_ && chunk_rows_ == 0 && page_rows_ == 0) ProbeDictionary(column, offset, count);
+    }
     while (count > 0) {
       size_t n = std::min(count, options_.page_rows - page_rows_);
       AppendToPage(column, offset, n);
@@ -264,6 +279,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
       }
       dict_.Clear();
       dict_pages_ = 0;
+      dict_decided_ = false;
       dict_mode_ = options_.dictionary;
     }
     FinishChunk(out, has_dict ? &dict_page : nullptr);
@@ -298,6 +314,24 @@ class TypedChunkWriter final : public ChunkWriterBase {
       return column.GetString(i);
     } else {
       return column.data<T>()[i];
+    }
+  }
+
+  // Decides whether a dictionary pays from the chunk's first values: not when more than half of
+  // them are distinct. Undecided when they are all NULL (the first page with values decides).
+  void ProbeDictionary(const Column& column, size_t offset, size_t count) {
+    const size_t end = offset + std::min(count, std::max(options_.page_rows, kDictionaryProbeValues));
+    size_t values = 0;
+    for (size_t i = offset; i < end; ++i) {
+      if (!column.IsValid(i)) continue;
+      dict_.Insert(ValueAt(column, i));
+      ++values;
+    }
+    if (values == 0) return;
+    dict_decided_ = true;
+    if (dict_.size() * 2 > values) {
+      dict_.Clear();
+      dict_mode_ = false;
     }
   }
 
@@ -374,12 +408,14 @@ class TypedChunkWriter final : public ChunkWriterBase {
         indices_.clear();
       } else if (dict_mode_) {
         size_t non_null = page_rows_ - page_nulls_;
-        if (dict_pages_ == 0 && dict_.size() * 2 > non_null) {
-          // Mostly distinct values: a dictionary costs more than it saves. Re-encode PLAIN.
+        if (!dict_decided_ && dict_.size() * 2 > non_null) {
+          // Mostly distinct values (decided on the first page with values, when the chunk's
+          // first Append could not): a dictionary costs more than it saves. Re-encode PLAIN.
           for (uint32_t idx : indices_) PutPlain(dict_.At(idx));
           dict_.Clear();
           dict_mode_ = false;
         } else {
+          dict_decided_ = true;
           int bit_width = std::max(1, BitWidth(dict_.size() - 1));
           values_.push_back(char(bit_width));
           RleEncoder enc(bit_width);
@@ -405,7 +441,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
     }
     RecordPageIndex();
     std::optional<Statistics> stats;
-    if (options_.statistics) stats = MakeStatistics(page_stats_, page_nulls_);
+    if (options_.statistics && options_.page_header_statistics) stats = MakeStatistics(page_stats_, page_nulls_);
     chunk_stats_.Merge(page_stats_);
     page_stats_ = MinMax();
     return EmitDataPage(values_, encoding, std::move(stats));
@@ -440,6 +476,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
 
   bool dict_mode_ = false;
   size_t dict_pages_ = 0;  // dictionary-encoded pages in this chunk
+  bool dict_decided_ = false;  // whether a dictionary pays has been decided for this chunk
   DictionaryBuilder<std::conditional_t<kDictCapable, T, int32_t>> dict_;
   std::vector<uint32_t> indices_;
   std::vector<std::conditional_t<kIsString, char, T>> plain_values_;

@@ -48,7 +48,14 @@ struct WriteOptions {
   bool dictionary = true;
   bool statistics = true;   // page header + column chunk statistics
   bool page_index = true;   // ColumnIndex + OffsetIndex
+  // Statistics in every data page header too (needs `statistics`). Readers that use the page
+  // index never read them; with many small pages they are a third of the page overhead.
+  bool page_header_statistics = true;
   bool page_crc = true;     // PageHeader.crc
+  // A column chunk whose first page does not shrink by at least 1/8 under `codec` is stored
+  // UNCOMPRESSED (Parquet's codec is per column chunk): compressing random doubles or hashes
+  // costs time, most of all in many small pages, and saves nothing.
+  bool skip_incompressible = true;
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
 };
 

@@ -1,6 +1,7 @@
 #include "layout/otree/curve.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace lakeindex::layout::otree {
@@ -135,15 +136,35 @@ uint64_t ZOrderKey(const uint32_t* coords, int dims, int skip_bits) {
   return Interleave(x, dims, bits);
 }
 
+std::vector<double> SliceCuts(double lo, double hi, int slices) {
+  std::vector<double> equal;  // equal-width cuts not (yet) moved onto a round fraction
+  if (!(hi > lo) || slices < 2) return equal;
+  const double width = (hi - lo) / slices;
+  for (int k = 1; k < slices; ++k) equal.push_back(lo + k * width);
+  // Fractions on the 1-2-5 series inside (lo, hi): move the nearest equal-width cut onto each,
+  // or add one when none is within half a slice. Literals, so that each equals the double a
+  // user's "0.1" parses to.
+  static constexpr double kRound[] = {1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5};
+  std::vector<double> cuts;
+  for (double g : kRound) {
+    if (!(g > lo && g < hi)) continue;
+    cuts.push_back(g);
+    auto nearest = std::min_element(equal.begin(), equal.end(),
+                                    [g](double x, double y) { return std::abs(x - g) < std::abs(y - g); });
+    if (nearest != equal.end() && std::abs(*nearest - g) <= width / 2) equal.erase(nearest);
+  }
+  cuts.insert(cuts.end(), equal.begin(), equal.end());
+  std::sort(cuts.begin(), cuts.end());
+  return cuts;
+}
+
 std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& points, int depth, int slices,
                               size_t min_slice_rows) {
   std::vector<Slice> out;
-  size_t n = rows.size();
+  const size_t n = rows.size();
   if (n == 0) return out;
-  size_t s = std::max<size_t>(1, std::min<size_t>(size_t(std::max(slices, 1)), n / std::max<size_t>(min_slice_rows, 1)));
+  const size_t s = std::max<size_t>(1, std::min<size_t>(size_t(std::max(slices, 1)), n / std::max<size_t>(min_slice_rows, 1)));
 
-  // Rows with their weights, cut by weight: nth_element at each cut (O(n log s), not a full
-  // sort). Ties on weight break by row number so the plan is deterministic.
   struct Entry {
     double w;
     uint32_t row;
@@ -152,44 +173,59 @@ std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& p
   // Keys first, in the caller's row order (usually increasing: memory is walked forward).
   std::vector<Entry> e(n);
   uint32_t c[kMaxDims];
-  constexpr size_t kAhead = 16;  // a cube's rows are scattered over the points: prefetch them
+  double lo = points.weights[rows[0]], hi = lo;
   for (size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) {
-      uint32_t later = rows[i + kAhead];
-      for (int d = 0; d < points.dims; ++d) __builtin_prefetch(points.coords[size_t(d)] + later);
-      __builtin_prefetch(points.weights + later);
-    }
     uint32_t row = rows[i];
     for (int d = 0; d < points.dims; ++d) c[d] = points.coords[size_t(d)][row];
     e[i] = {points.weights[row], row, HilbertKey(c, points.dims, depth)};
+    lo = std::min(lo, e[i].w);
+    hi = std::max(hi, e[i].w);
   }
-  auto by_weight = [](const Entry& a, const Entry& b) { return a.w < b.w || (a.w == b.w && a.row < b.row); };
-  std::vector<size_t> cut(s + 1);
-  for (size_t k = 0; k <= s; ++k) cut[k] = k * (n / s) + std::min(k, n % s);  // first n % s get one more
-  // Select the cuts recursively so that each nth_element works on a shrinking range.
-  auto select = [&](auto&& self, size_t lo_cut, size_t hi_cut) -> void {
-    if (hi_cut - lo_cut < 2) return;
-    size_t mid = (lo_cut + hi_cut) / 2;
-    std::nth_element(e.begin() + long(cut[lo_cut]), e.begin() + long(cut[mid]), e.begin() + long(cut[hi_cut]), by_weight);
-    self(self, lo_cut, mid);
-    self(self, mid, hi_cut);
-  };
-  select(select, 0, s);
-
-  out.resize(s);
-  for (size_t k = 0; k < s; ++k) {
-    auto b = e.begin() + long(cut[k]), en = e.begin() + long(cut[k + 1]);
-    Slice& slice = out[k];
-    slice.min_weight = b->w;
-    slice.max_weight = b->w;
-    for (auto it = b; it != en; ++it) {
-      slice.min_weight = std::min(slice.min_weight, it->w);
-      slice.max_weight = std::max(slice.max_weight, it->w);
+  // A cube's weights are uniform over its weight range, so cuts of equal width give slices of
+  // about equal size; each row goes to the slice of the cuts below its weight (one counting pass,
+  // no sort by weight).
+  const std::vector<double> cuts = SliceCuts(lo, hi, int(s));
+  std::vector<size_t> slice_of(n);
+  std::vector<size_t> count(cuts.size() + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    slice_of[i] = size_t(std::upper_bound(cuts.begin(), cuts.end(), e[i].w) - cuts.begin());
+    ++count[slice_of[i]];
+  }
+  // Slices below min_slice_rows join the next one (the last joins the one before).
+  std::vector<size_t> merged(count.size());
+  size_t next = 0, held = 0;
+  for (size_t k = 0; k < count.size(); ++k) {
+    merged[k] = next;
+    held += count[k];
+    if (held >= min_slice_rows) {
+      ++next;
+      held = 0;
     }
-    std::sort(b, en, [&](const Entry& x, const Entry& y) { return x.key < y.key || (x.key == y.key && by_weight(x, y)); });
-    slice.rows.reserve(cut[k + 1] - cut[k]);
-    for (auto it = b; it != en; ++it) slice.rows.push_back(it->row);
   }
+  size_t total = next + (held > 0 ? 1 : 0);
+  if (held > 0 && next > 0 && held < min_slice_rows) {  // a small tail joins the slice before
+    for (size_t k = count.size(); k-- > 0 && merged[k] == next;) merged[k] = next - 1;
+    total = next;
+  }
+  out.resize(std::max<size_t>(total, 1));
+  std::vector<std::vector<Entry>> parts(out.size());
+  for (size_t i = 0; i < n; ++i) parts[merged[slice_of[i]]].push_back(e[i]);
+  for (size_t k = 0; k < out.size(); ++k) {
+    std::vector<Entry>& part = parts[k];
+    std::sort(part.begin(), part.end(), [](const Entry& x, const Entry& y) {
+      return x.key < y.key || (x.key == y.key && (x.w < y.w || (x.w == y.w && x.row < y.row)));
+    });
+    Slice& slice = out[k];
+    slice.min_weight = part.empty() ? 0 : part.front().w;
+    slice.max_weight = slice.min_weight;
+    slice.rows.reserve(part.size());
+    for (const Entry& x : part) {
+      slice.min_weight = std::min(slice.min_weight, x.w);
+      slice.max_weight = std::max(slice.max_weight, x.w);
+      slice.rows.push_back(x.row);
+    }
+  }
+  std::erase_if(out, [](const Slice& x) { return x.rows.empty(); });
   return out;
 }
 

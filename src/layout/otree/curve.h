@@ -26,10 +26,16 @@ struct Slice {
   double max_weight = 0;       // largest weight in the slice
 };
 
-// Orders the rows `rows` of one cube (at depth `depth`) for writing: sorted by weight and cut
-// into at most `slices` slices of equal size (fewer when the cube is small: no slice below
-// `min_slice_rows` rows), each slice then sorted by its Hilbert key below the cube's depth
-// (ties by weight). Deterministic.
+// The weight cuts between the slices of a cube whose weights span [lo, hi]: `slices` slices of
+// equal width, with cuts moved onto (or, when none is within half a slice, added at) the
+// fractions of the 1-2-5 series from 0.01% to 50% (0.01%, 0.02%, 0.05%, 0.1%, ... 50%) inside the range, so that a
+// sample at such a fraction never reads part of a slice it does not need. Ascending.
+std::vector<double> SliceCuts(double lo, double hi, int slices);
+
+// Orders the rows `rows` of one cube (at depth `depth`) for writing: cut by weight into at most
+// about `slices` slices (SliceCuts; fewer when the cube is small: a slice below `min_slice_rows`
+// rows joins its neighbour), each slice sorted by its Hilbert key below the cube's depth (ties
+// by weight, then row). Deterministic.
 std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& points, int depth, int slices,
                               size_t min_slice_rows);
 

@@ -102,17 +102,42 @@ TEST(CurveTest, ExtremeCoordinatesGetDistinctKeys) {
   EXPECT_EQ(HilbertKey(hi, 2, 32), 0u);       // nothing left below a depth-32 cube
 }
 
-TEST(PlanSlicesTest, WeightOrderedEqualHilbertSortedSlices) {
+TEST(SliceCutsTest, EqualWidthCutsMovedOntoOrAddedAtRoundFractions) {
+  // No 1-2-5 fraction inside: equal widths.
+  std::vector<double> cuts = SliceCuts(0.21, 0.29, 4);
+  ASSERT_EQ(cuts.size(), 3u);
+  EXPECT_NEAR(cuts[0], 0.23, 1e-12);
+  EXPECT_NEAR(cuts[1], 0.25, 1e-12);
+  EXPECT_NEAR(cuts[2], 0.27, 1e-12);
+  // A level-2 cube of a 3-D tree: 0.1 is added (no cut within half a slice), 0.2 and 0.5 are
+  // moved onto.
+  cuts = SliceCuts(0.09, 0.73, 8);
+  EXPECT_EQ(cuts.size(), 8u);
+  for (double g : {0.1, 0.2, 0.5}) EXPECT_NE(std::find(cuts.begin(), cuts.end(), g), cuts.end()) << g;
+  EXPECT_TRUE(std::is_sorted(cuts.begin(), cuts.end()));
+  EXPECT_GT(cuts.front(), 0.09);
+  EXPECT_LT(cuts.back(), 0.73);
+  // The root of a large tree: small fractions down to 0.01%.
+  cuts = SliceCuts(0, 0.01, 8);
+  for (double g : {1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3}) EXPECT_NE(std::find(cuts.begin(), cuts.end(), g), cuts.end()) << g;
+  EXPECT_EQ(std::find(cuts.begin(), cuts.end(), 5e-5), cuts.end());
+  EXPECT_TRUE(SliceCuts(0.3, 0.3, 8).empty());
+  EXPECT_TRUE(SliceCuts(0.3, 0.6, 1).empty());
+}
+
+TEST(PlanSlicesTest, WeightCutHilbertSortedSlices) {
   Rng rng(4);
-  for (int iter = 0; iter < 40; ++iter) {
+  for (int iter = 0; iter < 60; ++iter) {
     int dims = 1 + int(rng.Uniform(kMaxDims));
     size_t n = 1 + rng.Uniform(3000);
     std::vector<std::vector<uint32_t>> coords(size_t(dims), std::vector<uint32_t>(n + 50));
     std::vector<double> weights(n + 50);
     int depth = int(rng.Uniform(6));
+    // A cube's weights: uniform over a random range, some ties.
+    double lo_w = rng.Unit() * 0.5, hi_w = lo_w + rng.Unit() * (1 - lo_w);
     for (size_t i = 0; i < n + 50; ++i) {
       for (int d = 0; d < dims; ++d) coords[size_t(d)][i] = uint32_t(rng.Next());
-      weights[i] = rng.Chance(0.1) ? 0.5 : rng.Unit();  // some ties
+      weights[i] = rng.Chance(0.1) ? (lo_w + hi_w) / 2 : lo_w + rng.Unit() * (hi_w - lo_w);
     }
     Points p;
     p.dims = dims;
@@ -125,22 +150,27 @@ TEST(PlanSlicesTest, WeightOrderedEqualHilbertSortedSlices) {
     std::shuffle(rows.begin(), rows.end(), std::mt19937(unsigned(iter)));
     rows.resize(n);
     int slices = 1 + int(rng.Uniform(8));
-    size_t min_rows = rng.Uniform(200);
+    size_t min_rows = iter % 3 == 0 ? 1 : rng.Uniform(200);
     std::vector<Slice> plan = PlanSlices(rows, p, depth, slices, min_rows);
-    size_t want = std::max<size_t>(1, std::min<size_t>(size_t(slices), n / std::max<size_t>(min_rows, 1)));
-    ASSERT_EQ(plan.size(), want);
+    double lo = 2, hi = -1;
+    for (uint32_t r : rows) {
+      lo = std::min(lo, weights[r]);
+      hi = std::max(hi, weights[r]);
+    }
+    const size_t want = std::max<size_t>(1, std::min<size_t>(size_t(slices), n / std::max<size_t>(min_rows, 1)));
+    const std::vector<double> cuts = SliceCuts(lo, hi, int(want));
+    ASSERT_GE(plan.size(), 1u);
+    ASSERT_LE(plan.size(), cuts.size() + 1);
     std::vector<uint32_t> seen;
     for (size_t k = 0; k < plan.size(); ++k) {
       const Slice& s = plan[k];
-      EXPECT_LE(s.rows.size(), n / plan.size() + 1);
-      EXPECT_GE(s.rows.size(), n / plan.size());
-      if (min_rows > 0 && plan.size() > 1) { EXPECT_GE(s.rows.size(), min_rows); }
-      double lo = 2, hi = -1;
+      if (plan.size() > 1) { EXPECT_GE(s.rows.size(), min_rows); }
+      double s_lo = 2, s_hi = -1;
       uint64_t last_key = 0;
       for (size_t i = 0; i < s.rows.size(); ++i) {
         uint32_t r = s.rows[i];
-        lo = std::min(lo, weights[r]);
-        hi = std::max(hi, weights[r]);
+        s_lo = std::min(s_lo, weights[r]);
+        s_hi = std::max(s_hi, weights[r]);
         uint32_t c[kMaxDims];
         for (int d = 0; d < dims; ++d) c[d] = coords[size_t(d)][r];
         uint64_t key = HilbertKey(c, dims, depth);
@@ -148,9 +178,14 @@ TEST(PlanSlicesTest, WeightOrderedEqualHilbertSortedSlices) {
         last_key = key;
         seen.push_back(r);
       }
-      EXPECT_EQ(s.min_weight, lo);
-      EXPECT_EQ(s.max_weight, hi);
-      if (k > 0) { EXPECT_LE(plan[k - 1].max_weight, s.min_weight); }
+      EXPECT_EQ(s.min_weight, s_lo);
+      EXPECT_EQ(s.max_weight, s_hi);
+      if (k > 0) { EXPECT_LT(plan[k - 1].max_weight, s.min_weight); }
+      // Without merging (min_rows 1), no slice straddles a cut: a sample at a cut reads whole
+      // slices only.
+      if (min_rows <= 1) {
+        for (double g : cuts) EXPECT_FALSE(s.min_weight < g && g <= s.max_weight) << g;
+      }
     }
     std::sort(seen.begin(), seen.end());
     std::vector<uint32_t> sorted_rows = rows;
@@ -158,6 +193,7 @@ TEST(PlanSlicesTest, WeightOrderedEqualHilbertSortedSlices) {
     ASSERT_EQ(seen, sorted_rows);
     // Deterministic.
     std::vector<Slice> again = PlanSlices(rows, p, depth, slices, min_rows);
+    ASSERT_EQ(again.size(), plan.size());
     for (size_t k = 0; k < plan.size(); ++k) EXPECT_EQ(again[k].rows, plan[k].rows);
   }
   Points empty;

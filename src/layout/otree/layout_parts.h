@@ -1,0 +1,75 @@
+// Pieces of LayoutTable (layout_writer.cc) that the partitioned build (partitioned_layout.h) runs
+// part by part, so that both produce the same weights, transformations, tree and blocks.
+// Internal to layout/: callers outside use layout_writer.h or partitioned_layout.h.
+// Thread safety: functions over caller-owned values.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "layout/otree/layout_meta.h"
+#include "layout/otree/layout_writer.h"
+#include "lakeindex/column_stats.h"
+#include "table/table.h"
+
+namespace lakeindex::layout::parts {
+
+// Values per column the quantile transformation is fitted on: every stride-th row of the table
+// (in ReadAll order), stride = max(1, rows / kSampleValues).
+inline constexpr size_t kSampleValues = 100000;
+
+// Rows being placed: the table's columns with `_weight` last, and their coordinates.
+struct Placed {
+  Batch rows;
+  int weight_column = -1;
+  std::vector<std::vector<uint32_t>> coords;  // per layout column
+
+  otree::Points points() const {
+    otree::Points p;
+    p.dims = int(coords.size());
+    p.size = rows.num_rows();
+    for (size_t d = 0; d < coords.size(); ++d) p.coords[d] = coords[d].data();
+    p.weights = rows.column(size_t(weight_column)).data<double>();
+    return p;
+  }
+};
+
+// A data file written for a layout, not yet committed; blocks name it by file until the commit
+// assigns fragment ids.
+struct WrittenFile {
+  table::FragmentMeta meta;
+  std::vector<BlockMeta> blocks;
+};
+
+// `schema` with `_weight` (double, not nullable) appended unless it has one.
+Schema WithWeight(const Schema& schema);
+// `rows` (of `schema` without `_weight`, or with it) as a batch of WithWeight(schema), drawing
+// the missing weights from `seed`: row i's weight depends only on seed and first_row + i (its
+// position in the whole table), so parts of a table get the weights the whole would.
+Batch AddWeights(Batch rows, uint64_t seed, uint64_t first_row = 0);
+// The valid values of the rows i of `column` whose position first_row + i is a multiple of stride.
+std::vector<Value> SampleColumn(const Column& column, uint64_t first_row, uint64_t stride);
+// The transformation of layout column `name` fitted in `mode` (default | linear | quantile) to
+// the column's exact statistics and a sample of its values (SampleColumn).
+Result<otree::Transform> FitColumnTransform(TypeId type, const std::string& name, const ColumnStats& stats,
+                                            std::vector<Value> sample, const std::string& mode);
+// Seals `placed->rows` and computes the coordinates of its rows appended since the last call.
+Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::vector<otree::Transform>& transforms);
+// Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: cubes in
+// pre-order, each as weight slices in Hilbert order, rolled up into files of about rows_per_file
+// rows. Nothing is committed. Takes `placed` by value: it regroups the rows cube by cube in
+// place, so callers that are done with theirs move it in.
+Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, const otree::Tree& tree,
+                                            const std::vector<uint32_t>& cube_of_row, int revision,
+                                            const LayoutMeta& meta, const table::WriteConfig& config);
+// Commits a layout change made against the table's version: fragments `removed` go, `files`
+// come in, the layout becomes `meta` plus the blocks of `files`. Conflict if another writer
+// committed in between.
+Status CommitLayout(table::Table* table, const std::string& operation, std::set<uint32_t> removed,
+                    std::vector<WrittenFile> files, LayoutMeta meta, const Schema& schema);
+// InvalidArgument for bad layout options (columns, kind, transformation, sizes).
+Status CheckColumns(const Schema& schema, const LayoutOptions& options);
+
+}  // namespace lakeindex::layout::parts

@@ -1,0 +1,123 @@
+// The OTree layout built in parts (lakeindex.dask runs the parts on worker processes): the same
+// result as LayoutTable — every row keeps the `_weight` and lands in the cube LayoutTable gives it,
+// and the revision (transformations, cubes, max weights) is identical — with each part reading only
+// its own fragments. Only the files differ: each part writes its own files (a cube may then have
+// one block per part, as after an append).
+//
+// The protocol, driver (one process) and parts (any processes that open the same table version):
+//  1. driver: PartitionFragments cuts the live fragments into parts of consecutive fragments;
+//     a part knows its first row's position in the whole table, which fixes its rows' weights.
+//  2. parts: SampleLayoutColumns -> driver: FitPartitionedTransforms (exact column statistics
+//     and the same every-stride-th-row sample as LayoutTable).
+//  3. parts: ComputePartitionPoints (coordinates and weights, kept by the part between rounds);
+//     then one round per tree level: the driver's PartitionedTreeBuilder asks for the cubes of
+//     one depth, each part answers LevelWeights (per cube reached: its row count and its
+//     cube_rows + 1 lightest weights), the driver merges them into the exact max weights.
+//     A row reaches a cube iff its weight is at least every ancestor's max weight, and a cube's
+//     max weight is the (cube_rows+1)-th lightest weight reaching it, so the merge is exact.
+//  4. parts: WriteLayoutPartition places their rows into the finished tree and writes blocks,
+//     returning a description of the files (nothing committed) -> driver:
+//     CommitPartitionedLayout commits them all as one version. A part that fails leaves only
+//     unreferenced files (vacuum removes them); the table keeps its version.
+// Thread safety: functions; PartitionedTreeBuilder as a value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layout/otree/layout_meta.h"
+#include "layout/otree/layout_writer.h"
+#include "lakeindex/column_stats.h"
+#include "table/table.h"
+
+namespace lakeindex::layout {
+
+struct LayoutPartition {
+  std::vector<uint32_t> fragments;  // ids, in manifest order, consecutive in it
+  uint64_t first_row = 0;           // live rows of the version before the first of them
+};
+
+// The table's fragments cut into at most `parts` (>= 1) parts of consecutive fragments with
+// about equal live rows (fragments without live rows are left out). Empty for an empty table.
+std::vector<LayoutPartition> PartitionFragments(const table::Table& table, size_t parts);
+
+// What the transformations are fitted on, per layout column: the exact statistics and the
+// values of the rows at multiples of the sampling stride (LayoutTable's sample).
+struct ColumnSample {
+  ColumnStats stats;
+  std::vector<Value> sample;
+};
+
+// Step 2 on a part: InvalidArgument for bad options (as LayoutTable), NotFound for fragments the
+// version lacks.
+Result<std::vector<ColumnSample>> SampleLayoutColumns(const table::Table& table, const LayoutOptions& options,
+                                                      const LayoutPartition& part);
+// Step 2 on the driver: `parts` in partition order.
+Result<std::vector<otree::Transform>> FitPartitionedTransforms(const table::Table& table, const LayoutOptions& options,
+                                                               const std::vector<std::vector<ColumnSample>>& parts);
+
+// A part's rows as points: coords[d][i], weights[i] of its live rows in order.
+struct PartitionPoints {
+  std::vector<std::vector<uint32_t>> coords;
+  std::vector<double> weights;
+  otree::Points points() const;
+};
+Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const LayoutOptions& options,
+                                               const LayoutPartition& part,
+                                               const std::vector<otree::Transform>& transforms);
+
+// The rows of one part that reach a cube: how many, and the lightest min(rows, cube_rows + 1)
+// of their weights (ascending).
+struct CubeWeights {
+  otree::CubeId id;
+  uint64_t rows = 0;
+  std::vector<double> lightest;
+};
+// Step 3 on a part: the cubes at `depth` that its rows reach through `tree` (whose cubes above
+// `depth` have their final max weights), in CubeId order. REQUIRES points.coords.size() == dims.
+std::vector<CubeWeights> LevelWeights(const PartitionPoints& points, const otree::Tree& tree, int depth);
+
+// Step 3 on the driver: builds the tree level by level from the parts' LevelWeights.
+class PartitionedTreeBuilder {
+ public:
+  PartitionedTreeBuilder(int dims, uint64_t cube_rows);
+  // Whether the tree is finished (no cube at depth() has rows going further down).
+  bool done() const { return done_; }
+  // The depth whose LevelWeights AddLevel wants next (0 first).
+  int depth() const { return depth_; }
+  // The cubes decided so far (what parts walk in LevelWeights).
+  const otree::Tree& tree() const { return tree_; }
+  // Merges every part's LevelWeights of depth(): adds those cubes (in LayoutTable's cube order)
+  // with their max weights. InvalidArgument for cubes that are not children of the previous
+  // level's inner cubes.
+  Status AddLevel(const std::vector<std::vector<CubeWeights>>& parts);
+
+ private:
+  int dims_;
+  uint64_t cube_rows_;
+  int depth_ = 0;
+  bool done_ = false;
+  otree::Tree tree_;
+  nlohmann::json cubes_ = nlohmann::json::array();  // tree_ as its JSON cube list
+};
+
+// The revision a partitioned layout writes (id 1, the fitted transformations, the finished tree).
+// JSON form {"transforms": [...], "tree": {...}} for sending it to the parts.
+std::string RevisionToJson(const Revision& revision);
+Result<Revision> RevisionFromJson(const std::string& text, const table::Table& table, const LayoutOptions& options);
+
+// Step 4 on a part: writes its rows as blocks of `revision`; returns the files written as the
+// text of a partial manifest (its fragments and a layout holding only their blocks).
+Result<std::string> WriteLayoutPartition(const table::Table& table, const LayoutOptions& options,
+                                         const LayoutPartition& part, const Revision& revision);
+// Step 4 on the driver: commits the files of every part (WriteLayoutPartition's texts) as one
+// new version "layout", replacing every fragment of the table's version. Conflict if the table
+// changed since; Corruption for a text that is not a part's output.
+Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOptions& options, Revision revision,
+                                             const std::vector<std::string>& written);
+
+// Steps 1-4 in this process, serially (tests; the reference for distributed drivers).
+Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts);
+
+}  // namespace lakeindex::layout

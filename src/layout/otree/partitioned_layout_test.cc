@@ -1,0 +1,192 @@
+// The partitioned OTree build against LayoutTable: on twin tables (same fragments, same deleted
+// rows) every row gets the same `_weight` and the same cube, and the revisions (transformations,
+// cubes, max weights, rows per cube) are identical, for 1-3 dimensions, strings, NULLs, deep
+// trees, a re-layout of an OTree table, and any number of parts.
+#include "layout/otree/partitioned_layout.h"
+
+#include <map>
+#include <utility>
+
+#include <gtest/gtest.h>
+
+#include "util/test_util.h"
+
+namespace lakeindex::layout {
+namespace {
+
+using lakeindex::testing::Rng;
+
+// rid, x (double, skewed, some NULL), y (int64), s (string, some NULL).
+std::vector<Batch> MakeBatches(size_t batches, size_t rows, uint64_t seed) {
+  Schema schema = Schema::Parse("rid:int64,x:double,y:int64,s:string").value();
+  Rng rng(seed);
+  std::vector<Batch> out;
+  int64_t rid = 0;
+  for (size_t b = 0; b < batches; ++b) {
+    Batch batch(schema);
+    for (size_t r = 0; r < rows; ++r) {
+      batch.mutable_column(0).Append<int64_t>(rid++);
+      if (rng.Chance(0.05)) {
+        batch.mutable_column(1).AppendNull();
+      } else {
+        double u = rng.Unit();
+        batch.mutable_column(1).Append<double>(u * u * u * 1000);
+      }
+      batch.mutable_column(2).Append<int64_t>(rng.Range(-500, 500));
+      if (rng.Chance(0.05)) {
+        batch.mutable_column(3).AppendNull();
+      } else {
+        EXPECT_TRUE(batch.mutable_column(3).AppendString("k" + std::to_string(rng.Uniform(300))).ok());
+      }
+    }
+    EXPECT_TRUE(batch.Seal().ok());
+    out.push_back(std::move(batch));
+  }
+  return out;
+}
+
+// Deletes every `step`-th row of each fragment (from offset `first`).
+void DeleteEvery(table::Table* t, uint32_t step, uint32_t first) {
+  RowSet rows;
+  for (const table::FragmentMeta& f : t->manifest().fragments) {
+    for (uint32_t r = first; r < f.rows; r += step) rows.Add(MakeRowAddress(f.id, r));
+  }
+  auto deleted = t->DeleteRows(rows);
+  EXPECT_TRUE(deleted.ok()) << deleted.status().ToString();
+}
+
+// A table of `batches` fragments with every 7th row deleted.
+std::unique_ptr<table::Table> MakeTable(const std::vector<Batch>& batches) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  auto source = table::MemorySource(batches[0].schema(), batches);
+  table::WriteConfig config;
+  config.rows_per_file = batches[0].num_rows();
+  auto t = table::Table::Create(store, source.get(), config);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  DeleteEvery(t->get(), 7, 3);
+  return std::move(*t);
+}
+
+// rid -> (weight, "revision/cube") of every row, read block by block.
+std::map<int64_t, std::pair<double, std::string>> PlacementOf(const table::Table& table) {
+  std::map<int64_t, std::pair<double, std::string>> out;
+  auto meta = LoadLayout(table.manifest());
+  EXPECT_TRUE(meta.ok() && meta->has_value());
+  if (!meta.ok() || !meta->has_value()) return out;
+  const int dims = int((*meta)->columns.size());
+  for (const BlockMeta& b : (*meta)->blocks) {
+    const table::FragmentMeta* f = table.manifest().FindFragment(b.fragment);
+    EXPECT_NE(f, nullptr);
+    auto reader = table.OpenDataFile(*f);
+    EXPECT_TRUE(reader.ok());
+    const Schema& schema = (*reader)->schema();
+    auto rows = (*reader)->ReadRowGroup(b.row_group, {schema.FindField("rid"), schema.FindField(kWeightColumn)});
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(rows->num_rows(), b.rows);
+    for (size_t r = 0; r < rows->num_rows(); ++r) {
+      const std::string cube = std::to_string(b.revision) + "/" + b.cube.ToString(dims);
+      EXPECT_TRUE(out.emplace(rows->column(0).Get<int64_t>(r), std::make_pair(rows->column(1).Get<double>(r), cube)).second);
+    }
+  }
+  return out;
+}
+
+void ExpectSameLayout(const table::Table& single, const table::Table& parted) {
+  ASSERT_FALSE(single.manifest().layout.is_null());
+  ASSERT_FALSE(parted.manifest().layout.is_null());
+  EXPECT_EQ(single.manifest().layout["revisions"], parted.manifest().layout["revisions"]);
+  EXPECT_EQ(single.schema(), parted.schema());
+  auto a = PlacementOf(single), b = PlacementOf(parted);
+  EXPECT_EQ(a.size(), single.manifest().total_rows());
+  EXPECT_TRUE(a == b) << "rows placed differently";
+}
+
+struct Case {
+  std::vector<std::string> columns;
+  uint64_t cube_rows;
+  size_t parts;
+};
+
+TEST(PartitionedLayoutTest, SameWeightsCubesAndRevisionAsLayoutTable) {
+  const std::vector<Batch> batches = MakeBatches(6, 1500, 11);
+  for (const Case& c : {Case{{"x"}, 100, 3}, Case{{"x", "y"}, 60, 4}, Case{{"s", "x", "y"}, 200, 2},
+                        Case{{"y", "s"}, 5000, 5}, Case{{"x", "s"}, 10, 1}}) {
+    SCOPED_TRACE(c.columns[0] + " dims " + std::to_string(c.columns.size()) + " parts " + std::to_string(c.parts));
+    auto single = MakeTable(batches), parted = MakeTable(batches);
+    LayoutOptions options;
+    options.columns = c.columns;
+    options.cube_rows = c.cube_rows;
+    options.write.rows_per_file = 2000;
+    ASSERT_TRUE(LayoutTable(single.get(), options).ok());
+    auto report = LayoutTablePartitioned(parted.get(), options, c.parts);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->rows, single->manifest().total_rows());
+    ExpectSameLayout(*single, *parted);
+
+    // A second layout keeps the weights: the same again on the rewritten tables.
+    options.cube_rows = c.cube_rows * 2;
+    ASSERT_TRUE(LayoutTable(single.get(), options).ok());
+    ASSERT_TRUE(LayoutTablePartitioned(parted.get(), options, c.parts + 1).ok());
+    ExpectSameLayout(*single, *parted);
+  }
+}
+
+TEST(PartitionedLayoutTest, PartitionsCoverEveryLiveRowInOrder) {
+  auto t = MakeTable(MakeBatches(5, 100, 3));
+  for (size_t parts : {1, 2, 3, 5, 9}) {
+    auto partitions = PartitionFragments(*t, parts);
+    EXPECT_LE(partitions.size(), parts);
+    std::vector<uint32_t> ids;
+    uint64_t position = 0;
+    for (const LayoutPartition& p : partitions) {
+      EXPECT_EQ(p.first_row, position);
+      for (uint32_t id : p.fragments) {
+        ids.push_back(id);
+        position += t->manifest().FindFragment(id)->live_rows();
+      }
+    }
+    EXPECT_EQ(position, t->manifest().total_rows());
+    EXPECT_EQ(ids.size(), t->manifest().fragments.size());
+  }
+}
+
+TEST(PartitionedLayoutTest, ConcurrentCommitIsAConflictAndLeavesTheTable) {
+  auto t = MakeTable(MakeBatches(3, 500, 5));
+  LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = 100;
+  auto partitions = PartitionFragments(*t, 2);
+  std::vector<std::vector<ColumnSample>> samples;
+  for (const auto& p : partitions) samples.push_back(SampleLayoutColumns(*t, options, p).value());
+  Revision rev;
+  rev.id = 1;
+  rev.transforms = FitPartitionedTransforms(*t, options, samples).value();
+  PartitionedTreeBuilder builder(2, options.cube_rows);
+  std::vector<PartitionPoints> points;
+  for (const auto& p : partitions) points.push_back(ComputePartitionPoints(*t, options, p, rev.transforms).value());
+  while (!builder.done()) {
+    std::vector<std::vector<CubeWeights>> level;
+    for (const auto& p : points) level.push_back(LevelWeights(p, builder.tree(), builder.depth()));
+    ASSERT_TRUE(builder.AddLevel(level).ok());
+  }
+  rev.tree = builder.tree();
+  auto round_trip = RevisionFromJson(RevisionToJson(rev), *t, options);
+  ASSERT_TRUE(round_trip.ok()) << round_trip.status().ToString();
+  EXPECT_EQ(round_trip->tree.ToJson(), rev.tree.ToJson());
+  std::vector<std::string> written;
+  for (const auto& p : partitions) written.push_back(WriteLayoutPartition(*t, options, p, rev).value());
+
+  // Another writer commits first: nothing of the layout is committed.
+  auto other = table::Table::Open(t->shared_store()).value();
+  DeleteEvery(other.get(), 7, 5);
+  const uint64_t before = other->version();
+  auto report = CommitPartitionedLayout(t.get(), options, rev, written);
+  EXPECT_TRUE(report.status().IsConflict()) << report.status().ToString();
+  EXPECT_EQ(table::Table::LatestVersion(t->store()).value(), before);
+  // A part's output from another table is refused.
+  auto missing = CommitPartitionedLayout(other.get(), options, rev, {written[0]});
+  EXPECT_FALSE(missing.ok());
+}
+
+}  // namespace
+}  // namespace lakeindex::layout
