@@ -72,9 +72,12 @@ void Progress::Update(uint64_t done) {
   if (printed_ && now - last_ < std::chrono::milliseconds(200) && done < total_) return;
   last_ = now;
   printed_ = true;
-  double pct = total_ ? 100.0 * double(done) / double(total_) : 100.0;
-  std::fprintf(stderr, "\r\033[K%s: %llu/%llu (%.0f%%)", label_.c_str(), static_cast<unsigned long long>(done),
-               static_cast<unsigned long long>(total_), pct);
+  double fraction = total_ ? std::min(1.0, double(done) / double(total_)) : 1.0;
+  constexpr int kBarWidth = 30;
+  std::string bar(kBarWidth, ' ');
+  std::fill(bar.begin(), bar.begin() + int(fraction * kBarWidth), '=');
+  std::fprintf(stderr, "\r\033[K%s [%s] %3.0f%% %llu/%llu", label_.c_str(), bar.c_str(), 100 * fraction,
+               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_));
   std::fflush(stderr);
 }
 

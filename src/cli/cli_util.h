@@ -55,7 +55,8 @@ class Progress;
 // Write settings of create/append/optimize/layout with progress reported to `progress`.
 table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress);
 
-// Prints "label: done/total" on stderr at most every 200 ms, only when stderr is a terminal.
+// Draws "label [=====     ] 50% done/total" on stderr at most every 200 ms, only when stderr is a
+// terminal (a pipe or file gets none); the destructor clears the line.
 class Progress {
  public:
   Progress(std::string label, uint64_t total);

@@ -61,12 +61,21 @@ struct PlotArgs {
   std::string table, output, where;
 };
 
-// An SVG of the newest revision's cubes projected on its first two dimensions (coordinates
-// scaled to the square), deeper cubes darker; with --where, the query's boxes in red and the
-// cubes whose blocks the query reads filled in orange.
 Status RunPlot(const PlotArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(h.table->manifest()));
+  ASSIGN_OR_RETURN(PlotSummary plot, WriteCubesSvg(*h.table, args.where, args.output));
+  std::fprintf(stderr, "wrote %s: %zu cubes%s\n", args.output.c_str(), plot.cubes,
+               args.where.empty() ? "" : (", " + std::to_string(plot.cubes_read) + " of them read by the filter").c_str());
+  return Status::OK();
+}
+
+}  // namespace
+
+// An SVG of the newest revision's cubes projected on its first two dimensions (coordinates
+// scaled to the square), deeper cubes darker; with a filter, the query's boxes in red and the
+// cubes whose blocks the query reads filled in orange.
+Result<PlotSummary> WriteCubesSvg(const table::Table& table, const std::string& where, const std::string& output) {
+  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table.manifest()));
   if (!meta || !meta->is_otree()) return Status::InvalidArgument("plot needs an OTree layout: run `lakeindex layout TABLE --otree COLUMNS` first");
   const layout::Revision& rev = meta->revisions.back();
   const int dims = int(meta->columns.size());
@@ -88,13 +97,13 @@ Status RunPlot(const PlotArgs& args) {
   std::set<int> read;
   std::vector<layout::otree::Box> boxes;
   query::BlockSelection selection;
-  if (!args.where.empty()) {
-    ASSIGN_OR_RETURN(auto parsed, query::ParseExpression(args.where));
-    ASSIGN_OR_RETURN(auto bound, query::Bind(*parsed, h.table->schema()));
-    ASSIGN_OR_RETURN(std::vector<int> columns, meta->ColumnIndexes(h.table->schema()));
+  if (!where.empty()) {
+    ASSIGN_OR_RETURN(auto parsed, query::ParseExpression(where));
+    ASSIGN_OR_RETURN(auto bound, query::Bind(*parsed, table.schema()));
+    ASSIGN_OR_RETURN(std::vector<int> columns, meta->ColumnIndexes(table.schema()));
     boxes = query::FilterBoxes(bound.get(), columns, rev.transforms);
     for (int c : rev.tree.Select(boxes, 1.0)) read.insert(c);
-    ASSIGN_OR_RETURN(selection, query::SelectBlocks(*meta, h.table->schema(), bound.get(), std::nullopt));
+    ASSIGN_OR_RETURN(selection, query::SelectBlocks(*meta, table.schema(), bound.get(), std::nullopt));
   }
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(kSize + 2 * kMargin)) +
                     "\" height=\"" + std::to_string(int(kSize + 2 * kMargin)) + "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
@@ -120,16 +129,17 @@ Status RunPlot(const PlotArgs& args) {
   }
   svg += "<text x=\"" + std::to_string(int(kMargin)) + "\" y=\"24\" font-family=\"sans-serif\" font-size=\"13\">" +
          std::to_string(rev.tree.cubes().size()) + " cubes, depth " + std::to_string(rev.tree.depth()) +
-         (args.where.empty() ? std::string() : ", blocks read " + std::to_string(selection.blocks_selected) + " of " +
+         (where.empty() ? std::string() : ", blocks read " + std::to_string(selection.blocks_selected) + " of " +
                                                    std::to_string(selection.blocks_total)) +
          "</text>\n</svg>\n";
-  RETURN_IF_ERROR(WriteOutputFile(args.output, svg));
-  std::fprintf(stderr, "wrote %s: %zu cubes%s\n", args.output.c_str(), rev.tree.cubes().size(),
-               args.where.empty() ? "" : (", " + std::to_string(read.size()) + " of them read by the filter").c_str());
-  return Status::OK();
+  RETURN_IF_ERROR(WriteOutputFile(output, svg));
+  PlotSummary summary;
+  summary.cubes = rev.tree.cubes().size();
+  summary.cubes_read = read.size();
+  summary.blocks_read = selection.blocks_selected;
+  summary.blocks_total = selection.blocks_total;
+  return summary;
 }
-
-}  // namespace
 
 Status PrintLayoutStats(const table::Table& table) {
   ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table.manifest()));

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   AddDataCommands(app, &commands);
   AddTableCommands(app, &commands);
   AddLayoutCommands(app, &commands);
+  AddDemoCommand(app, &commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

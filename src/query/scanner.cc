@@ -385,20 +385,25 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     candidate = std::move(selected);
     if (candidate.empty()) return Status::OK();
   }
+  std::map<int, parquet::PageIndex> page_indexes;  // by read column position
   // When the index keeps most of the row group, or rows scattered over most of its pages, reading
   // it whole and evaluating the filter is cheaper than many page reads (the filter is exact on
   // every row, so the answer is the same).
   // Scattered candidates touch most pages anyway: k separate runs touch about
-  // P * (1 - e^(-k/P)) of the P pages (8192 rows each by default), over half once k > 0.7 P.
-  constexpr uint64_t kTypicalPageRows = 8192;
-  const uint64_t typical_pages = std::max<uint64_t>(1, rg_rows / kTypicalPageRows);
-  if (from_index && (RangeRows(candidate) * 2 > rg_rows || candidate.size() * 10 > typical_pages * 7)) {
-    candidate = {{0, rg_rows}};
+  // P * (1 - e^(-k/P)) of the P pages, over half once k > 0.7 P. P is the real page count of the
+  // first read column (pages of 8192 rows in plain files, of 64 in OTree blocks).
+  if (from_index && RangeRows(candidate) * 2 <= rg_rows && !read_columns_.empty()) {
+    auto pi = reader.ReadPageIndex(rg, file_column(read_columns_[0]));
+    if (!pi.ok()) return pi.status().WithContext(where);
+    const uint64_t pages = std::max<uint64_t>(1, pi->pages.size());
+    page_indexes[0] = std::move(*pi);
+    if (candidate.size() * 10 > pages * 7) from_index = nullptr;
+  } else if (from_index) {
     from_index = nullptr;
   }
+  if (!from_index) candidate = {{0, rg_rows}};
   // Rows from an exact index answer with nothing left to check skip evaluation.
   const bool evaluate = !(from_index && !index_plan_.residual);
-  std::map<int, parquet::PageIndex> page_indexes;  // by read column position
   if (filter_ && evaluate) {
     MapStatsProvider stats;
     for (int c : read_columns_) {
