@@ -519,9 +519,21 @@ Result<Column> ParquetReader::ReadPage(int rg, int column, int page) const {
   // Pages before the first data page (the dictionary page) are needed to decode any page.
   uint64_t first = uint64_t(index.pages[0].offset);
   if (range.first < first) {
-    uint64_t len = first - range.first;
-    ASSIGN_OR_RETURN(std::string head, store_->ReadRange(path_, range.first, len));
-    if (head.size() != len) return Status::Corruption(where + ": short read");
+    const uint64_t len = first - range.first;
+    std::shared_ptr<const std::string> cached;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = dictionary_cache_.find({rg, column});
+      if (it != dictionary_cache_.end()) cached = it->second;
+    }
+    if (!cached) {
+      ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, range.first, len));
+      if (bytes.size() != len) return Status::Corruption(where + ": short read");
+      cached = std::make_shared<const std::string>(std::move(bytes));
+      std::lock_guard<std::mutex> lock(mu_);
+      dictionary_cache_[{rg, column}] = cached;
+    }
+    const std::string& head = *cached;
     size_t pos = 0;
     while (pos < head.size()) {
       int64_t got = 0;

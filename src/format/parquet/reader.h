@@ -136,6 +136,9 @@ class ParquetReader {
 
   mutable std::mutex mu_;
   mutable std::map<std::pair<int, int>, std::shared_ptr<const PageIndex>> page_index_cache_;
+  // The bytes before each chunk's first data page (its dictionary page), read once by ReadPage:
+  // reading a page of a dictionary-encoded column needs them every time.
+  mutable std::map<std::pair<int, int>, std::shared_ptr<const std::string>> dictionary_cache_;
 };
 
 }  // namespace lakeindex::parquet

@@ -135,10 +135,61 @@ TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {
     o.statistics = rng.Chance(0.8);
     o.page_index = rng.Chance(0.8);
     o.page_crc = rng.Chance(0.5);
+    o.skip_incompressible = rng.Chance(0.5);
+    o.page_header_statistics = rng.Chance(0.5);
     RoundTrip(batch, o, "seed " + std::to_string(seed) + " codec " + CodecName(o.codec) +
                             " page_rows " + std::to_string(o.page_rows) + " rg " + std::to_string(o.row_group_rows));
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+// Small pages: a dictionary is decided on the chunk's first 1024 values (not on one page), a
+// chunk whose first page does not compress is stored UNCOMPRESSED, and reading page after page
+// of a dictionary-encoded chunk reads its dictionary page once.
+TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
+  Schema schema({Field{"cat", TypeId::kString, false}, Field{"noise", TypeId::kDouble, false},
+                 Field{"seq", TypeId::kInt64, false}});
+  Batch batch(schema);
+  Rng rng(11);
+  for (int i = 0; i < 4096; ++i) {
+    ASSERT_TRUE(batch.mutable_column(0).AppendString("category_" + std::to_string(rng.Uniform(200))).ok());
+    batch.mutable_column(1).Append<double>(rng.Unit());
+    batch.mutable_column(2).Append<int64_t>(int64_t(i) * 1000);
+  }
+  ASSERT_TRUE(batch.Seal().ok());
+  WriteOptions o;
+  o.page_rows = 64;  // 64 rows hold ~55 distinct of the 200 categories: a per-page decision says no
+  auto writer = ParquetWriter::Make(schema, o);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Write(batch).ok());
+  auto bytes = (*writer)->Finish();
+  ASSERT_TRUE(bytes.ok());
+  auto instrumented = std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(NewMemoryStore()));
+  ASSERT_TRUE(instrumented->Write("t.parquet", *bytes).ok());
+  auto reader = ParquetReader::Open(instrumented.get(), "t.parquet");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const ColumnMetaData& cat = *(*reader)->metadata().row_groups[0].columns[0].meta_data;
+  const ColumnMetaData& noise = *(*reader)->metadata().row_groups[0].columns[1].meta_data;
+  const ColumnMetaData& seq = *(*reader)->metadata().row_groups[0].columns[2].meta_data;
+  EXPECT_TRUE(cat.dictionary_page_offset.has_value());
+  EXPECT_EQ(noise.codec, int32_t(Codec::kUncompressed));  // random doubles: zstd saves nothing
+  EXPECT_FALSE(seq.dictionary_page_offset.has_value());   // all distinct
+  EXPECT_EQ(seq.codec, int32_t(Codec::kZstd));            // small integers in 8 bytes compress
+  auto index = (*reader)->ReadPageIndex(0, 0);
+  ASSERT_TRUE(index.ok());
+  ASSERT_EQ(index->pages.size(), 64u);
+  const uint64_t dictionary_bytes = uint64_t(index->pages[0].offset) - uint64_t(*cat.dictionary_page_offset);
+  uint64_t pages_bytes = 0;
+  instrumented->counters().Reset();
+  for (size_t p = 0; p < index->pages.size(); ++p) {
+    auto page = (*reader)->ReadPage(0, 0, int(p));
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    Column want(TypeId::kString);
+    want.AppendSlice(batch.column(0), size_t(index->pages[p].first_row_index), size_t(index->pages[p].num_rows));
+    ASSERT_TRUE(page->Equals(want)) << "page " << p;
+    pages_bytes += uint64_t(index->pages[p].compressed_size);
+  }
+  EXPECT_EQ(instrumented->counters().bytes_read.load(), pages_bytes + dictionary_bytes);
 }
 
 // Builds a one-column batch from values (std::nullopt = NULL).
