@@ -1,0 +1,124 @@
+"""lakeindex: lakehouse tables that index themselves, from Python.
+
+A Table is one version of a table directory (Parquet data files + JSON manifests). Queries
+return a dict of numpy arrays, one per selected column: numbers and booleans with their dtype,
+dates as datetime64[D], timestamps as datetime64[us] (numpy masked arrays when a column has
+NULLs), strings as object arrays of str with None for NULL.
+
+Errors are raised as lakeindex.Error subclasses carrying the library's message:
+InvalidArgument (also a ValueError), NotFound (also a LookupError), Conflict, Corruption,
+IOError, NotSupported, InternalError. The GIL is released while the library works, so other
+Python threads run meanwhile.
+
+Build the native module with `make build` (it lands in build/python/), then use the checkout
+with PYTHONPATH=build/python:python. See docs/python.md.
+"""
+
+import _lakeindex as _native
+
+__all__ = ["Table", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
+           "NotSupported", "InternalError"]
+
+Error = _native.Error
+InvalidArgument = _native.InvalidArgument
+NotFound = _native.NotFound
+Conflict = _native.Conflict
+Corruption = _native.Corruption
+IOError = _native.IOError  # noqa: A001 (lakeindex.IOError, not the builtin)
+NotSupported = _native.NotSupported
+InternalError = _native.InternalError
+
+
+class Table:
+    """One version of the table at `path` (a local directory)."""
+
+    def __init__(self, native):
+        self._t = native
+
+    @classmethod
+    def create(cls, path, source, rows_per_file=None, schema=None):
+        """Creates version 1 from a .csv or .parquet file. `schema` ("id:int64,name:string")
+        applies to CSV sources (default: inferred). InvalidArgument if a table exists there."""
+        return cls(_native.Table.create(str(path), str(source), rows_per_file, schema))
+
+    @classmethod
+    def open(cls, path, version=None):
+        """The newest version, or `version` (time travel). NotFound when there is no table."""
+        return cls(_native.Table.open(str(path), version))
+
+    @property
+    def path(self):
+        return self._t.path
+
+    @property
+    def version(self):
+        return self._t.version
+
+    @property
+    def schema(self):
+        """The columns as "name:type,..." (hidden columns such as _weight included)."""
+        return self._t.schema
+
+    def append(self, source, rows_per_file=None):
+        """Appends the rows of a .csv/.parquet file (the table's visible columns), as
+        `lakeindex append`: an OTree table places them into its tree; indexes are updated."""
+        self._t.append(str(source), rows_per_file)
+        return self
+
+    def delete(self, where):
+        """Deletes the rows where the SQL filter is TRUE; returns how many were deleted."""
+        return self._t.delete(where)
+
+    def create_index(self, column, kind="btree", name=None, page_rows=4096, zone_rows=8192):
+        """Builds a btree (exact) or zonemap (pruning) index over every fragment."""
+        self._t.create_index(column, kind, name or "", page_rows, zone_rows)
+        return self
+
+    def layout_otree(self, columns, cube_rows=None, slices=8, page_rows=64, transform="default",
+                     rows_per_file=1000000, seed=42):
+        """Rewrites the table as an OTree on 1-6 columns (as `lakeindex layout --otree`).
+        Returns {"rows", "files", "blocks", "cubes", "depth"}."""
+        options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
+        return self._t.layout_otree(options)
+
+    def query(self, where=None, select=None, sample=None, limit=None):
+        """Rows where `where` (SQL) is TRUE: {column: numpy array}. `select`: a list of column
+        names or "a,b" (default: the visible columns); `sample`: fraction in (0, 1] of an
+        OTree table (exactly the rows with _weight below it); `limit`: at most this many."""
+        names, columns = self._t.query(where or "", _names(select), sample, limit)
+        return dict(zip(names, columns))
+
+    def explain(self, where=None, sample=None, analyze=False):
+        """The plan (as `lakeindex explain --json`): pruning decisions, fragments to scan and,
+        with analyze=True, what running it read."""
+        return self._t.explain(where or "", sample, analyze)
+
+    def versions(self):
+        """Every committed version, oldest first: [{"version", "timestamp_ms", "operation",
+        "rows", "fragments"}]."""
+        return self._t.versions()
+
+    def stats(self):
+        """{"version", "schema", "fragments", "rows", "deleted_rows", "data_bytes", "columns":
+        {name: {"type", "min", "max", "null_count", "nan_count", "row_count"}}, "indexes",
+        "layout"} (indexes and layout as stored in the manifest; string min/max as bytes)."""
+        return self._t.stats()
+
+    def __repr__(self):
+        return f"lakeindex.Table({self.path!r}, version={self.version})"
+
+
+def _names(select):
+    if select is None:
+        return []
+    if isinstance(select, str):
+        return [s.strip() for s in select.split(",") if s.strip()]
+    return list(select)
+
+
+def _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed):
+    options = {"columns": _names(columns), "slices": slices, "page_rows": page_rows,
+               "transform": transform, "rows_per_file": rows_per_file, "seed": seed}
+    if cube_rows is not None:
+        options["cube_rows"] = cube_rows
+    return options

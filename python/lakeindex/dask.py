@@ -1,0 +1,153 @@
+"""Distributed builds on Dask: workers do the reading and writing, the driver commits once.
+
+build_index: one task per group of fragments writes a segment; the driver commits the index
+with all segments as one version. layout_otree: the OTree's passes spread over parts of the
+table (samples for the transformations, then one round per tree level of per-cube weight
+statistics, then the writes); the result is exactly the single-process layout (same _weight
+and cube for every row, same revision), only the files differ (one set per part).
+
+Every worker opens the table at the version the driver started from, so a concurrent commit
+makes the final commit fail (Conflict) instead of mixing versions. A failed task is retried by
+Dask (`retries` for exceptions, the scheduler's allowed-failures for killed workers); when the
+job fails anyway, nothing is committed and the files already written stay unreferenced
+(`lakeindex vacuum` removes them).
+
+The workers need the lakeindex package and the native module on their path (the same
+PYTHONPATH as the driver, e.g. build/python:python).
+"""
+
+import os
+import signal
+
+import distributed
+
+import _lakeindex as _native
+from lakeindex import Table, _layout_options
+
+__all__ = ["build_index", "layout_otree"]
+
+_MAX_SEGMENTS = 8  # query/index_manager.h kMaxSegments: more would be merged by the next update
+
+
+def build_index(path, column, kind="btree", client=None, *, name=None, page_rows=4096,
+                zone_rows=8192, groups=None, retries=2, _inject=None):
+    """Builds a `kind` index on `column` with one Dask task per group of fragments and commits it
+    as one new version. `groups`: number of segments (default: one per worker, at most 8).
+    Returns the new version."""
+    client = client or distributed.get_client()
+    path = str(path)
+    version = Table.open(path).version
+    args = (column, kind, name or "", page_rows, zone_rows)
+    _native.index_plan(path, version, *args)  # the errors CreateIndex gives, before any task
+    fragments = _native.fragments(path, version)
+    n = groups or min(_MAX_SEGMENTS, max(1, len(client.scheduler_info()["workers"])))
+    futures = [client.submit(_build_segment, path, version, args, ids, _inject, i, pure=False,
+                             retries=retries)
+               for i, ids in enumerate(_split(fragments, n))]
+    segments = _gather(client, futures)
+    return _native.index_commit(path, version, *args, segments)
+
+
+def layout_otree(path, columns, cube_rows=100000, client=None, *, parts=None, slices=8,
+                 page_rows=64, transform="default", rows_per_file=1000000, seed=42, retries=2,
+                 _inject=None):
+    """Rewrites the table as an OTree on `columns` with the work spread over `parts` parts of the
+    table (default: one per worker) and commits once. Returns {"rows", "files", "blocks",
+    "cubes", "depth"}."""
+    client = client or distributed.get_client()
+    path = str(path)
+    version = Table.open(path).version
+    options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
+    _native.layout_fit(path, version, options, [])  # checks the options before any task
+    n = parts or max(1, len(client.scheduler_info()["workers"]))
+    partitions = _native.layout_partitions(path, version, n)
+
+    def submit(fn, *args, part):
+        return client.submit(fn, *args, _inject, part, pure=False, retries=retries)
+
+    samples = _gather(client, [submit(_sample, path, version, options, p, part=i)
+                               for i, p in enumerate(partitions)])
+    revision = _native.layout_fit(path, version, options, samples)
+    # Each part's coordinates and weights stay on its worker between the rounds (Dask recomputes
+    # them from the table if the worker dies).
+    points = [submit(_points, path, version, options, p, revision, part=i)
+              for i, p in enumerate(partitions)]
+    try:
+        builder = _native.TreeBuilder(len(options["columns"]), cube_rows)
+        while not builder.done:
+            tree = builder.tree_json()
+            builder.add_level(_gather(client, [submit(_level, pf, tree, builder.depth, part=i)
+                                               for i, pf in enumerate(points)]))
+        revision = _native.layout_revision(revision, builder.tree_json())
+    finally:
+        client.cancel(points)
+    written = _gather(client, [submit(_write, path, version, options, p, revision, part=i)
+                               for i, p in enumerate(partitions)])
+    return _native.layout_commit(path, version, options, revision, written)
+
+
+def _split(fragments, n):
+    """Consecutive groups of fragment ids with about equal rows (at most n, none empty)."""
+    total = sum(rows for _, rows in fragments)
+    target = max(1, -(-total // max(1, n)))
+    out, rows_in = [], 0
+    for fid, rows in fragments:
+        if not out or (rows_in >= target and len(out) < n):
+            out.append([])
+            rows_in = 0
+        out[-1].append(fid)
+        rows_in += rows
+    return out
+
+
+def _gather(client, futures):
+    try:
+        return client.gather(futures)
+    except BaseException:
+        client.cancel(futures)
+        raise
+
+
+def _fault(inject, step, part):
+    """Test hook: fails the task of `part` at `step` as `inject` says ({"step", "part", "kill":
+    kill the worker process instead of raising, "once": a marker file so that only the first
+    attempt fails})."""
+    if not inject or inject.get("step") != step or inject.get("part", 0) != part:
+        return
+    once = inject.get("once")
+    if once:
+        try:
+            os.close(os.open(once, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return
+    if inject.get("kill"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    raise RuntimeError(f"lakeindex.dask: injected failure at {step} of part {part}")
+
+
+def _build_segment(path, version, args, ids, inject, part):
+    segment = _native.index_build_segment(path, version, *args, ids)
+    _fault(inject, "segment", part)  # after its files are written: they must stay unreferenced
+    return segment
+
+
+def _sample(path, version, options, partition, inject, part):
+    _fault(inject, "sample", part)
+    return _native.layout_sample(path, version, options, partition)
+
+
+def _points(path, version, options, partition, revision, inject, part):
+    _fault(inject, "points", part)
+    return _native.layout_points(path, version, options, partition, revision)
+
+
+def _level(points, tree, depth, inject, part):
+    _fault(inject, "level", part)
+    coords, weights = points
+    return _native.layout_level(coords, weights, tree, depth)
+
+
+def _write(path, version, options, partition, revision, inject, part):
+    written = _native.layout_write(path, version, options, partition, revision)
+    _fault(inject, "write", part)
+    return written

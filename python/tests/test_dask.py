@@ -1,0 +1,134 @@
+"""lakeindex.dask on a LocalCluster of 2 worker processes: the distributed index and OTree builds
+give exactly the single-process results; a killed or failing worker either is retried (and the
+result is still exact) or fails the job, which then commits nothing."""
+
+import os
+import unittest
+
+import dask
+import distributed
+
+import lakeindex
+import lakeindex.dask as ld
+import util
+
+ROWS = 30000
+FILTERS = ["id = 12345", "id BETWEEN 100 AND 2500", "id IN (1, 7, 29999, 50000)", "x < 40 AND y > 900",
+           "x BETWEEN 200 AND 260", "score < 10000 OR category = 'cat_001'", "maybe IS NULL AND x < 100"]
+cluster = client = None
+
+
+def setUpModule():
+    global cluster, client
+    util.ensure_path()
+    # A task whose worker died is tried on another once more, then the job fails (KilledWorker).
+    dask.config.set({"distributed.scheduler.allowed-failures": 1})
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None, silence_logs=50)
+    client = distributed.Client(cluster)
+
+
+def tearDownModule():
+    client.close()
+    cluster.close()
+
+
+class DaskTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = util.Workdir()
+        cls.csv = util.gen_events(cls.dir.join("events.csv"), ROWS)
+        cls.n = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.close()
+
+    def make(self):
+        DaskTest.n += 1
+        t = lakeindex.Table.create(self.dir.join(f"t{self.n}"), self.csv, rows_per_file=4000)
+        t.delete("x > 990")  # some deleted rows
+        return lakeindex.Table.open(t.path)
+
+    def assert_same_results(self, a, b, samples=()):
+        a, b = lakeindex.Table.open(a.path), lakeindex.Table.open(b.path)
+        for where in FILTERS:
+            self.assertEqual(util.sorted_rows(a.query(where)), util.sorted_rows(b.query(where)), where)
+        for f in samples:
+            self.assertEqual(util.sorted_rows(a.query(sample=f, select=["id", "_weight"])),
+                             util.sorted_rows(b.query(sample=f, select=["id", "_weight"])), f"sample {f}")
+
+    def test_index_build_matches_single_process(self):
+        for kind in ("btree", "zonemap"):
+            single, dist = self.make(), self.make()
+            single.create_index("id", kind=kind)
+            version = ld.build_index(dist.path, "id", kind, client, groups=3)
+            dist = lakeindex.Table.open(dist.path)
+            self.assertEqual(version, dist.version)
+            [index] = dist.stats()["indexes"]
+            self.assertEqual(index["name"], "id_" + kind)
+            self.assertEqual(len(index["segments"]), 3)
+            covered = sorted(f for s in index["segments"] for f in s["fragments"])
+            self.assertEqual(len(covered), dist.stats()["fragments"])
+            self.assertTrue(any("id_" + kind in line for line in dist.explain("id = 5")["plan"]))
+            self.assert_same_results(single, dist)
+
+    def test_layout_matches_single_process(self):
+        single, dist = self.make(), self.make()
+        want = single.layout_otree(["x", "y"], cube_rows=1000)
+        got = ld.layout_otree(dist.path, ["x", "y"], cube_rows=1000, client=client, parts=3)
+        self.assertEqual((got["rows"], got["cubes"], got["depth"]), (want["rows"], want["cubes"], want["depth"]))
+        single, dist = lakeindex.Table.open(single.path), lakeindex.Table.open(dist.path)
+        # Same transformations, cubes, max weights and rows per cube; same weight for every row.
+        self.assertEqual(single.stats()["layout"]["revisions"], dist.stats()["layout"]["revisions"])
+        self.assertEqual(util.sorted_rows(single.query(select=["id", "_weight"])),
+                         util.sorted_rows(dist.query(select=["id", "_weight"])))
+        self.assert_same_results(single, dist, samples=(0.01, 0.3))
+
+    def test_killed_worker_is_retried_and_the_layout_is_still_exact(self):
+        single, dist = self.make(), self.make()
+        single.layout_otree(["x", "z"], cube_rows=2000)
+        inject = {"step": "write", "part": 1, "kill": True, "once": self.dir.join("killed-once")}
+        ld.layout_otree(dist.path, ["x", "z"], cube_rows=2000, client=client, _inject=inject)
+        self.assertTrue(os.path.exists(inject["once"]))  # the worker was killed once
+        self.assertEqual(lakeindex.Table.open(single.path).stats()["layout"]["revisions"],
+                         lakeindex.Table.open(dist.path).stats()["layout"]["revisions"])
+        self.assert_same_results(single, dist, samples=(0.1,))
+
+    def test_killed_worker_mid_job_leaves_the_old_version(self):
+        t = self.make()
+        before_version, before = t.version, util.sorted_rows(t.query("x < 100"))
+        jobs = {"write": lambda inject: ld.layout_otree(t.path, ["x", "y"], cube_rows=2000, client=client,
+                                                       _inject=inject),
+                "segment": lambda inject: ld.build_index(t.path, "id", "btree", client, _inject=inject)}
+        for step, build in jobs.items():
+            with self.assertRaises(distributed.KilledWorker):
+                build({"step": step, "part": 0, "kill": True})  # killed on every attempt
+            after = lakeindex.Table.open(t.path)
+            self.assertEqual(after.version, before_version)
+            self.assertEqual(util.sorted_rows(after.query("x < 100")), before)
+            self.assertIsNone(after.stats()["layout"])
+            self.assertEqual(after.stats()["indexes"], [])
+
+    def test_failed_task_without_retries_commits_nothing_and_with_retries_succeeds(self):
+        t = self.make()
+        with self.assertRaisesRegex(RuntimeError, "injected failure at segment"):
+            ld.build_index(t.path, "id", "btree", client, retries=0, _inject={"step": "segment", "part": 0})
+        with self.assertRaisesRegex(RuntimeError, "injected failure at level"):
+            ld.layout_otree(t.path, ["x"], cube_rows=3000, client=client, retries=0,
+                            _inject={"step": "level", "part": 0})
+        self.assertEqual(lakeindex.Table.open(t.path).version, t.version)
+        once = {"step": "segment", "part": 0, "once": self.dir.join("failed-once")}
+        ld.build_index(t.path, "id", "btree", client, retries=1, _inject=once)
+        self.assertEqual(lakeindex.Table.open(t.path).version, t.version + 1)
+
+    def test_bad_arguments_fail_before_any_task(self):
+        t = self.make()
+        with self.assertRaises(lakeindex.InvalidArgument):
+            ld.build_index(t.path, "nope", "btree", client)
+        with self.assertRaises(lakeindex.InvalidArgument):
+            ld.layout_otree(t.path, ["nope"], client=client)
+
+
+if __name__ == "__main__":
+    unittest.main()

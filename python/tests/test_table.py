@@ -1,0 +1,133 @@
+"""lakeindex.Table from Python against a brute-force reading of the source CSV."""
+
+import os
+import subprocess
+import threading
+import unittest
+
+import numpy as np
+
+import lakeindex
+import util
+
+ROWS = 20000
+
+
+class TableTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = util.Workdir()
+        cls.csv = util.gen_events(cls.dir.join("events.csv"), ROWS)
+        cls.rows = util.read_csv(cls.csv)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.close()
+
+    def make(self, name, **kw):
+        return lakeindex.Table.create(self.dir.join(name), self.csv, rows_per_file=3000, **kw)
+
+    def expected_ids(self, pred):
+        return sorted(int(r["id"]) for r in self.rows if pred(r))
+
+    def test_query_types_nulls_and_filters_match_the_csv(self):
+        t = self.make("q")
+        self.assertEqual(t.version, 1)
+        everything = t.query()
+        self.assertEqual(list(everything), ["id", "x", "y", "z", "score", "category", "name", "ts", "maybe"])
+        self.assertEqual(everything["id"].dtype, np.int64)
+        self.assertEqual(everything["x"].dtype, np.float64)
+        self.assertEqual(everything["ts"].dtype, np.dtype("datetime64[us]"))
+        self.assertEqual(everything["name"].dtype, object)
+        self.assertTrue(np.ma.isMaskedArray(everything["maybe"]))  # the column with NULLs
+        by_id = {int(r["id"]): r for r in self.rows}
+        for i, name, maybe in zip(everything["id"], everything["name"], everything["maybe"].tolist(None)):
+            self.assertEqual(name, by_id[int(i)]["name"])
+            want = by_id[int(i)]["maybe"]
+            self.assertEqual(maybe, None if want is None else int(want))
+        cases = {
+            "x < 100 AND y >= 500": lambda r: float(r["x"]) < 100 and float(r["y"]) >= 500,
+            "category = 'cat_003' OR maybe IS NULL": lambda r: r["category"] == "cat_003" or r["maybe"] is None,
+            "name LIKE 'ab%'": lambda r: r["name"].startswith("ab"),
+            "id IN (5, 17, 19999, 40000)": lambda r: int(r["id"]) in (5, 17, 19999),
+        }
+        for where, pred in cases.items():
+            got = sorted(int(i) for i in t.query(where, select=["id"])["id"])
+            self.assertEqual(got, self.expected_ids(pred), where)
+        self.assertEqual(len(t.query(limit=7)["id"]), 7)
+        self.assertEqual(list(t.query("id < 3", select="name, id")), ["name", "id"])
+
+    def test_index_delete_versions_stats_explain(self):
+        t = self.make("i")
+        t.create_index("id").create_index("x", kind="zonemap")
+        self.assertEqual([i["name"] for i in t.stats()["indexes"]], ["id_btree", "x_zonemap"])
+        plan = t.explain("id = 77")
+        self.assertTrue(any("id_btree" in line for line in plan["plan"]), plan["plan"])
+        self.assertEqual(t.delete("id < 1000 AND x > 500"), len(self.expected_ids(
+            lambda r: int(r["id"]) < 1000 and float(r["x"]) > 500)))
+        left = self.expected_ids(lambda r: not (int(r["id"]) < 1000 and float(r["x"]) > 500))
+        self.assertEqual(sorted(t.query(select=["id"])["id"].tolist()), left)
+        self.assertEqual(sorted(t.query("id < 1000", select=["id"])["id"].tolist()), [i for i in left if i < 1000])
+        ops = [v["operation"] for v in t.versions()]
+        self.assertEqual(ops[0], "create")
+        self.assertEqual(len(ops), t.version)
+        stats = t.stats()
+        self.assertEqual(stats["rows"], len(left))
+        self.assertEqual(stats["deleted_rows"], ROWS - len(left))
+        self.assertEqual(stats["columns"]["id"]["min"], 0)
+        analyzed = t.explain("id = 1500", analyze=True)
+        self.assertEqual(analyzed["rows_returned"], 1)
+        # Time travel: version 1 still has every row.
+        self.assertEqual(len(lakeindex.Table.open(t.path, version=1).query(select=["id"])["id"]), ROWS)
+
+    def test_append_and_otree_layout_with_exact_samples(self):
+        t = self.make("l")
+        report = t.layout_otree(["x", "y"], cube_rows=1500)
+        self.assertEqual(report["rows"], ROWS)
+        self.assertGreater(report["depth"], 1)
+        t.append(self.csv)
+        self.assertEqual(len(t.query(select=["id"])["id"]), 2 * ROWS)
+        weights = t.query(select=["id", "_weight"])
+        for f in (0.01, 0.2):
+            got = t.query(sample=f, select=["_weight"])["_weight"]
+            self.assertEqual(len(got), int((weights["_weight"] < f).sum()))
+            self.assertTrue((got < f).all())
+        box = t.query("x < 50 AND y < 50", select=["id"])["id"]
+        self.assertEqual(sorted(box.tolist()), sorted(2 * self.expected_ids(
+            lambda r: float(r["x"]) < 50 and float(r["y"]) < 50)))
+
+    def test_errors_are_exceptions_with_the_cli_messages(self):
+        t = self.make("e")
+        with self.assertRaises(lakeindex.InvalidArgument) as ctx:
+            t.query("nope = 1")
+        cli = subprocess.run([util.cli(), "query", t.path, "--where", "nope = 1"], capture_output=True, text=True)
+        self.assertNotEqual(cli.returncode, 0)
+        self.assertIn(str(ctx.exception), cli.stderr)
+        self.assertIsInstance(ctx.exception, ValueError)
+        with self.assertRaises(lakeindex.NotFound):
+            lakeindex.Table.open(self.dir.join("missing"))
+        with self.assertRaises(lakeindex.InvalidArgument):
+            self.make("e")  # exists
+        with self.assertRaises(lakeindex.InvalidArgument):
+            t.create_index("nope")
+        with self.assertRaises(lakeindex.Error):
+            t.layout_otree(["x"], cube_rows=0)
+
+    def test_threads_query_concurrently(self):
+        t = self.make("c")
+        want = sorted(t.query("x < 300", select=["id"])["id"].tolist())
+        results = []
+
+        def run():
+            results.append(sorted(lakeindex.Table.open(t.path).query("x < 300", select=["id"])["id"].tolist()))
+
+        threads = [threading.Thread(target=run) for _ in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        self.assertEqual(results, [want] * 4)
+
+
+if __name__ == "__main__":
+    unittest.main()

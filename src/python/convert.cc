@@ -1,0 +1,135 @@
+#include "python/convert.h"
+
+#include <cstring>
+#include <map>
+
+namespace lakeindex::python {
+
+namespace {
+
+std::map<StatusCode, PyObject*>& ErrorClasses() {
+  static std::map<StatusCode, PyObject*> classes;
+  return classes;
+}
+PyObject* g_error = nullptr;
+
+template <typename T>
+py::array Numbers(const Column& c, const char* dtype) {
+  py::array out(py::dtype(dtype), std::vector<py::ssize_t>{py::ssize_t(c.length())});
+  if (c.length() > 0) std::memcpy(out.mutable_data(), c.data<T>(), c.length() * sizeof(T));
+  return out;
+}
+
+}  // namespace
+
+void RegisterErrors(py::module_& m) {
+  g_error = PyErr_NewExceptionWithDoc("_lakeindex.Error", "A lakeindex operation failed.", PyExc_RuntimeError, nullptr);
+  m.attr("Error") = py::handle(g_error);
+  const std::pair<StatusCode, const char*> codes[] = {
+      {StatusCode::kInvalidArgument, "InvalidArgument"}, {StatusCode::kNotFound, "NotFound"},
+      {StatusCode::kCorruption, "Corruption"},           {StatusCode::kIOError, "IOError"},
+      {StatusCode::kNotSupported, "NotSupported"},       {StatusCode::kConflict, "Conflict"},
+      {StatusCode::kInternal, "InternalError"}};
+  for (const auto& [code, name] : codes) {
+    std::string qualified = std::string("_lakeindex.") + name;
+    // InvalidArgument is also a ValueError, NotFound a LookupError: what Python code catches.
+    PyObject* bases = code == StatusCode::kInvalidArgument ? PyTuple_Pack(2, g_error, PyExc_ValueError)
+                      : code == StatusCode::kNotFound      ? PyTuple_Pack(2, g_error, PyExc_LookupError)
+                                                           : PyTuple_Pack(1, g_error);
+    PyObject* cls = PyErr_NewException(qualified.c_str(), bases, nullptr);
+    Py_DECREF(bases);
+    m.attr(name) = py::handle(cls);
+    ErrorClasses()[code] = cls;
+  }
+}
+
+void Raise(const Status& status) {
+  auto it = ErrorClasses().find(status.code());
+  PyErr_SetString(it == ErrorClasses().end() ? g_error : it->second, status.message().c_str());
+  throw py::error_already_set();
+}
+
+py::object ColumnToNumpy(const Column& c) {
+  const size_t n = c.length();
+  if (c.type() == TypeId::kString) {
+    py::array out(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(n)});
+    auto* items = static_cast<PyObject**>(out.mutable_data());
+    for (size_t i = 0; i < n; ++i) {
+      py::object v = py::none();
+      if (c.IsValid(i)) {
+        std::string_view s = c.GetString(i);
+        PyObject* text = PyUnicode_DecodeUTF8(s.data(), py::ssize_t(s.size()), nullptr);
+        if (text == nullptr) {
+          PyErr_Clear();
+          v = py::bytes(s.data(), s.size());
+        } else {
+          v = py::reinterpret_steal<py::object>(text);
+        }
+      }
+      Py_XDECREF(items[i]);
+      items[i] = v.release().ptr();
+    }
+    return out;
+  }
+  py::array data;
+  switch (c.type()) {
+    case TypeId::kBool: data = Numbers<uint8_t>(c, "?"); break;
+    case TypeId::kInt32: data = Numbers<int32_t>(c, "int32"); break;
+    case TypeId::kInt64: data = Numbers<int64_t>(c, "int64"); break;
+    case TypeId::kFloat: data = Numbers<float>(c, "float32"); break;
+    case TypeId::kDouble: data = Numbers<double>(c, "float64"); break;
+    case TypeId::kDate: data = Numbers<int32_t>(c, "int32").attr("astype")("int64").attr("view")("datetime64[D]"); break;
+    case TypeId::kTimestamp: data = Numbers<int64_t>(c, "int64").attr("view")("datetime64[us]"); break;
+    case TypeId::kString: break;
+  }
+  if (c.null_count() == 0) return data;
+  py::array_t<bool> mask(std::vector<py::ssize_t>{py::ssize_t(n)});
+  bool* m = mask.mutable_data();
+  for (size_t i = 0; i < n; ++i) m[i] = c.IsNull(i);
+  return py::module_::import("numpy.ma").attr("masked_array")(data, mask);
+}
+
+py::object ValueToPy(const Value& v) {
+  if (v.is_null()) return py::none();
+  switch (v.type()) {
+    case TypeId::kBool: return py::bool_(v.bool_value());
+    case TypeId::kFloat:
+    case TypeId::kDouble: return py::float_(v.double_value());
+    case TypeId::kString: return py::bytes(v.string_value());
+    default: return py::int_(v.int_value());
+  }
+}
+
+Value ValueFromPy(const py::handle& o, TypeId type) {
+  if (o.is_none()) return Value::Null(type);
+  switch (type) {
+    case TypeId::kBool: return Value::Bool(o.cast<bool>());
+    case TypeId::kFloat: return Value::Float(float(o.cast<double>()));
+    case TypeId::kDouble: return Value::Double(o.cast<double>());
+    case TypeId::kString: return Value::String(o.cast<std::string>());
+    default: return Value::Int(type, o.cast<int64_t>());
+  }
+}
+
+py::dict StatsToPy(const ColumnStats& s) {
+  py::dict d;
+  d["min"] = s.min ? ValueToPy(*s.min) : py::none();
+  d["max"] = s.max ? ValueToPy(*s.max) : py::none();
+  d["null_count"] = s.null_count;
+  d["nan_count"] = s.nan_count;
+  d["row_count"] = s.row_count;
+  return d;
+}
+
+ColumnStats StatsFromPy(const py::handle& o, TypeId type) {
+  ColumnStats s;
+  py::dict d = py::reinterpret_borrow<py::dict>(o);
+  if (!d["min"].is_none()) s.min = ValueFromPy(d["min"], type);
+  if (!d["max"].is_none()) s.max = ValueFromPy(d["max"], type);
+  s.null_count = d["null_count"].cast<uint64_t>();
+  s.nan_count = d["nan_count"].cast<uint64_t>();
+  s.row_count = d["row_count"].cast<uint64_t>();
+  return s;
+}
+
+}  // namespace lakeindex::python

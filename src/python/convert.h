@@ -1,0 +1,42 @@
+// Conversions between lakeindex values and Python objects for the _lakeindex module, and the
+// Status -> Python exception mapping. Every function here needs the GIL.
+#pragma once
+
+#include <string>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "lakeindex/batch.h"
+#include "lakeindex/column_stats.h"
+#include "lakeindex/status.h"
+
+namespace lakeindex::python {
+
+namespace py = pybind11;
+
+// Creates the exception classes (Error and one subclass per status code) on `m`.
+void RegisterErrors(py::module_& m);
+// Raises the Python exception of `status` (its message unchanged). REQUIRES: !status.ok().
+[[noreturn]] void Raise(const Status& status);
+inline void Check(const Status& status) {
+  if (!status.ok()) Raise(status);
+}
+template <typename T>
+T Check(Result<T> result) {
+  if (!result.ok()) Raise(result.status());
+  return std::move(*result);
+}
+
+// One column as a numpy array: numbers and booleans as their dtype, dates as datetime64[D],
+// timestamps as datetime64[us] (masked arrays when the column has NULLs), strings as an object
+// array of str (bytes when not UTF-8) with None for NULL.
+py::object ColumnToNumpy(const Column& column);
+
+// Values of the manifest's types: None, bool, int, float, bytes (strings keep their bytes).
+py::object ValueToPy(const Value& value);
+Value ValueFromPy(const py::handle& object, TypeId type);
+py::dict StatsToPy(const ColumnStats& stats);
+ColumnStats StatsFromPy(const py::handle& object, TypeId type);
+
+}  // namespace lakeindex::python

@@ -1,0 +1,558 @@
+// _lakeindex: the Python binding (pybind11). `lakeindex` (python/lakeindex/) wraps it in the
+// documented API; this module stays thin: open a table, call the library, convert the result.
+// Every call that reads or writes releases the GIL while the library works; errors are raised
+// as _lakeindex.Error subclasses with the library's message.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "layout/otree/layout_writer.h"
+#include "layout/otree/partitioned_layout.h"
+#include "python/convert.h"
+#include "query/index_manager.h"
+#include "query/scanner.h"
+#include "table/table.h"
+
+namespace lakeindex::python {
+
+namespace {
+
+// Runs f() without the GIL and returns its result.
+template <typename F>
+auto Unlocked(F&& f) {
+  py::gil_scoped_release release;
+  return f();
+}
+
+// A table directory through a store that counts requests (explain reports them).
+Result<std::shared_ptr<InstrumentedStore>> OpenStore(const std::string& path, bool create) {
+  if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
+  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
+}
+
+Result<std::unique_ptr<table::Table>> OpenAt(const std::string& path, std::optional<uint64_t> version,
+                                             std::shared_ptr<InstrumentedStore>* store_out = nullptr) {
+  ASSIGN_OR_RETURN(auto store, OpenStore(path, false));
+  if (store_out) *store_out = store;
+  auto t = table::Table::Open(store, version);
+  if (!t.ok() && t.status().IsNotFound() && !version) return Status::NotFound("no lakeindex table at '" + path + "'");
+  return t;
+}
+
+// A CSV or Parquet file as a batch source (its directory as a local store).
+struct FileSource {
+  std::unique_ptr<ObjectStore> store;
+  std::unique_ptr<table::BatchSource> source;
+};
+Result<FileSource> OpenSource(const std::string& file, const std::optional<Schema>& schema) {
+  std::filesystem::path p = std::filesystem::absolute(file).lexically_normal();
+  FileSource out;
+  ASSIGN_OR_RETURN(out.store, OpenLocalStore(p.parent_path().string()));
+  ASSIGN_OR_RETURN(out.source, table::OpenFileSource(out.store.get(), p.filename().string(), schema, file));
+  return out;
+}
+
+table::WriteConfig Config(std::optional<uint64_t> rows_per_file) {
+  table::WriteConfig config;
+  if (rows_per_file) config.rows_per_file = *rows_per_file;
+  return config;
+}
+
+py::dict VersionToPy(const table::VersionInfo& v) {
+  py::dict d;
+  d["version"] = v.version;
+  d["timestamp_ms"] = v.timestamp_ms;
+  d["operation"] = v.operation;
+  d["rows"] = v.rows;
+  d["fragments"] = v.fragments;
+  return d;
+}
+
+layout::LayoutOptions LayoutOptionsFrom(const py::dict& d) {
+  layout::LayoutOptions o;
+  o.columns = d["columns"].cast<std::vector<std::string>>();
+  if (d.contains("cube_rows")) o.cube_rows = d["cube_rows"].cast<uint64_t>();
+  if (d.contains("slices")) o.slices = d["slices"].cast<int>();
+  if (d.contains("page_rows")) o.page_rows = d["page_rows"].cast<uint64_t>();
+  if (d.contains("transform")) o.transform = d["transform"].cast<std::string>();
+  if (d.contains("seed")) o.seed = d["seed"].cast<uint64_t>();
+  if (d.contains("rows_per_file")) o.write.rows_per_file = d["rows_per_file"].cast<uint64_t>();
+  return o;
+}
+
+query::IndexOptions IndexOptionsFrom(const std::string& column, const std::string& kind, const std::string& name,
+                                     uint32_t page_rows, uint32_t zone_rows) {
+  query::IndexOptions o;
+  o.column = column;
+  o.type = kind;
+  o.name = name;
+  o.page_rows = page_rows;
+  o.zone_rows = zone_rows;
+  return o;
+}
+
+py::dict ReportToPy(const layout::LayoutReport& r) {
+  py::dict d;
+  d["rows"] = r.rows;
+  d["files"] = r.files;
+  d["blocks"] = r.blocks;
+  d["cubes"] = r.cubes;
+  d["depth"] = r.depth;
+  return d;
+}
+
+py::object JsonToPy(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+class PyTable {
+ public:
+  static PyTable Create(const std::string& path, const std::string& source, std::optional<uint64_t> rows_per_file,
+                        std::optional<std::string> schema_text) {
+    PyTable out(path);
+    Check(Unlocked([&]() -> Status {
+      std::optional<Schema> schema;
+      if (schema_text) {
+        ASSIGN_OR_RETURN(schema, Schema::Parse(*schema_text));
+      }
+      ASSIGN_OR_RETURN(FileSource src, OpenSource(source, schema));
+      ASSIGN_OR_RETURN(out.store_, OpenStore(path, true));
+      ASSIGN_OR_RETURN(out.table_, table::Table::Create(out.store_, src.source.get(), Config(rows_per_file)));
+      return Status::OK();
+    }));
+    return out;
+  }
+
+  static PyTable Open(const std::string& path, std::optional<uint64_t> version) {
+    PyTable out(path);
+    out.table_ = Check(Unlocked([&] { return OpenAt(path, version, &out.store_); }));
+    return out;
+  }
+
+  // As `lakeindex append`: an OTree table places the rows into its tree; indexes are updated.
+  void Append(const std::string& source, std::optional<uint64_t> rows_per_file) {
+    Check(Unlocked([&]() -> Status {
+      ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table_->manifest()));
+      const bool otree = meta && meta->is_otree();
+      ASSIGN_OR_RETURN(FileSource src,
+                       OpenSource(source, otree ? layout::VisibleSchema(table_->schema()) : table_->schema()));
+      if (otree) {
+        RETURN_IF_ERROR(layout::AppendToLayout(table_.get(), src.source.get(), Config(rows_per_file)).status());
+      } else {
+        RETURN_IF_ERROR(table_->Append(src.source.get(), Config(rows_per_file)));
+      }
+      return query::UpdateIndexes(table_.get(), "").status();
+    }));
+  }
+
+  uint64_t Delete(const std::string& where) {
+    return Check(Unlocked([&]() -> Result<uint64_t> {
+      ASSIGN_OR_RETURN(auto indexes, query::OpenIndexes(*table_, {}));
+      return query::DeleteWhere(table_.get(), where, std::move(indexes));
+    }));
+  }
+
+  void CreateIndex(const std::string& column, const std::string& kind, const std::string& name, uint32_t page_rows,
+                   uint32_t zone_rows) {
+    Check(Unlocked([&] { return query::CreateIndex(table_.get(), IndexOptionsFrom(column, kind, name, page_rows, zone_rows)); }));
+  }
+
+  // As `lakeindex layout --otree`: rewrites the table, then indexes the new fragments.
+  py::dict LayoutOTree(const py::dict& options) {
+    layout::LayoutOptions o = LayoutOptionsFrom(options);
+    layout::LayoutReport report = Check(Unlocked([&]() -> Result<layout::LayoutReport> {
+      ASSIGN_OR_RETURN(layout::LayoutReport r, layout::LayoutTable(table_.get(), o));
+      RETURN_IF_ERROR(query::UpdateIndexes(table_.get(), "").status());
+      return r;
+    }));
+    return ReportToPy(report);
+  }
+
+  // (column names, column arrays) of SELECT select WHERE where [sample] [LIMIT limit].
+  py::tuple Query(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
+                  std::optional<uint64_t> limit) {
+    Batch all = Check(Unlocked([&]() -> Result<Batch> {
+      ASSIGN_OR_RETURN(auto scanner, MakeScanner(where, select, sample, limit));
+      Batch out(scanner->schema());
+      Batch batch;
+      while (true) {
+        ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
+        if (!more) break;
+        RETURN_IF_ERROR(out.Append(batch));
+      }
+      RETURN_IF_ERROR(out.Seal());
+      return out;
+    }));
+    py::list names, columns;
+    for (size_t c = 0; c < all.num_columns(); ++c) {
+      names.append(all.schema().field(c).name);
+      columns.append(ColumnToNumpy(all.column(c)));
+    }
+    return py::make_tuple(names, columns);
+  }
+
+  // The plan and counters of `lakeindex explain --json` (analyze: run the query and count).
+  py::dict Explain(const std::string& where, std::optional<double> sample, bool analyze) {
+    nlohmann::json j = Check(Unlocked([&]() -> Result<nlohmann::json> {
+      store_->counters().Reset();
+      ASSIGN_OR_RETURN(auto scanner, MakeScanner(where, {}, sample, std::nullopt));
+      if (analyze) {
+        Batch batch;
+        while (true) {
+          ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
+          if (!more) break;
+        }
+      } else {
+        RETURN_IF_ERROR(scanner->PlanFragments());
+      }
+      const query::ScanCounters& c = scanner->counters();
+      nlohmann::json out = {{"version", table_->version()},
+                            {"filter", scanner->filter() ? scanner->filter()->ToString() : ""},
+                            {"plan", scanner->plan()},
+                            {"fragments_total", c.fragments_total},
+                            {"fragments_scanned", c.fragments_scanned}};
+      if (analyze) {
+        out["blocks_total"] = c.blocks_total;
+        out["blocks_read"] = c.blocks_read;
+        out["pages_total"] = c.pages_total;
+        out["pages_read"] = c.pages_read;
+        out["index_pages_read"] = c.index.pages_read;
+        out["index_pages_total"] = c.index.pages_total;
+        out["rows_read"] = c.rows_read;
+        out["rows_returned"] = c.rows_returned;
+        out["bytes_read"] = store_->counters().bytes_read.load();
+        out["io_requests"] = store_->counters().read_requests.load() + store_->counters().list_requests.load();
+      }
+      return out;
+    }));
+    return JsonToPy(j);
+  }
+
+  py::list Versions() {
+    auto versions = Check(Unlocked([&] { return table_->Versions(); }));
+    py::list out;
+    for (const auto& v : versions) out.append(VersionToPy(v));
+    return out;
+  }
+
+  // Size, per-column statistics, indexes and layout of this version.
+  py::dict Stats() {
+    const table::Manifest& m = table_->manifest();
+    py::dict d;
+    uint64_t bytes = 0, rows = 0, live = 0;
+    for (const auto& f : m.fragments) {
+      bytes += f.file_size;
+      rows += f.rows;
+      live += f.live_rows();
+    }
+    d["version"] = m.version;
+    d["schema"] = m.schema.ToString();
+    d["fragments"] = m.fragments.size();
+    d["rows"] = live;
+    d["deleted_rows"] = rows - live;
+    d["data_bytes"] = bytes;
+    py::dict columns;
+    for (const Field& field : m.schema.fields()) {
+      ColumnStats total;
+      for (const auto& f : m.fragments) {
+        if (auto it = f.stats.find(field.name); it != f.stats.end()) total.Merge(it->second);
+      }
+      py::dict c = StatsToPy(total);
+      c["type"] = TypeName(field.type);
+      columns[py::str(field.name)] = c;
+    }
+    d["columns"] = columns;
+    d["indexes"] = JsonToPy(m.indexes);
+    d["layout"] = m.layout.is_null() ? py::object(py::none()) : JsonToPy(m.layout);
+    return d;
+  }
+
+  uint64_t version() const { return table_->version(); }
+  std::string schema() const { return table_->schema().ToString(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit PyTable(std::string path) : path_(std::move(path)) {}
+
+  Result<std::unique_ptr<query::Scanner>> MakeScanner(const std::string& where, const std::vector<std::string>& select,
+                                                      std::optional<double> sample, std::optional<uint64_t> limit) {
+    query::ScanRequest request;
+    request.where = where;
+    request.select = select;
+    request.sample = sample;
+    request.limit = limit;
+    if (!where.empty()) {
+      ASSIGN_OR_RETURN(request.indexes, query::OpenIndexes(*table_, {}));
+    }
+    return query::Scanner::Make(table_.get(), request);
+  }
+
+  std::string path_;
+  std::shared_ptr<InstrumentedStore> store_;
+  std::unique_ptr<table::Table> table_;
+};
+
+// ---- the steps of distributed builds (lakeindex.dask): plain values in and out ----------------
+
+py::list Fragments(const std::string& path, uint64_t version) {
+  auto t = Check(Unlocked([&] { return OpenAt(path, version); }));
+  py::list out;
+  for (const auto& f : t->manifest().fragments) out.append(py::make_tuple(f.id, f.live_rows()));
+  return out;
+}
+
+// The index's name; raises the errors CreateIndex would (unknown column, name in use, ...).
+std::string IndexPlan(const std::string& path, uint64_t version, const std::string& column, const std::string& kind,
+                      const std::string& name, uint32_t page_rows, uint32_t zone_rows) {
+  return Check(Unlocked([&]() -> Result<std::string> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, page_rows, zone_rows)));
+    return meta.name;
+  }));
+}
+
+py::dict IndexBuildSegment(const std::string& path, uint64_t version, const std::string& column, const std::string& kind,
+                           const std::string& name, uint32_t page_rows, uint32_t zone_rows,
+                           const std::vector<uint32_t>& fragments) {
+  index::SegmentMeta seg = Check(Unlocked([&]() -> Result<index::SegmentMeta> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, page_rows, zone_rows)));
+    return query::BuildIndexSegment(*t, meta, fragments);
+  }));
+  py::dict d;
+  d["uuid"] = seg.uuid;
+  d["fragments"] = std::vector<uint32_t>(seg.fragments.begin(), seg.fragments.end());
+  d["built_at_version"] = seg.built_at_version;
+  d["rows"] = seg.rows;
+  return d;
+}
+
+uint64_t IndexCommit(const std::string& path, uint64_t version, const std::string& column, const std::string& kind,
+                     const std::string& name, uint32_t page_rows, uint32_t zone_rows, const py::list& segments) {
+  std::vector<index::SegmentMeta> segs;
+  for (const py::handle& s : segments) {
+    py::dict d = py::reinterpret_borrow<py::dict>(s);
+    index::SegmentMeta seg;
+    seg.uuid = d["uuid"].cast<std::string>();
+    for (uint32_t f : d["fragments"].cast<std::vector<uint32_t>>()) seg.fragments.insert(f);
+    seg.built_at_version = d["built_at_version"].cast<uint64_t>();
+    seg.rows = d["rows"].cast<uint64_t>();
+    segs.push_back(std::move(seg));
+  }
+  return Check(Unlocked([&]() -> Result<uint64_t> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, page_rows, zone_rows)));
+    meta.segments = std::move(segs);
+    RETURN_IF_ERROR(query::CommitIndex(t.get(), std::move(meta)));
+    return t->version();
+  }));
+}
+
+layout::LayoutPartition PartFrom(const py::tuple& part) {
+  return layout::LayoutPartition{part[0].cast<std::vector<uint32_t>>(), part[1].cast<uint64_t>()};
+}
+
+py::list LayoutPartitions(const std::string& path, uint64_t version, size_t parts) {
+  auto t = Check(Unlocked([&] { return OpenAt(path, version); }));
+  py::list out;
+  for (const auto& p : layout::PartitionFragments(*t, parts)) out.append(py::make_tuple(p.fragments, p.first_row));
+  return out;
+}
+
+// Per layout column: (stats dict, list of sampled values).
+py::list LayoutSample(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part) {
+  layout::LayoutOptions o = LayoutOptionsFrom(options);
+  layout::LayoutPartition p = PartFrom(part);
+  auto samples = Check(Unlocked([&]() -> Result<std::vector<layout::ColumnSample>> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    return layout::SampleLayoutColumns(*t, o, p);
+  }));
+  py::list out;
+  for (const auto& s : samples) {
+    py::list values;
+    for (const Value& v : s.sample) values.append(ValueToPy(v));
+    out.append(py::make_tuple(StatsToPy(s.stats), values));
+  }
+  return out;
+}
+
+// The revision (id 1, fitted transformations, an empty tree) as JSON text.
+std::string LayoutFit(const std::string& path, uint64_t version, const py::dict& options, const py::list& parts) {
+  layout::LayoutOptions o = LayoutOptionsFrom(options);
+  auto t = Check(Unlocked([&] { return OpenAt(path, version); }));
+  std::vector<std::vector<layout::ColumnSample>> samples;
+  for (const py::handle& part : parts) {
+    std::vector<layout::ColumnSample> columns;
+    size_t d = 0;
+    for (const py::handle& column : part) {
+      if (d >= o.columns.size()) Raise(Status::InvalidArgument("layout sample: more columns than the layout has"));
+      int c = t->schema().FindField(o.columns[d++]);
+      if (c < 0) Raise(Status::InvalidArgument("layout sample: unknown column"));
+      const TypeId type = t->schema().field(size_t(c)).type;
+      layout::ColumnSample s;
+      py::tuple pair = py::reinterpret_borrow<py::tuple>(column);
+      s.stats = StatsFromPy(pair[0], type);
+      for (const py::handle& v : pair[1]) s.sample.push_back(ValueFromPy(v, type));
+      columns.push_back(std::move(s));
+    }
+    samples.push_back(std::move(columns));
+  }
+  return Check(Unlocked([&]() -> Result<std::string> {
+    layout::Revision rev;
+    rev.id = 1;
+    ASSIGN_OR_RETURN(rev.transforms, layout::FitPartitionedTransforms(*t, o, samples));
+    rev.tree = layout::otree::Tree(int(o.columns.size()), o.cube_rows);
+    return layout::RevisionToJson(rev);
+  }));
+}
+
+// (coords: list of uint32 arrays, weights: float64 array) of a part's rows.
+py::tuple LayoutPoints(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part,
+                       const std::string& revision) {
+  layout::LayoutOptions o = LayoutOptionsFrom(options);
+  layout::LayoutPartition p = PartFrom(part);
+  layout::PartitionPoints points = Check(Unlocked([&]() -> Result<layout::PartitionPoints> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    ASSIGN_OR_RETURN(layout::Revision rev, layout::RevisionFromJson(revision, *t, o));
+    return layout::ComputePartitionPoints(*t, o, p, rev.transforms);
+  }));
+  py::list coords;
+  for (const auto& c : points.coords) coords.append(py::array_t<uint32_t>(py::ssize_t(c.size()), c.data()));
+  return py::make_tuple(coords, py::array_t<double>(py::ssize_t(points.weights.size()), points.weights.data()));
+}
+
+// [(cube id text, rows, lightest weights array)] of the cubes at `depth` the part's rows reach.
+py::list LayoutLevel(const py::list& coords, const py::array_t<double, py::array::c_style | py::array::forcecast>& weights,
+                     const std::string& tree_json, int depth) {
+  layout::PartitionPoints points;
+  for (const py::handle& c : coords) {
+    auto a = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>::ensure(c);
+    points.coords.emplace_back(a.data(), a.data() + a.size());
+  }
+  points.weights.assign(weights.data(), weights.data() + weights.size());
+  for (const auto& c : points.coords) {
+    if (c.size() != points.weights.size()) Raise(Status::InvalidArgument("layout level: coordinates and weights differ in length"));
+  }
+  auto tree = Check(layout::otree::Tree::FromJson(nlohmann::json::parse(tree_json, nullptr, false)));
+  if (tree.dims() != int(points.coords.size())) Raise(Status::InvalidArgument("layout level: the tree has other dimensions"));
+  auto level = Unlocked([&] { return layout::LevelWeights(points, tree, depth); });
+  py::list out;
+  for (const auto& cw : level) {
+    out.append(py::make_tuple(cw.id.ToString(tree.dims()), cw.rows,
+                              py::array_t<double>(py::ssize_t(cw.lightest.size()), cw.lightest.data())));
+  }
+  return out;
+}
+
+class PyTreeBuilder {
+ public:
+  PyTreeBuilder(int dims, uint64_t cube_rows) : builder_(dims, cube_rows), dims_(dims) {}
+  bool done() const { return builder_.done(); }
+  int depth() const { return builder_.depth(); }
+  std::string tree_json() const { return builder_.tree().ToJson().dump(); }
+  void AddLevel(const py::list& parts) {
+    std::vector<std::vector<layout::CubeWeights>> levels;
+    for (const py::handle& part : parts) {
+      std::vector<layout::CubeWeights> level;
+      for (const py::handle& item : part) {
+        py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+        layout::CubeWeights cw;
+        cw.id = Check(layout::otree::CubeId::Parse(t[0].cast<std::string>(), dims_));
+        cw.rows = t[1].cast<uint64_t>();
+        auto w = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(t[2]);
+        cw.lightest.assign(w.data(), w.data() + w.size());
+        level.push_back(std::move(cw));
+      }
+      levels.push_back(std::move(level));
+    }
+    Check(Unlocked([&] { return builder_.AddLevel(levels); }));
+  }
+
+ private:
+  layout::PartitionedTreeBuilder builder_;
+  int dims_;
+};
+
+// The revision of `revision_json` with the tree `tree_json`, as JSON text.
+std::string LayoutRevision(const std::string& revision_json, const std::string& tree_json) {
+  nlohmann::json rev = nlohmann::json::parse(revision_json, nullptr, false);
+  nlohmann::json tree = nlohmann::json::parse(tree_json, nullptr, false);
+  if (!rev.is_object() || tree.is_discarded()) Raise(Status::InvalidArgument("layout revision: malformed JSON"));
+  rev["tree"] = tree;
+  return rev.dump();
+}
+
+py::bytes LayoutWrite(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part,
+                      const std::string& revision) {
+  layout::LayoutOptions o = LayoutOptionsFrom(options);
+  layout::LayoutPartition p = PartFrom(part);
+  std::string text = Check(Unlocked([&]() -> Result<std::string> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    ASSIGN_OR_RETURN(layout::Revision rev, layout::RevisionFromJson(revision, *t, o));
+    return layout::WriteLayoutPartition(*t, o, p, rev);
+  }));
+  return py::bytes(text);
+}
+
+py::dict LayoutCommit(const std::string& path, uint64_t version, const py::dict& options, const std::string& revision,
+                      const py::list& written) {
+  layout::LayoutOptions o = LayoutOptionsFrom(options);
+  std::vector<std::string> parts;
+  for (const py::handle& w : written) parts.push_back(w.cast<std::string>());
+  layout::LayoutReport report = Check(Unlocked([&]() -> Result<layout::LayoutReport> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    ASSIGN_OR_RETURN(layout::Revision rev, layout::RevisionFromJson(revision, *t, o));
+    ASSIGN_OR_RETURN(layout::LayoutReport r, layout::CommitPartitionedLayout(t.get(), o, std::move(rev), parts));
+    RETURN_IF_ERROR(query::UpdateIndexes(t.get(), "").status());  // as `lakeindex layout`
+    return r;
+  }));
+  return ReportToPy(report);
+}
+
+}  // namespace
+}  // namespace lakeindex::python
+
+PYBIND11_MODULE(_lakeindex, m) {
+  using namespace lakeindex::python;  // NOLINT: the module's own definitions
+  m.doc() = "lakeindex native module (see the lakeindex package)";
+  RegisterErrors(m);
+  py::class_<PyTable>(m, "Table")
+      .def_static("create", &PyTable::Create, py::arg("path"), py::arg("source"), py::arg("rows_per_file") = py::none(),
+                  py::arg("schema") = py::none())
+      .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
+      .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none())
+      .def("delete", &PyTable::Delete, py::arg("where"))
+      .def("create_index", &PyTable::CreateIndex, py::arg("column"), py::arg("kind"), py::arg("name") = "",
+           py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)
+      .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
+      .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
+      .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
+      .def("versions", &PyTable::Versions)
+      .def("stats", &PyTable::Stats)
+      .def_property_readonly("version", &PyTable::version)
+      .def_property_readonly("schema", &PyTable::schema)
+      .def_property_readonly("path", &PyTable::path);
+  m.def("fragments", &Fragments);
+  m.def("index_plan", &IndexPlan);
+  m.def("index_build_segment", &IndexBuildSegment);
+  m.def("index_commit", &IndexCommit);
+  m.def("layout_partitions", &LayoutPartitions);
+  m.def("layout_sample", &LayoutSample);
+  m.def("layout_fit", &LayoutFit);
+  m.def("layout_points", &LayoutPoints);
+  m.def("layout_level", &LayoutLevel);
+  m.def("layout_revision", &LayoutRevision);
+  m.def("layout_write", &LayoutWrite);
+  m.def("layout_commit", &LayoutCommit);
+  py::class_<PyTreeBuilder>(m, "TreeBuilder")
+      .def(py::init<int, uint64_t>())
+      .def_property_readonly("done", &PyTreeBuilder::done)
+      .def_property_readonly("depth", &PyTreeBuilder::depth)
+      .def("tree_json", &PyTreeBuilder::tree_json)
+      .def("add_level", &PyTreeBuilder::AddLevel);
+}
