@@ -186,15 +186,7 @@ Status RunExplain(const QueryArgs& args) {
   auto start = std::chrono::steady_clock::now();
   h.store->counters().Reset();
   ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
-  if (args.analyze) {
-    Batch batch;
-    while (true) {
-      ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
-      if (!more) break;
-    }
-  } else {
-    RETURN_IF_ERROR(scanner->PlanFragments());
-  }
+  RETURN_IF_ERROR(scanner->Explain(args.analyze));
   double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const query::ScanCounters& c = scanner->counters();
   StoreCounters& io = h.store->counters();

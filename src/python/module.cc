@@ -201,15 +201,7 @@ class PyTable {
     nlohmann::json j = Check(Unlocked([&]() -> Result<nlohmann::json> {
       store_->counters().Reset();
       ASSIGN_OR_RETURN(auto scanner, MakeScanner(where, {}, sample, std::nullopt));
-      if (analyze) {
-        Batch batch;
-        while (true) {
-          ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
-          if (!more) break;
-        }
-      } else {
-        RETURN_IF_ERROR(scanner->PlanFragments());
-      }
+      RETURN_IF_ERROR(scanner->Explain(analyze));
       const query::ScanCounters& c = scanner->counters();
       nlohmann::json out = {{"version", table_->version()},
                             {"filter", scanner->filter() ? scanner->filter()->ToString() : ""},

@@ -335,6 +335,15 @@ bool Scanner::FragmentMayMatch(const table::FragmentMeta& frag, std::set<int>* n
   return !filter_ || MayMatch(*filter_, stats);
 }
 
+Status Scanner::Explain(bool analyze) {
+  if (!analyze) return PlanFragments();
+  Batch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, Next(&batch));
+    if (!more) return Status::OK();
+  }
+}
+
 Status Scanner::PlanFragments() {
   for (const table::FragmentMeta& frag : table_->manifest().fragments) {
     std::set<int> no_nan;

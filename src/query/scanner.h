@@ -72,6 +72,9 @@ class Scanner {
   Result<bool> Next(Batch* out, std::vector<uint64_t>* addresses = nullptr);
   // explain without --analyze: applies the manifest-level pruning to every fragment, reads nothing.
   Status PlanFragments();
+  // explain's work: with `analyze` runs the scan to the end (results dropped) so that the
+  // counters and plan are complete; without, PlanFragments.
+  Status Explain(bool analyze);
   const ScanCounters& counters() const { return counters_; }
   // Human-readable decisions so far (explain).
   const std::vector<std::string>& plan() const { return plan_; }

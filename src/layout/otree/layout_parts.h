@@ -71,5 +71,7 @@ Status CommitLayout(table::Table* table, const std::string& operation, std::set<
                     std::vector<WrittenFile> files, LayoutMeta meta, const Schema& schema);
 // InvalidArgument for bad layout options (columns, kind, transformation, sizes).
 Status CheckColumns(const Schema& schema, const LayoutOptions& options);
+// The layout record of `options` (kind, columns and parameters; no revisions or blocks yet).
+LayoutMeta MetaFor(const LayoutOptions& options);
 
 }  // namespace lakeindex::layout::parts

@@ -280,6 +280,17 @@ Status CommitLayout(table::Table* table, const std::string& operation, std::set<
   return table->Commit(std::move(txn));
 }
 
+LayoutMeta MetaFor(const LayoutOptions& options) {
+  LayoutMeta meta;
+  meta.kind = options.kind;
+  meta.columns = options.columns;
+  meta.transform = options.transform;
+  meta.cube_rows = options.cube_rows;
+  meta.slices = options.slices;
+  meta.page_rows = options.page_rows;
+  return meta;
+}
+
 Status CheckColumns(const Schema& schema, const LayoutOptions& options) {
   if (options.columns.empty() || options.columns.size() > size_t(otree::kMaxDims)) {
     return Status::InvalidArgument("layout needs 1 to " + std::to_string(otree::kMaxDims) + " columns, got " +
@@ -392,13 +403,7 @@ Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& optio
   }
   const Schema schema = placed.rows.schema();
   placed.weight_column = schema.FindField(kWeightColumn);
-  LayoutMeta meta;
-  meta.kind = options.kind;
-  meta.columns = options.columns;
-  meta.transform = options.transform;
-  meta.cube_rows = options.cube_rows;
-  meta.slices = options.slices;
-  meta.page_rows = options.page_rows;
+  LayoutMeta meta = MetaFor(options);
   ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
   ASSIGN_OR_RETURN(std::vector<Transform> transforms, FitTransforms(placed.rows, columns, options.transform));
   RETURN_IF_ERROR(ExtendCoords(&placed, columns, transforms));

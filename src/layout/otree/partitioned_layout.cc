@@ -59,17 +59,6 @@ Status CheckOTree(const table::Table& table, const LayoutOptions& options) {
   return Status::OK();
 }
 
-LayoutMeta MetaFor(const LayoutOptions& options) {
-  LayoutMeta meta;
-  meta.kind = options.kind;
-  meta.columns = options.columns;
-  meta.transform = options.transform;
-  meta.cube_rows = options.cube_rows;
-  meta.slices = options.slices;
-  meta.page_rows = options.page_rows;
-  return meta;
-}
-
 // The child of `tree`'s cube c holding `coords`, or -1 when the tree lacks it.
 int ChildHolding(const Tree& tree, int c, const uint32_t* coords) {
   const otree::Cube& cube = tree.cubes()[size_t(c)];
@@ -308,7 +297,7 @@ Result<std::string> WriteLayoutPartition(const table::Table& table, const Layout
   placed.rows = parts::AddWeights(std::move(rows), options.seed, part.first_row);
   const Schema schema = placed.rows.schema();
   placed.weight_column = schema.FindField(kWeightColumn);
-  LayoutMeta meta = MetaFor(options);
+  LayoutMeta meta = parts::MetaFor(options);
   ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
   RETURN_IF_ERROR(parts::ExtendCoords(&placed, columns, revision.transforms));
   Tree tree = revision.tree;
@@ -369,7 +358,7 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
   report.files = files.size();
   report.cubes = revision.tree.cubes().size();
   report.depth = revision.tree.depth();
-  LayoutMeta meta = MetaFor(options);
+  LayoutMeta meta = parts::MetaFor(options);
   meta.revisions.push_back(std::move(revision));
   std::set<uint32_t> removed;
   for (const table::FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
