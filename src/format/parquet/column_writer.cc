@@ -291,7 +291,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
       }
       out->meta.statistics = std::move(s);
     }
-    if (options_.page_index && column_index_valid_) {
+    if (column_index_enabled_ && column_index_valid_) {
       column_index_.boundary_order = ascending_    ? BoundaryOrder::kAscending
                                      : descending_ ? BoundaryOrder::kDescending
                                                    : BoundaryOrder::kUnordered;
@@ -448,7 +448,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
   }
 
   void RecordPageIndex() {
-    if (!options_.page_index) return;
+    if (!column_index_enabled_) return;
     bool null_page = page_nulls_ == page_rows_;
     if (!null_page && page_stats_.count == 0) column_index_valid_ = false;  // all NaN
     column_index_.null_pages.push_back(null_page);
@@ -485,6 +485,11 @@ class TypedChunkWriter final : public ChunkWriterBase {
   MinMax page_stats_, chunk_stats_;
   ColumnIndex column_index_;
   bool column_index_valid_ = true;
+  // Pages' min/max recorded for this column (WriteOptions::column_index_columns).
+  const bool column_index_enabled_ =
+      options_.page_index && (options_.column_index_columns.empty() ||
+                              std::find(options_.column_index_columns.begin(), options_.column_index_columns.end(),
+                                        field_.name) != options_.column_index_columns.end());
   bool ascending_ = true, descending_ = true, have_prev_ = false;
   StatT prev_min_{}, prev_max_{};
 };

@@ -48,6 +48,11 @@ struct WriteOptions {
   bool dictionary = true;
   bool statistics = true;   // page header + column chunk statistics
   bool page_index = true;   // ColumnIndex + OffsetIndex
+  // With page_index: the columns whose pages' min/max go into a ColumnIndex (empty = all).
+  // Every column keeps its OffsetIndex (where each page is). Layout files index only the layout
+  // columns: the others are unordered there, their page bounds prune nothing and were half of
+  // the page index that every cold open reads.
+  std::vector<std::string> column_index_columns;
   // Statistics in every data page header too (needs `statistics`). Readers that use the page
   // index never read them; with many small pages they are a third of the page overhead.
   bool page_header_statistics = true;

@@ -2,6 +2,7 @@
 // changes the bytes, statistics and the page index checked against the data itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -90,6 +91,11 @@ void RoundTrip(const Batch& batch, const WriteOptions& options, const std::strin
       }
       auto index = reader.ReadPageIndex(rg, int(c));
       ASSERT_TRUE(index.ok()) << index.status().ToString();
+      const auto& indexed = options.column_index_columns;
+      if (options.page_index && !indexed.empty() &&
+          std::find(indexed.begin(), indexed.end(), batch.schema().field(c).name) == indexed.end()) {
+        EXPECT_FALSE(index->has_statistics) << where << ": no ColumnIndex asked for";
+      }
       int64_t next = 0;
       for (size_t p = 0; p < index->pages.size(); ++p) {
         const PageIndexEntry& e = index->pages[p];
@@ -137,6 +143,7 @@ TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {
     o.page_crc = rng.Chance(0.5);
     o.skip_incompressible = rng.Chance(0.5);
     o.page_header_statistics = rng.Chance(0.5);
+    if (rng.Chance(0.3)) o.column_index_columns = {schema.field(0).name};
     RoundTrip(batch, o, "seed " + std::to_string(seed) + " codec " + CodecName(o.codec) +
                             " page_rows " + std::to_string(o.page_rows) + " rg " + std::to_string(o.row_group_rows));
     if (::testing::Test::HasFatalFailure()) return;

@@ -105,11 +105,13 @@ Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::
 }
 
 // The parquet options of layout files: row groups cut by the writer only, pages of page_rows.
-parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, uint64_t page_rows, size_t row_group_rows) {
+parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
+                                        uint64_t page_rows, size_t row_group_rows) {
   parquet::WriteOptions o = config.parquet;
   o.page_rows = size_t(page_rows);
   o.row_group_rows = row_group_rows;
   o.page_header_statistics = !o.page_index;  // small pages: the page index has their bounds
+  o.column_index_columns = columns;           // only the layout columns are ordered within a block
   return o;
 }
 
@@ -228,7 +230,7 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
       }
     }
     ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, ordered, groups,
-                                            BlockWriteOptions(config, meta.page_rows, ordered.size() + 1)));
+                                            BlockWriteOptions(config, meta.columns, meta.page_rows, ordered.size() + 1)));
     return Status::OK();
   }));
   return out;
@@ -373,7 +375,7 @@ Result<std::vector<WrittenFile>> WriteOrdered(ObjectStore* store, Placed placed,
       groups.push_back(std::min<size_t>(options.cube_rows, rows.size() - at));
     }
     ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, rows, groups,
-                                            BlockWriteOptions(options.write, options.page_rows, rows.size() + 1)));
+                                            BlockWriteOptions(options.write, options.columns, options.page_rows, rows.size() + 1)));
     return Status::OK();
   }));
   return out;
