@@ -4,7 +4,8 @@
 // Convention (also in docs/user-guide.md, "Commands in these docs are tested"): a fenced block
 // whose info string is `sh` or `bash` runs; `sh norun` (any info string with the word `norun`
 // after the language) does not — kept for the few commands that cannot run inside a test (`make
-// demo`, `make test`, installing packages). Other blocks (`text`, `python`, ...) are not run.
+// demo`, `make test`, installing packages). Other blocks (`text`, ...) are not run here; the
+// `python` blocks run in python/tests/test_docs.py (when the Python module is built).
 // Each file runs in a fresh scratch directory, its blocks in order in one bash process with
 // `set -e -o pipefail`, and `build/lakeindex` there is a link to the binary under test. A command
 // that fails names the file and line of the command and shows the end of the output.

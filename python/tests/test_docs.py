@@ -1,0 +1,61 @@
+"""The Python examples of README.md and docs/python.md run as written (the docs cannot drift).
+
+Every ```python block of a file runs, in order, as one program in a scratch directory holding
+`events.parquet` (20,000 events rows from `lakeindex gen`); a block whose info string has the
+word `norun` is skipped, as in the shell docs test (src/cli/cli_docs_test.cc). The program runs
+with `python3 -c` so that Dask's spawned workers do not re-run it.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+from util import ROOT, Workdir, cli, ensure_path
+
+FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```\s*$", re.M | re.S)
+
+
+def python_blocks(path):
+    """The runnable ```python blocks of a Markdown file, with the line each starts on."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    out = []
+    for m in FENCE.finditer(text):
+        words = m.group(1).split()
+        if words and words[0] == "python" and "norun" not in words:
+            out.append((text.count("\n", 0, m.start()) + 2, m.group(2)))
+    return out
+
+
+class DocsPythonTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        ensure_path()
+
+    def run_file(self, name):
+        blocks = python_blocks(os.path.join(ROOT, name))
+        self.assertTrue(blocks, f"{name} has no python block")
+        work = Workdir()
+        try:
+            subprocess.run([cli(), "gen", "--rows", "20000", "--output", work.join("events.parquet")],
+                           check=True, capture_output=True)
+            program = "\n".join(code for _, code in blocks)
+            got = subprocess.run([sys.executable, "-c", program], cwd=work.path, capture_output=True,
+                                 text=True, timeout=240)
+            starts = ", ".join(f"{name}:{line}" for line, _ in blocks)
+            self.assertEqual(got.returncode, 0,
+                             f"the python blocks at {starts} failed:\n{got.stdout[-2000:]}\n{got.stderr[-4000:]}")
+        finally:
+            work.close()
+
+    def test_readme(self):
+        self.run_file("README.md")
+
+    def test_python_guide(self):
+        self.run_file(os.path.join("docs", "python.md"))
+
+
+if __name__ == "__main__":
+    unittest.main()
