@@ -1,11 +1,14 @@
 #include "lakeindex/batch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "util/test_util.h"
 
 namespace lakeindex {
 namespace {
@@ -211,6 +214,33 @@ TEST(BatchTest, RandomSlicesAndSelectionsMatchRowByRow) {
   EXPECT_TRUE(twice.Equals(batch));
   Batch other(Schema({{"i", TypeId::kInt64, true}}));
   EXPECT_TRUE(twice.Append(other).IsInvalidArgument());
+}
+
+TEST(ColumnTest, ScatteredPutsRowIAtTo_i) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Schema schema = testing::RandomSchema(seed, 9);
+    const size_t rows = size_t(seed * 37 % 500);
+    Batch batch = testing::RandomBatch(schema, rows, seed, seed % 3 == 0 ? 0.0 : 0.2);
+    // A partition into a few buckets (as the layout writer does) or a random permutation.
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> to(rows);
+    for (size_t i = 0; i < rows; ++i) to[i] = uint32_t(i);
+    std::shuffle(to.begin(), to.end(), rng);
+    for (size_t c = 0; c < batch.num_columns(); ++c) {
+      const Column& in = batch.column(c);
+      Column out = Column::Scattered(in, to.data());
+      ASSERT_EQ(out.length(), rows);
+      ASSERT_EQ(out.null_count(), in.null_count());
+      // Row j of the result is row back[j] of the input: the same as gathering those rows.
+      std::vector<uint32_t> back(rows);
+      for (size_t i = 0; i < rows; ++i) back[to[i]] = uint32_t(i);
+      Column gathered(in.type());
+      gathered.AppendSelected(in, back.data(), rows);
+      EXPECT_TRUE(out.Equals(gathered)) << "seed " << seed << " column " << c;
+      // Scattering back with the inverse permutation gives the column again.
+      EXPECT_TRUE(Column::Scattered(out, back.data()).Equals(in)) << "seed " << seed << " column " << c;
+    }
+  }
 }
 
 TEST(BatchTest, SealDetectsRaggedColumns) {
