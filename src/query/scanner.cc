@@ -21,6 +21,12 @@ namespace {
 // Rows decoded per step inside a row group when reading page by page (bounds memory and lets
 // LIMIT stop early).
 constexpr uint64_t kWindowRows = 64 * 1024;
+// Pages of one column chunk at most this far apart are read with one request (the bytes between
+// are read and dropped): requests, not bytes, dominate the cost of scattered reads on object
+// stores. Measured on the demo's range lookup (2,045 rows of 2M, all columns): no coalescing
+// 16,730 requests / 14.3 MB; 4 KiB holes 8,672 / 28 MB; 8 KiB (Arrow's pre-buffer default)
+// 5,235 / 48 MB.
+constexpr uint64_t kCoalesceHoleBytes = 4 * 1024;
 
 using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // sorted, disjoint [begin, end)
 
@@ -563,33 +569,42 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
         if (uint64_t(p.first_row_index + p.num_rows) > window.front().first) break;
         cache.erase(cache.begin());
       }
-      for (const auto& [b, e] : window) {
-        // First page whose end is past b.
-        size_t p = size_t(std::upper_bound(pages.begin(), pages.end(), b,
-                                           [](uint64_t row, const parquet::PageIndexEntry& pg) {
-                                             return row < uint64_t(pg.first_row_index + pg.num_rows);
-                                           }) - pages.begin());
-        uint64_t at = b;
-        while (at < e) {
-          if (p >= pages.size()) return Status::Corruption(fragment.file + ": page index does not cover row " + std::to_string(at));
-          const auto& page = pages[p];
-          uint64_t pb = uint64_t(page.first_row_index), pe = pb + uint64_t(page.num_rows);
-          if (!cache.count(p)) {
-            auto col = reader.ReadPage(rg, file_columns[pos], int(p));
-            if (!col.ok()) return col.status().WithContext(where);
-            if (int64_t(col->length()) != page.num_rows) {
-              return Status::Corruption(fragment.file + ": " + where + " page " + std::to_string(p) + " has " +
-                                        std::to_string(col->length()) + " rows, its index says " + std::to_string(page.num_rows));
-            }
-            ++out->counters.pages_read;
-            cache.emplace(p, std::move(*col));
+      // Walks the window's rows page by page: `visit(p, from, to)` for rows [from, to) of page p.
+      auto walk = [&](auto&& visit) -> Status {
+        for (const auto& [b, e] : window) {
+          // First page whose end is past b.
+          size_t p = size_t(std::upper_bound(pages.begin(), pages.end(), b,
+                                             [](uint64_t row, const parquet::PageIndexEntry& pg) {
+                                               return row < uint64_t(pg.first_row_index + pg.num_rows);
+                                             }) - pages.begin());
+          uint64_t at = b;
+          while (at < e) {
+            if (p >= pages.size()) return Status::Corruption(fragment.file + ": page index does not cover row " + std::to_string(at));
+            const uint64_t pe = uint64_t(pages[p].first_row_index + pages[p].num_rows);
+            const uint64_t take_end = std::min(e, pe);
+            visit(p, at, take_end);
+            at = take_end;
+            if (at == pe) ++p;
           }
-          uint64_t take_end = std::min(e, pe);
-          batch.mutable_column(pos).AppendSlice(cache.at(p), size_t(at - pb), size_t(take_end - at));
-          at = take_end;
-          if (at == pe) ++p;
         }
+        return Status::OK();
+      };
+      // The pages this window needs and has not decoded, fetched together: pages a few KiB apart
+      // share one read (scattered index hits would otherwise cost a request per page).
+      std::vector<int> missing;
+      RETURN_IF_ERROR(walk([&](size_t p, uint64_t, uint64_t) {
+        if (!cache.count(p) && (missing.empty() || missing.back() != int(p))) missing.push_back(int(p));
+      }));
+      if (!missing.empty()) {
+        auto read = reader.ReadPages(rg, file_columns[pos], missing, kCoalesceHoleBytes);
+        if (!read.ok()) return read.status().WithContext(where);
+        for (size_t k = 0; k < missing.size(); ++k) cache.emplace(size_t(missing[k]), std::move((*read)[k]));
+        out->counters.pages_read += missing.size();
       }
+      RETURN_IF_ERROR(walk([&](size_t p, uint64_t from, uint64_t to) {
+        const uint64_t pb = uint64_t(pages[p].first_row_index);
+        batch.mutable_column(pos).AppendSlice(cache.at(p), size_t(from - pb), size_t(to - from));
+      }));
     }
     RETURN_IF_ERROR(batch.Seal());
     std::vector<uint32_t> offsets;

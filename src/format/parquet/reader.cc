@@ -501,12 +501,22 @@ Result<PageIndex> ParquetReader::ScanPageHeaders(int rg, int column) const {
 }
 
 Result<Column> ParquetReader::ReadPage(int rg, int column, int page) const {
+  ASSIGN_OR_RETURN(std::vector<Column> pages, ReadPages(rg, column, {page}, 0));
+  return std::move(pages[0]);
+}
+
+Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const std::vector<int>& pages,
+                                                    uint64_t max_hole) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> shared, CachedPageIndex(rg, column));
   const PageIndex& index = *shared;
-  if (page < 0 || size_t(page) >= index.pages.size()) {
-    return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(page));
-  }
   const std::string where = Where(rg, column);
+  for (size_t k = 0; k < pages.size(); ++k) {
+    if (pages[k] < 0 || size_t(pages[k]) >= index.pages.size() || (k > 0 && pages[k] <= pages[k - 1])) {
+      return Status::InvalidArgument(where + ": no page " + std::to_string(pages[k]) + " (or pages out of order)");
+    }
+  }
+  std::vector<Column> out;
+  if (pages.empty()) return out;
   const LeafColumn& leaf = leaves_[size_t(column)];
   const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
   if (m.codec < 0 || m.codec > 7) {
@@ -515,7 +525,6 @@ Result<Column> ParquetReader::ReadPage(int rg, int column, int page) const {
   ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
   int64_t bound = m.total_uncompressed_size > 0 ? std::min(m.total_uncompressed_size, kMaxPageBytes) : kMaxPageBytes;
   ColumnChunkDecoder decoder(leaf, Codec(uint8_t(m.codec)), bound);
-  Column out(leaf.type);
   // Pages before the first data page (the dictionary page) are needed to decode any page.
   uint64_t first = uint64_t(index.pages[0].offset);
   if (range.first < first) {
@@ -534,25 +543,43 @@ Result<Column> ParquetReader::ReadPage(int rg, int column, int page) const {
       dictionary_cache_[{rg, column}] = cached;
     }
     const std::string& head = *cached;
+    Column none(leaf.type);
     size_t pos = 0;
     while (pos < head.size()) {
       int64_t got = 0;
       Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(head.data()), head.size(), &pos,
-                                     range.first, 0, &out, &got);
+                                     range.first, 0, &none, &got);
       if (!st.ok()) return st.WithContext(where);
     }
   }
-  const PageIndexEntry& e = index.pages[size_t(page)];
-  ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, uint64_t(e.offset), uint64_t(e.compressed_size)));
-  if (bytes.size() != size_t(e.compressed_size)) return Status::Corruption(where + ": short read");
-  size_t pos = 0;
-  int64_t got = 0;
-  Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &pos,
-                                 uint64_t(e.offset), e.num_rows, &out, &got);
-  if (!st.ok()) return st.WithContext(where);
-  if (got != e.num_rows) {
-    return Status::Corruption(where + ": page at offset " + std::to_string(e.offset) + " holds " +
-                              std::to_string(got) + " rows, the page index says " + std::to_string(e.num_rows));
+  // Runs of pages no more than max_hole bytes apart, each fetched with one read.
+  size_t k = 0;
+  while (k < pages.size()) {
+    const uint64_t begin = uint64_t(index.pages[size_t(pages[k])].offset);
+    uint64_t end = begin + uint64_t(index.pages[size_t(pages[k])].compressed_size);
+    size_t stop = k + 1;
+    while (stop < pages.size()) {
+      const PageIndexEntry& next = index.pages[size_t(pages[stop])];
+      if (uint64_t(next.offset) < end || uint64_t(next.offset) - end > max_hole) break;
+      end = uint64_t(next.offset) + uint64_t(next.compressed_size);
+      ++stop;
+    }
+    ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, begin, end - begin));
+    if (bytes.size() != end - begin) return Status::Corruption(where + ": short read");
+    for (; k < stop; ++k) {
+      const PageIndexEntry& e = index.pages[size_t(pages[k])];
+      Column col(leaf.type);
+      size_t pos = size_t(uint64_t(e.offset) - begin);
+      int64_t got = 0;
+      Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(bytes.data()), pos + size_t(e.compressed_size),
+                                     &pos, begin, e.num_rows, &col, &got);
+      if (!st.ok()) return st.WithContext(where);
+      if (got != e.num_rows) {
+        return Status::Corruption(where + ": page at offset " + std::to_string(e.offset) + " holds " +
+                                  std::to_string(got) + " rows, the page index says " + std::to_string(e.num_rows));
+      }
+      out.push_back(std::move(col));
+    }
   }
   return out;
 }

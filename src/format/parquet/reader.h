@@ -104,6 +104,10 @@ class ParquetReader {
   Result<PageIndex> ReadPageIndex(int rg, int column) const;
   // The rows of one data page (0-based among the chunk's data pages).
   Result<Column> ReadPage(int rg, int column, int page) const;
+  // The rows of several data pages of one chunk (ascending page numbers, no repeats), one Column
+  // per page. Pages whose bytes are at most `max_hole` bytes apart are fetched with one ranged
+  // read (the hole read and dropped), so that scattered rows cost fewer requests.
+  Result<std::vector<Column>> ReadPages(int rg, int column, const std::vector<int>& pages, uint64_t max_hole) const;
 
  private:
   ParquetReader(ObjectStore* store, std::string path) : store_(store), path_(std::move(path)) {}

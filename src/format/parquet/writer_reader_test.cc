@@ -197,6 +197,28 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
     pages_bytes += uint64_t(index->pages[p].compressed_size);
   }
   EXPECT_EQ(instrumented->counters().bytes_read.load(), pages_bytes + dictionary_bytes);
+
+  // ReadPages: adjacent pages (and, with a large enough hole, far ones) share one read.
+  const std::vector<int> wanted = {0, 5, 6, 20, 63};
+  for (uint64_t hole : {uint64_t(0), uint64_t(1) << 30}) {
+    for (int c = 0; c < 3; ++c) {
+      auto column_index = (*reader)->ReadPageIndex(0, c);
+      ASSERT_TRUE(column_index.ok());
+      instrumented->counters().Reset();
+      auto got = (*reader)->ReadPages(0, c, wanted, hole);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      ASSERT_EQ(got->size(), wanted.size());
+      EXPECT_EQ(instrumented->counters().read_requests.load(), hole == 0 ? 4u : 1u) << "column " << c;
+      for (size_t k = 0; k < wanted.size(); ++k) {
+        const PageIndexEntry& e = column_index->pages[size_t(wanted[k])];
+        Column want(batch.column(size_t(c)).type());
+        want.AppendSlice(batch.column(size_t(c)), size_t(e.first_row_index), size_t(e.num_rows));
+        EXPECT_TRUE((*got)[k].Equals(want)) << "column " << c << " page " << wanted[k];
+      }
+    }
+  }
+  EXPECT_TRUE((*reader)->ReadPages(0, 0, {6, 5}, 0).status().IsInvalidArgument());
+  EXPECT_TRUE((*reader)->ReadPages(0, 0, {64}, 0).status().IsInvalidArgument());
 }
 
 // Builds a one-column batch from values (std::nullopt = NULL).
