@@ -191,27 +191,8 @@ Status RunExplain(const QueryArgs& args) {
   const query::ScanCounters& c = scanner->counters();
   StoreCounters& io = h.store->counters();
   if (args.json) {
-    nlohmann::json j = {{"version", h.table->version()},
-                        {"filter", scanner->filter() ? scanner->filter()->ToString() : ""},
-                        {"plan", scanner->plan()},
-                        {"fragments_total", c.fragments_total},
-                        {"fragments_scanned", c.fragments_scanned}};
-    if (args.analyze) {
-      j["blocks_total"] = c.blocks_total;
-      j["blocks_read"] = c.blocks_read;
-      j["pages_total"] = c.pages_total;
-      j["pages_read"] = c.pages_read;
-      j["index_pages_read"] = c.index.pages_read;
-      j["index_pages_total"] = c.index.pages_total;
-      j["index_pages_selected"] = c.index.pages_selected;
-      j["index_pages_all_match"] = c.index.pages_all_match;
-      j["index_bytes_read"] = c.index.bytes_read;
-      j["rows_read"] = c.rows_read;
-      j["rows_returned"] = c.rows_returned;
-      j["bytes_read"] = io.bytes_read.load();
-      j["io_requests"] = io.read_requests.load() + io.list_requests.load();
-      j["elapsed_ms"] = elapsed_ms;
-    }
+    nlohmann::json j = query::ExplainJson(*scanner, h.table->version(), args.analyze, io);
+    if (args.analyze) j["elapsed_ms"] = elapsed_ms;
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return Status::OK();
   }

@@ -202,25 +202,7 @@ class PyTable {
       store_->counters().Reset();
       ASSIGN_OR_RETURN(auto scanner, MakeScanner(where, {}, sample, std::nullopt));
       RETURN_IF_ERROR(scanner->Explain(analyze));
-      const query::ScanCounters& c = scanner->counters();
-      nlohmann::json out = {{"version", table_->version()},
-                            {"filter", scanner->filter() ? scanner->filter()->ToString() : ""},
-                            {"plan", scanner->plan()},
-                            {"fragments_total", c.fragments_total},
-                            {"fragments_scanned", c.fragments_scanned}};
-      if (analyze) {
-        out["blocks_total"] = c.blocks_total;
-        out["blocks_read"] = c.blocks_read;
-        out["pages_total"] = c.pages_total;
-        out["pages_read"] = c.pages_read;
-        out["index_pages_read"] = c.index.pages_read;
-        out["index_pages_total"] = c.index.pages_total;
-        out["rows_read"] = c.rows_read;
-        out["rows_returned"] = c.rows_returned;
-        out["bytes_read"] = store_->counters().bytes_read.load();
-        out["io_requests"] = store_->counters().read_requests.load() + store_->counters().list_requests.load();
-      }
-      return out;
+      return query::ExplainJson(*scanner, table_->version(), analyze, store_->counters());
     }));
     return JsonToPy(j);
   }

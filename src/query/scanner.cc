@@ -621,6 +621,30 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   return Status::OK();
 }
 
+nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyze, const StoreCounters& io) {
+  const ScanCounters& c = scanner.counters();
+  nlohmann::json j = {{"version", version},
+                      {"filter", scanner.filter() ? scanner.filter()->ToString() : ""},
+                      {"plan", scanner.plan()},
+                      {"fragments_total", c.fragments_total},
+                      {"fragments_scanned", c.fragments_scanned}};
+  if (!analyze) return j;
+  j["blocks_total"] = c.blocks_total;
+  j["blocks_read"] = c.blocks_read;
+  j["pages_total"] = c.pages_total;
+  j["pages_read"] = c.pages_read;
+  j["index_pages_read"] = c.index.pages_read;
+  j["index_pages_total"] = c.index.pages_total;
+  j["index_pages_selected"] = c.index.pages_selected;
+  j["index_pages_all_match"] = c.index.pages_all_match;
+  j["index_bytes_read"] = c.index.bytes_read;
+  j["rows_read"] = c.rows_read;
+  j["rows_returned"] = c.rows_returned;
+  j["bytes_read"] = io.bytes_read.load();
+  j["io_requests"] = io.read_requests.load() + io.list_requests.load();
+  return j;
+}
+
 Result<uint64_t> DeleteWhere(table::Table* table, const std::string& where, std::vector<IndexHandle> indexes) {
   if (where.empty()) return Status::InvalidArgument("delete needs a --where filter");
   ScanRequest request;

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lakeindex/batch.h"
 #include "query/expr.h"
 #include "query/index_planner.h"
@@ -141,5 +143,10 @@ class Scanner {
 // Deletes the rows of `table` where `where` is TRUE (using `indexes` to find them) and commits a
 // new version; returns how many rows were newly deleted (0: no new version).
 Result<uint64_t> DeleteWhere(table::Table* table, const std::string& where, std::vector<IndexHandle> indexes = {});
+
+// What `lakeindex explain --json` prints and Python's Table.explain returns, for a scanner after
+// Explain(analyze): version, filter, plan and fragment counts; with `analyze` also the read
+// counters and the store's bytes and requests (`io`, reset before the scanner was made).
+nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyze, const StoreCounters& io);
 
 }  // namespace lakeindex::query
