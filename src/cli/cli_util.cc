@@ -20,17 +20,6 @@ int ExitCodeFor(const Status& status) {
   }
 }
 
-Result<FileRef> OpenFileRef(const std::string& path) {
-  if (path.empty()) return Status::InvalidArgument("empty file path");
-  std::filesystem::path p = std::filesystem::absolute(path).lexically_normal();
-  if (!p.has_filename()) return Status::InvalidArgument("'" + path + "' is a directory, not a file");
-  FileRef ref;
-  ASSIGN_OR_RETURN(ref.store, OpenLocalStore(p.parent_path().string()));
-  ref.key = p.filename().string();
-  ref.path = path;
-  return ref;
-}
-
 Status WriteOutputFile(const std::string& path, std::string_view data) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return Status::InvalidArgument("cannot open '" + path + "' for writing: " + std::strerror(errno));
@@ -79,12 +68,6 @@ void Progress::Update(uint64_t done) {
   std::fprintf(stderr, "\r\033[K%s [%s] %3.0f%% %llu/%llu", label_.c_str(), bar.c_str(), 100 * fraction,
                static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_));
   std::fflush(stderr);
-}
-
-Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create) {
-  if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
-  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
-  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
 }
 
 Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version) {

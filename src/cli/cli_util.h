@@ -16,20 +16,13 @@
 
 namespace lakeindex::cli {
 
+using table::OpenTableStore;  // the table directory as a counting store
+
 // DESIGN.md: 0 on success, 1 on a user error (one-line message), 2 on internal failure.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUserError = 1;
 inline constexpr int kExitInternal = 2;
 int ExitCodeFor(const Status& status);
-
-// A path given on the command line, opened as a local store rooted at its directory plus the
-// object key of the file itself.
-struct FileRef {
-  std::unique_ptr<ObjectStore> store;
-  std::string key;
-  std::string path;  // as the user typed it, for messages
-};
-Result<FileRef> OpenFileRef(const std::string& path);
 
 // Writes `data` to the file at `path` as a plain open/write/close, so that /dev/stdout, FIFOs
 // and device files work as users expect (an ObjectStore would replace the path with a new file).
@@ -46,9 +39,7 @@ struct TableHandle {
   std::shared_ptr<InstrumentedStore> store;
   std::unique_ptr<table::Table> table;
 };
-// The local directory `path` as a counting store; NotFound unless `create` or it exists.
-Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create);
-// Opens the table at `path` (the newest version, or `version`).
+// Opens the table at `path` (the newest version, or `version`), through table::OpenTableStore.
 Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version = std::nullopt);
 
 class Progress;

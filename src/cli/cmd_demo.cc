@@ -260,14 +260,15 @@ Status RunDemo(const DemoArgs& args) {
              "gen --rows " + rows + " --output " + events);
   auto start = Clock::now();
   RETURN_IF_ERROR(WriteEvents(args.rows, /*seed=*/42, events));
-  ASSIGN_OR_RETURN(FileRef ref, OpenFileRef(events));
-  ASSIGN_OR_RETURN(uint64_t file_size, ref.store->Size(ref.key));
+  std::error_code size_error;
+  const uint64_t file_size = std::filesystem::file_size(events, size_error);
+  if (size_error) return Status::IOError("cannot stat '" + events + "': " + size_error.message());
   std::printf("      %s in %.2f s\n", Bytes(file_size).c_str(), SecondsSince(start));
 
   StepHeader(2, kSteps, "Create a table from it (version 1: plain Parquet files, the full-scan baseline below)",
              "create " + t.dir + " --from " + events);
   ASSIGN_OR_RETURN(t.store, OpenTableStore(t.dir, /*create=*/true));
-  ASSIGN_OR_RETURN(auto source, table::OpenFileSource(ref.store.get(), ref.key, std::nullopt, events));
+  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(events, std::nullopt));
   start = Clock::now();
   auto progress = std::make_shared<Progress>("create", source->total_rows());
   ASSIGN_OR_RETURN(auto table, table::Table::Create(t.store, source.get(), MakeWriteConfig(1000000, progress)));

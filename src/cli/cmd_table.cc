@@ -28,19 +28,12 @@ struct LoadArgs {
   uint64_t rows_per_file = 1000000;
 };
 
-Result<std::unique_ptr<table::BatchSource>> OpenSource(const std::string& from, const std::optional<Schema>& schema,
-                                                       FileRef* ref) {
-  ASSIGN_OR_RETURN(*ref, OpenFileRef(from));
-  return table::OpenFileSource(ref->store.get(), ref->key, schema, from);
-}
-
 Status RunCreate(const LoadArgs& args) {
   std::optional<Schema> schema;
   if (!args.schema.empty()) {
     ASSIGN_OR_RETURN(schema, Schema::Parse(args.schema));
   }
-  FileRef ref;
-  ASSIGN_OR_RETURN(auto source, OpenSource(args.from, schema, &ref));
+  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema));
   ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, true));
   auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
   ASSIGN_OR_RETURN(auto table, table::Table::Create(store, source.get(), MakeWriteConfig(args.rows_per_file, progress)));
@@ -52,11 +45,10 @@ Status RunCreate(const LoadArgs& args) {
 
 Status RunAppend(const LoadArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  FileRef ref;
   ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(h.table->manifest()));
   const bool otree = table_layout && table_layout->is_otree();
   // An OTree table's hidden `_weight` is drawn at append, not read from the input.
-  ASSIGN_OR_RETURN(auto source, OpenSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema(), &ref));
+  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema()));
   auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
   uint64_t before = h.table->manifest().total_rows();
   if (otree) {

@@ -28,33 +28,13 @@ auto Unlocked(F&& f) {
   return f();
 }
 
-// A table directory through a store that counts requests (explain reports them).
-Result<std::shared_ptr<InstrumentedStore>> OpenStore(const std::string& path, bool create) {
-  if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
-  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
-  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
-}
-
 Result<std::unique_ptr<table::Table>> OpenAt(const std::string& path, std::optional<uint64_t> version,
                                              std::shared_ptr<InstrumentedStore>* store_out = nullptr) {
-  ASSIGN_OR_RETURN(auto store, OpenStore(path, false));
+  ASSIGN_OR_RETURN(auto store, table::OpenTableStore(path, false));
   if (store_out) *store_out = store;
   auto t = table::Table::Open(store, version);
   if (!t.ok() && t.status().IsNotFound() && !version) return Status::NotFound("no lakeindex table at '" + path + "'");
   return t;
-}
-
-// A CSV or Parquet file as a batch source (its directory as a local store).
-struct FileSource {
-  std::unique_ptr<ObjectStore> store;
-  std::unique_ptr<table::BatchSource> source;
-};
-Result<FileSource> OpenSource(const std::string& file, const std::optional<Schema>& schema) {
-  std::filesystem::path p = std::filesystem::absolute(file).lexically_normal();
-  FileSource out;
-  ASSIGN_OR_RETURN(out.store, OpenLocalStore(p.parent_path().string()));
-  ASSIGN_OR_RETURN(out.source, table::OpenFileSource(out.store.get(), p.filename().string(), schema, file));
-  return out;
 }
 
 table::WriteConfig Config(std::optional<uint64_t> rows_per_file) {
@@ -120,9 +100,9 @@ class PyTable {
       if (schema_text) {
         ASSIGN_OR_RETURN(schema, Schema::Parse(*schema_text));
       }
-      ASSIGN_OR_RETURN(FileSource src, OpenSource(source, schema));
-      ASSIGN_OR_RETURN(out.store_, OpenStore(path, true));
-      ASSIGN_OR_RETURN(out.table_, table::Table::Create(out.store_, src.source.get(), Config(rows_per_file)));
+      ASSIGN_OR_RETURN(auto src, table::OpenLocalFileSource(source, schema));
+      ASSIGN_OR_RETURN(out.store_, table::OpenTableStore(path, true));
+      ASSIGN_OR_RETURN(out.table_, table::Table::Create(out.store_, src.get(), Config(rows_per_file)));
       return Status::OK();
     }));
     return out;
@@ -139,12 +119,12 @@ class PyTable {
     Check(Unlocked([&]() -> Status {
       ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table_->manifest()));
       const bool otree = meta && meta->is_otree();
-      ASSIGN_OR_RETURN(FileSource src,
-                       OpenSource(source, otree ? layout::VisibleSchema(table_->schema()) : table_->schema()));
+      ASSIGN_OR_RETURN(auto src, table::OpenLocalFileSource(
+                                     source, otree ? layout::VisibleSchema(table_->schema()) : table_->schema()));
       if (otree) {
-        RETURN_IF_ERROR(layout::AppendToLayout(table_.get(), src.source.get(), Config(rows_per_file)).status());
+        RETURN_IF_ERROR(layout::AppendToLayout(table_.get(), src.get(), Config(rows_per_file)).status());
       } else {
-        RETURN_IF_ERROR(table_->Append(src.source.get(), Config(rows_per_file)));
+        RETURN_IF_ERROR(table_->Append(src.get(), Config(rows_per_file)));
       }
       return query::UpdateIndexes(table_.get(), "").status();
     }));

@@ -1,6 +1,7 @@
 #include "table/batch_source.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "format/csv/csv_reader.h"
 #include "format/parquet/reader.h"
@@ -113,6 +114,33 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
     return std::unique_ptr<BatchSource>(new ParquetSource(std::move(*reader), std::move(file_schema)));
   }
   return Status::InvalidArgument(display + ": expected a .csv or .parquet file");
+}
+
+namespace {
+
+// A source that owns the store its file is read from.
+class LocalFileSource : public BatchSource {
+ public:
+  LocalFileSource(std::unique_ptr<ObjectStore> store, std::unique_ptr<BatchSource> source)
+      : store_(std::move(store)), source_(std::move(source)) {}
+  const Schema& schema() const override { return source_->schema(); }
+  Result<bool> Next(size_t max_rows, Batch* out) override { return source_->Next(max_rows, out); }
+  uint64_t total_rows() const override { return source_->total_rows(); }
+
+ private:
+  std::unique_ptr<ObjectStore> store_;  // outlives source_ (declared first)
+  std::unique_ptr<BatchSource> source_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path, const std::optional<Schema>& schema) {
+  if (path.empty()) return Status::InvalidArgument("empty file path");
+  std::filesystem::path p = std::filesystem::absolute(path).lexically_normal();
+  if (!p.has_filename()) return Status::InvalidArgument("'" + path + "' is a directory, not a file");
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenLocalStore(p.parent_path().string()));
+  ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source, OpenFileSource(store.get(), p.filename().string(), schema, path));
+  return std::unique_ptr<BatchSource>(new LocalFileSource(std::move(store), std::move(source)));
 }
 
 std::unique_ptr<BatchSource> MemorySource(Schema schema, std::vector<Batch> batches) {

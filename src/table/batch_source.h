@@ -28,6 +28,10 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
                                                     const std::optional<Schema>& schema,
                                                     const std::string& display);
 
+// A file on the local file system as a source (by extension, as OpenFileSource): its directory is
+// opened as a local store that the source owns. InvalidArgument for an empty path or a directory.
+Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path, const std::optional<Schema>& schema);
+
 // Batches already in memory (tests, the demo).
 std::unique_ptr<BatchSource> MemorySource(Schema schema, std::vector<Batch> batches);
 

@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <chrono>
+#include <filesystem>
 #include <random>
 #include <thread>
 
@@ -57,6 +58,12 @@ Result<DataTail> ComputeDataTail(std::string_view bytes, std::string_view path) 
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   ASSIGN_OR_RETURN(uint64_t offset, parquet::TailOffset(data, bytes.size(), path));
   return DataTail{offset, XXH64(data + offset, bytes.size() - offset, 0)};
+}
+
+Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create) {
+  if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
+  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
 }
 
 Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
