@@ -132,6 +132,10 @@ class Column {
   // of consecutive positions (a partition into buckets), unlike a gather of rows scattered over
   // a large column.
   static Column Scattered(const Column& other, const uint32_t* to);
+  // Rearranges rows [offset, offset + count) in place: row offset + k becomes the previous row
+  // from[k]. REQUIRES: from[0, count) is a permutation of [offset, offset + count). Meant for
+  // ranges that fit in cache (a layout block), after Scattered has grouped the rows.
+  void PermuteRange(size_t offset, size_t count, const uint32_t* from);
 
   bool Equals(const Column& other) const;  // same type, length, nulls and non-null values
 

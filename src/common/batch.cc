@@ -299,6 +299,44 @@ Column Column::Scattered(const Column& other, const uint32_t* to) {
   return out;
 }
 
+void Column::PermuteRange(size_t offset, size_t count, const uint32_t* from) {
+  if (count == 0) return;
+  if (null_count_ > 0) {
+    std::vector<uint8_t> valid(count);
+    for (size_t k = 0; k < count; ++k) valid[k] = IsValid(from[k]);
+    for (size_t k = 0; k < count; ++k) {
+      const size_t i = offset + k;
+      validity_[i >> 3] = uint8_t((validity_[i >> 3] & ~(1u << (i & 7))) | (unsigned(valid[k]) << (i & 7)));
+    }
+  }
+  if (type_ == TypeId::kString) {
+    const uint32_t base = offsets_[offset];
+    const std::string chars(chars_.data() + base, offsets_[offset + count] - base);
+    const std::vector<uint32_t> old(offsets_.begin() + std::ptrdiff_t(offset),
+                                    offsets_.begin() + std::ptrdiff_t(offset + count + 1));
+    uint32_t at = base;
+    for (size_t k = 0; k < count; ++k) {
+      const size_t r = from[k] - offset;
+      const uint32_t len = old[r + 1] - old[r];
+      std::memcpy(chars_.data() + at, chars.data() + (old[r] - base), len);
+      offsets_[offset + k] = at;
+      at += len;
+    }
+    return;
+  }
+  auto permute = [&](auto* values) {
+    using T = std::remove_pointer_t<decltype(values)>;
+    const std::vector<T> old(values + offset, values + offset + count);
+    for (size_t k = 0; k < count; ++k) values[offset + k] = old[from[k] - offset];
+  };
+  switch (FixedWidth(type_)) {
+    case 1: permute(mutable_data<uint8_t>()); break;
+    case 2: permute(mutable_data<uint16_t>()); break;
+    case 4: permute(mutable_data<uint32_t>()); break;
+    default: permute(mutable_data<uint64_t>()); break;
+  }
+}
+
 void Column::AppendSelected(const Column& other, const uint32_t* rows, size_t count) {
   if (count == 0) return;
   // One validity bitmap for the selected rows, then the values in one gather (this is the hot

@@ -243,6 +243,36 @@ TEST(ColumnTest, ScatteredPutsRowIAtTo_i) {
   }
 }
 
+// PermuteRange reorders rows inside consecutive ranges (unaligned to validity bytes) and leaves
+// the rest alone: the result equals gathering the rows in the new order.
+TEST(ColumnTest, PermuteRangeReordersEachRangeInPlace) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Schema schema = testing::RandomSchema(seed, 9);
+    const size_t rows = size_t(seed * 41 % 600);
+    Batch batch = testing::RandomBatch(schema, rows, seed, seed % 3 == 0 ? 0.0 : 0.3);
+    std::mt19937_64 rng(seed);
+    // Ranges of random lengths; the last few rows stay where they are.
+    std::vector<uint32_t> from(rows);
+    for (size_t i = 0; i < rows; ++i) from[i] = uint32_t(i);
+    std::vector<std::pair<size_t, size_t>> ranges;
+    for (size_t at = 0; at + 3 < rows;) {
+      const size_t count = std::min<size_t>(rows - 3 - at, 1 + rng() % 37);
+      std::shuffle(from.begin() + std::ptrdiff_t(at), from.begin() + std::ptrdiff_t(at + count), rng);
+      ranges.emplace_back(at, count);
+      at += count;
+    }
+    for (size_t c = 0; c < batch.num_columns(); ++c) {
+      const Column& in = batch.column(c);
+      Column want(in.type());
+      want.AppendSelected(in, from.data(), rows);
+      Column got = in;
+      for (const auto& [at, count] : ranges) got.PermuteRange(at, count, from.data() + at);
+      EXPECT_TRUE(got.Equals(want)) << "seed " << seed << " column " << c;
+      EXPECT_EQ(got.null_count(), in.null_count());
+    }
+  }
+}
+
 TEST(BatchTest, SealDetectsRaggedColumns) {
   Batch b(Schema({{"a", TypeId::kInt64, true}, {"b", TypeId::kInt64, true}}));
   b.mutable_column(0).Append<int64_t>(1);

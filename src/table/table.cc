@@ -463,8 +463,9 @@ Result<Batch> Table::ReadAll(const std::vector<int>& columns) const {
   } else {
     for (int c : columns) s.AddField(schema().field(size_t(c)));
   }
-  // Fragments are read in parallel, then appended into columns reserved once (reserved memory is
-  // touched only as it fills, and each part is freed once appended).
+  // Fragments are read in parallel, then appended column by column (in parallel) into columns
+  // reserved once (reserved memory is touched only as it fills, and each part's column is freed
+  // once appended).
   const std::vector<FragmentMeta>& fragments = manifest_.fragments;
   std::vector<Result<Batch>> parts(fragments.size(), Status::Internal("fragment not read"));
   ParallelFor(ThreadPool::Default(), fragments.size(), [&](size_t i) { parts[i] = ReadFragment(fragments[i], columns); });
@@ -472,20 +473,25 @@ Result<Batch> Table::ReadAll(const std::vector<int>& columns) const {
   std::vector<size_t> chars(s.num_fields(), 0);
   for (Result<Batch>& part : parts) {
     if (!part.ok()) return part.status();
+    if (!(part->schema() == s)) {
+      return Status::Internal("fragment read as " + part->schema().ToString() + ", expected " + s.ToString());
+    }
     rows += part->num_rows();
     for (size_t c = 0; c < s.num_fields(); ++c) chars[c] += part->column(c).chars().size();
   }
   if (parts.size() == 1) return std::move(*parts[0]);
-  Batch all(s);
-  for (size_t c = 0; c < s.num_fields(); ++c) {
-    all.mutable_column(c).Reserve(rows);
-    all.mutable_column(c).ReserveChars(chars[c]);
-  }
-  for (Result<Batch>& part : parts) {
-    RETURN_IF_ERROR(all.Append(*part));
-    *part = Batch();
-  }
-  return all;
+  std::vector<Column> out;
+  for (const Field& f : s.fields()) out.emplace_back(f.type);
+  ParallelFor(ThreadPool::Default(), out.size(), [&](size_t c) {
+    out[c].Reserve(rows);
+    out[c].ReserveChars(chars[c]);
+    for (Result<Batch>& part : parts) {
+      Column& from = part->mutable_column(c);
+      out[c].AppendSlice(from, 0, part->num_rows());
+      from = Column(from.type());
+    }
+  });
+  return Batch(s, std::move(out), rows);
 }
 
 Result<std::vector<std::string>> Table::Verify() const {

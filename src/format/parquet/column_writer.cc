@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -85,7 +86,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
     if (codec_ != Codec::kUncompressed) {
       compressed_.clear();
       RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(),
-                               &compressed_, options_.zstd_level));
+                               &compressed_, zstd_level_));
       payload = &compressed_;
       if (!codec_decided_ && options_.skip_incompressible && compressed_.size() * 8 > body.size() * 7) {
         codec_ = Codec::kUncompressed;  // the chunk's first page: not worth compressing
@@ -133,6 +134,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
     offset_index_.page_locations.push_back(loc);
     if (encoding == Encoding::kPlain) used_plain_ = true;
     if (encoding == Encoding::kRleDictionary) used_dictionary_ = true;
+    if (encoding == Encoding::kDeltaBinaryPacked || encoding == Encoding::kByteStreamSplit) used_other_ = encoding;
     chunk_rows_ += page_rows_;
     chunk_nulls_ += page_nulls_;
     page_rows_ = 0;
@@ -160,6 +162,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
     if (used_plain_ || dictionary_page) m.encodings.push_back(Encoding::kPlain);
     if (nullable_) m.encodings.push_back(Encoding::kRle);
     if (used_dictionary_) m.encodings.push_back(Encoding::kRleDictionary);
+    if (used_other_) m.encodings.push_back(*used_other_);
     m.path_in_schema = {field_.name};
     m.codec = int32_t(codec_);
     m.num_values = int64_t(chunk_rows_);
@@ -176,6 +179,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
     offset_index_ = OffsetIndex();
     total_uncompressed_ = 0;
     used_plain_ = used_dictionary_ = false;
+    used_other_.reset();
     codec_ = options_.codec;
     codec_decided_ = false;
   }
@@ -196,7 +200,11 @@ class ChunkWriterBase : public ColumnChunkWriter {
   size_t last_page_size_ = 0;
   bool used_plain_ = false;
   bool used_dictionary_ = false;
+  std::optional<Encoding> used_other_;  // DELTA_BINARY_PACKED or BYTE_STREAM_SPLIT (see WriteOptions)
   Codec codec_ = options_.codec;  // of this chunk (see WriteOptions::skip_incompressible)
+  const int zstd_level_ = field_.type != TypeId::kString && options_.fixed_width_zstd_level
+                              ? *options_.fixed_width_zstd_level
+                              : options_.zstd_level;
   bool codec_decided_ = false;    // the chunk's first page was emitted
   std::string body_, compressed_, header_buf_;
 };
@@ -434,6 +442,13 @@ class TypedChunkWriter final : public ChunkWriterBase {
         plain_bytes_.clear();
       } else if constexpr (kIsBool) {
         PlainEncodeBools(plain_values_.data(), plain_values_.size(), &values_);
+      } else if (kIsFloat && options_.byte_stream_split_floats) {
+        ByteStreamSplitEncode(reinterpret_cast<const uint8_t*>(plain_values_.data()), plain_values_.size(), sizeof(T),
+                              &values_);
+        encoding = Encoding::kByteStreamSplit;
+      } else if (!kIsFloat && options_.delta_integers) {
+        if constexpr (!kIsFloat) DeltaBinaryPackedEncode(plain_values_.data(), plain_values_.size(), &values_);
+        encoding = Encoding::kDeltaBinaryPacked;
       } else {
         PlainEncode(plain_values_.data(), plain_values_.size(), &values_);
       }

@@ -85,16 +85,20 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   return w;
 }
 
-Status ParquetWriter::Write(const Batch& batch) {
+Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count) {
   RETURN_IF_ERROR(status_);
   if (impl_->finished) return Status::InvalidArgument("parquet writer: Write after Finish");
   if (!(batch.schema() == schema_)) {
     return Status::InvalidArgument("parquet writer: batch schema " + batch.schema().ToString() +
                                    " differs from the file schema " + schema_.ToString());
   }
-  size_t offset = 0;
-  while (offset < batch.num_rows()) {
-    size_t n = std::min(batch.num_rows() - offset, options_.row_group_rows - impl_->rows_in_group);
+  if (offset > batch.num_rows() || count > batch.num_rows() - offset) {
+    return Status::InvalidArgument("parquet writer: rows [" + std::to_string(offset) + ", +" + std::to_string(count) +
+                                   ") of a batch of " + std::to_string(batch.num_rows()));
+  }
+  const size_t end = offset + count;
+  while (offset < end) {
+    size_t n = std::min(end - offset, options_.row_group_rows - impl_->rows_in_group);
     for (size_t c = 0; c < impl_->columns.size(); ++c) {
       status_ = impl_->columns[c]->Append(batch.column(c), offset, n);
       RETURN_IF_ERROR(status_);

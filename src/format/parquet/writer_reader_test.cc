@@ -144,8 +144,12 @@ TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {
     o.skip_incompressible = rng.Chance(0.5);
     o.page_header_statistics = rng.Chance(0.5);
     if (rng.Chance(0.3)) o.column_index_columns = {schema.field(0).name};
+    o.delta_integers = rng.Chance(0.4);
+    o.byte_stream_split_floats = rng.Chance(0.4);
+    if (rng.Chance(0.3)) o.fixed_width_zstd_level = -1;
     RoundTrip(batch, o, "seed " + std::to_string(seed) + " codec " + CodecName(o.codec) +
-                            " page_rows " + std::to_string(o.page_rows) + " rg " + std::to_string(o.row_group_rows));
+                            " page_rows " + std::to_string(o.page_rows) + " rg " + std::to_string(o.row_group_rows) +
+                            (o.delta_integers ? " delta" : "") + (o.byte_stream_split_floats ? " split" : ""));
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -221,6 +225,79 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
   EXPECT_TRUE((*reader)->ReadPages(0, 0, {64}, 0).status().IsInvalidArgument());
 }
 
+// The layout files' encodings: integers as DELTA_BINARY_PACKED, doubles as BYTE_STREAM_SPLIT,
+// strings (and dictionary chunks) as before; values read back exactly, small-range integers
+// take a fraction of their PLAIN size, and a sub-range of rows (Write(batch, offset, count))
+// writes just those rows.
+TEST(ParquetRoundTripTest, DeltaIntegersAndSplitFloatsAreUsedAndReadBack) {
+  Schema schema({Field{"small", TypeId::kInt64, false}, Field{"ts", TypeId::kTimestamp, true},
+                 Field{"d", TypeId::kDate, false}, Field{"x", TypeId::kDouble, false},
+                 Field{"f", TypeId::kFloat, true}, Field{"s", TypeId::kString, false}});
+  Batch batch(schema);
+  Rng rng(5);
+  for (int i = 0; i < 3000; ++i) {
+    batch.mutable_column(0).Append<int64_t>(int64_t(rng.Uniform(1000)) - 500);
+    if (i % 7 == 0) {
+      batch.mutable_column(1).AppendNull();
+    } else {
+      batch.mutable_column(1).Append<int64_t>(1700000000000000 + int64_t(rng.Uniform(1u << 30)));
+    }
+    batch.mutable_column(2).Append<int32_t>(19000 + i);
+    batch.mutable_column(3).Append<double>(500 + rng.Unit());
+    if (i % 5 == 0) {
+      batch.mutable_column(4).AppendNull();
+    } else {
+      batch.mutable_column(4).Append<float>(float(rng.Unit()));
+    }
+    ASSERT_TRUE(batch.mutable_column(5).AppendString("s" + std::to_string(i)).ok());
+  }
+  ASSERT_TRUE(batch.Seal().ok());
+  auto write = [&](bool compact, size_t offset, size_t count) {
+    WriteOptions o;
+    o.page_rows = 64;
+    o.codec = Codec::kUncompressed;
+    o.dictionary = false;
+    o.delta_integers = o.byte_stream_split_floats = compact;
+    auto writer = ParquetWriter::Make(schema, o);
+    EXPECT_TRUE(writer.ok());
+    EXPECT_TRUE((*writer)->Write(batch, offset, count).ok());
+    EXPECT_TRUE((*writer)->Write(batch, batch.num_rows(), 1).IsInvalidArgument());
+    auto bytes = (*writer)->Finish();
+    EXPECT_TRUE(bytes.ok());
+    return *bytes;
+  };
+  const std::string plain = write(false, 0, batch.num_rows());
+  const std::string compact = write(true, 0, batch.num_rows());
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  ASSERT_TRUE(store->Write("plain.parquet", plain).ok());
+  ASSERT_TRUE(store->Write("compact.parquet", compact).ok());
+  ASSERT_TRUE(store->Write("part.parquet", write(true, 1000, 700)).ok());
+  auto reader = ParquetReader::Open(store.get(), "compact.parquet");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto rg = (*reader)->ReadRowGroup(0, {});
+  ASSERT_TRUE(rg.ok()) << rg.status().ToString();
+  EXPECT_TRUE(rg->Equals(batch));
+  const auto& chunks = (*reader)->metadata().row_groups[0].columns;
+  auto has = [&](size_t c, Encoding e) {
+    const auto& enc = chunks[c].meta_data->encodings;
+    return std::find(enc.begin(), enc.end(), e) != enc.end();
+  };
+  for (size_t c : {0, 1, 2}) EXPECT_TRUE(has(c, Encoding::kDeltaBinaryPacked)) << c;
+  for (size_t c : {3, 4}) EXPECT_TRUE(has(c, Encoding::kByteStreamSplit)) << c;
+  EXPECT_TRUE(has(5, Encoding::kPlain));
+  EXPECT_FALSE(has(5, Encoding::kDeltaBinaryPacked));
+  auto plain_reader = ParquetReader::Open(store.get(), "plain.parquet");
+  ASSERT_TRUE(plain_reader.ok());
+  const auto& plain_small = *(*plain_reader)->metadata().row_groups[0].columns[0].meta_data;
+  // 11-bit deltas instead of 8-byte values (page headers and block headers come on top).
+  EXPECT_LT(chunks[0].meta_data->total_compressed_size * 3, plain_small.total_compressed_size);
+  auto part = ParquetReader::Open(store.get(), "part.parquet");
+  ASSERT_TRUE(part.ok());
+  auto part_rows = (*part)->ReadRowGroup(0, {});
+  ASSERT_TRUE(part_rows.ok());
+  EXPECT_TRUE(part_rows->Equals(batch.Slice(1000, 700)));
+}
+
 // Builds a one-column batch from values (std::nullopt = NULL).
 Batch OneColumn(TypeId type, bool nullable, const std::vector<Value>& values) {
   Schema schema({Field{"c", type, nullable}});
@@ -248,9 +325,13 @@ TEST(ParquetRoundTripTest, ExtremeValuesAndNullPatterns) {
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     for (int page_rows : {1, 2, 100}) {
-      WriteOptions o;
-      o.page_rows = size_t(page_rows);
-      RoundTrip(OneColumn(cases[i].first, true, cases[i].second), o, "case " + std::to_string(i));
+      for (bool compact : {false, true}) {  // PLAIN, or DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT
+        WriteOptions o;
+        o.page_rows = size_t(page_rows);
+        o.delta_integers = o.byte_stream_split_floats = compact;
+        RoundTrip(OneColumn(cases[i].first, true, cases[i].second), o,
+                  "case " + std::to_string(i) + (compact ? " delta/split" : ""));
+      }
     }
   }
 }

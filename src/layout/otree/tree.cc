@@ -27,15 +27,24 @@ int ChildNumberOfRow(const CubeId& id, const Points& p, uint32_t row) {
 // Rows of deeper cubes are scattered over the points: gathers prefetch this many rows ahead.
 constexpr size_t kPrefetchAhead = 16;
 
+// Rows per chunk when one cube's rows are split among threads (on a level of fewer cubes than
+// threads, such as the root's).
+constexpr size_t kChunkRows = size_t(1) << 18;
+
 // The weight below which exactly the `keep` lightest of `rows` lie: the (keep+1)-th lowest weight
-// (rows with equal weights at the cut all go down, so ties may keep fewer). REQUIRES rows.size() > keep.
-double CutWeight(const uint32_t* rows, size_t n, const double* weights, size_t keep, std::vector<double>* buf) {
-  buf->resize(n);
-  double* w = buf->data();
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) __builtin_prefetch(weights + rows[i + kPrefetchAhead]);
-    w[i] = weights[rows[i]];
-  }
+// (rows with equal weights at the cut all go down, so ties may keep fewer). The weights are
+// gathered in `chunks` parts on `pool` (nullptr: here). REQUIRES rows.size() > keep.
+double CutWeight(const uint32_t* rows, size_t n, const double* weights, size_t keep, ThreadPool* pool,
+                 size_t chunks) {
+  std::vector<double> buf(n);
+  double* w = buf.data();
+  ParallelFor(pool, chunks, [&](size_t k) {
+    const size_t end = n * (k + 1) / chunks;
+    for (size_t i = n * k / chunks; i < end; ++i) {
+      if (i + kPrefetchAhead < end) __builtin_prefetch(weights + rows[i + kPrefetchAhead]);
+      w[i] = weights[rows[i]];
+    }
+  });
   std::nth_element(w, w + keep, w + n);
   return w[keep];
 }
@@ -98,51 +107,73 @@ Tree Tree::Build(int dims, uint64_t cube_rows, const Points& points, std::vector
   std::vector<BuildNode> level;
   level.push_back({tree.AddCube(CubeId{}, -1, 1.0), 0, n});
   ThreadPool* pool = n >= (size_t(1) << 16) ? ThreadPool::Default() : nullptr;
-  while (!level.empty()) {
-    // Cubes of one level touch disjoint ranges: process them in parallel.
-    ParallelFor(pool, level.size(), [&](size_t k) {
-      BuildNode& node = level[k];
-      const CubeId id = tree.cubes_[size_t(node.cube)].id;
-      uint32_t* r = rows.data() + node.b;
-      size_t count = node.e - node.b;
-      if (count <= cap || id.depth >= kCoordBits) {
-        node.max_weight = 1;
-        node.kept = count;
-        for (size_t i = 0; i < count; ++i) (*cube_of_row)[r[i]] = uint32_t(node.cube);
-        return;
-      }
-      std::vector<double> buf;
-      double cut = CutWeight(r, count, points.weights, size_t(cap), &buf);
-      node.max_weight = cut;
-      std::vector<uint8_t> child(count);
-      for (size_t i = 0; i < count; ++i) {
-        if (i + kPrefetchAhead < count) {
+  // Processes one cube; with chunk_pool, in chunks of its rows on that pool. The rows passed down
+  // are grouped by child, each chunk's before the next chunk's, so the order is the same either way.
+  auto process = [&](BuildNode& node, ThreadPool* chunk_pool) {
+    const CubeId id = tree.cubes_[size_t(node.cube)].id;
+    uint32_t* r = rows.data() + node.b;
+    const size_t count = node.e - node.b;
+    if (count <= cap || id.depth >= kCoordBits) {
+      node.max_weight = 1;
+      node.kept = count;
+      for (size_t i = 0; i < count; ++i) (*cube_of_row)[r[i]] = uint32_t(node.cube);
+      return;
+    }
+    const size_t chunks = chunk_pool ? std::max<size_t>(1, count / kChunkRows) : 1;
+    const double cut = CutWeight(r, count, points.weights, size_t(cap), chunk_pool, chunks);
+    node.max_weight = cut;
+    std::vector<uint8_t> child(count);
+    std::vector<std::array<size_t, 64>> counts(chunks);  // per chunk, rows sent to each child
+    std::vector<size_t> kept(chunks, 0);
+    ParallelFor(chunk_pool, chunks, [&](size_t k) {
+      const size_t end = count * (k + 1) / chunks;
+      counts[k].fill(0);
+      for (size_t i = count * k / chunks; i < end; ++i) {
+        if (i + kPrefetchAhead < end) {
           uint32_t later = r[i + kPrefetchAhead];
           for (int d = 0; d < dims; ++d) __builtin_prefetch(points.coords[size_t(d)] + later);
         }
         uint32_t row = r[i];
         if (points.weights[row] < cut) {
           (*cube_of_row)[row] = uint32_t(node.cube);
-          ++node.kept;
+          ++kept[k];
           child[i] = 0xFF;
         } else {
           int c = ChildNumberOfRow(id, points, row);
           child[i] = uint8_t(c);
-          ++node.child_count[size_t(c)];
+          ++counts[k][size_t(c)];
         }
       }
-      std::array<size_t, 64> at{};
-      size_t pos = 0;
-      for (int c = 0; c < fanout; ++c) {
-        at[size_t(c)] = pos;
-        pos += node.child_count[size_t(c)];
-      }
-      uint32_t* s = scratch.data() + node.b;
-      for (size_t i = 0; i < count; ++i) {
-        if (child[i] != 0xFF) s[at[child[i]]++] = r[i];
-      }
-      std::copy(s, s + pos, r);
     });
+    std::vector<std::array<size_t, 64>> at(chunks);  // per chunk, where its rows of each child go
+    size_t pos = 0;
+    for (int c = 0; c < fanout; ++c) {
+      for (size_t k = 0; k < chunks; ++k) {
+        at[k][size_t(c)] = pos;
+        pos += counts[k][size_t(c)];
+        node.child_count[size_t(c)] += counts[k][size_t(c)];
+      }
+    }
+    for (size_t k = 0; k < chunks; ++k) node.kept += kept[k];
+    uint32_t* s = scratch.data() + node.b;
+    ParallelFor(chunk_pool, chunks, [&](size_t k) {
+      const size_t end = count * (k + 1) / chunks;
+      for (size_t i = count * k / chunks; i < end; ++i) {
+        if (child[i] != 0xFF) s[at[k][child[i]]++] = r[i];
+      }
+    });
+    ParallelFor(chunk_pool, chunks, [&](size_t k) {
+      std::copy(s + pos * k / chunks, s + pos * (k + 1) / chunks, r + pos * k / chunks);
+    });
+  };
+  while (!level.empty()) {
+    // Cubes of one level touch disjoint ranges: process them in parallel, or one by one in
+    // parallel chunks while there are fewer cubes than threads to share them.
+    if (pool && level.size() < 2 * pool->size()) {
+      for (BuildNode& node : level) process(node, pool);
+    } else {
+      ParallelFor(pool, level.size(), [&](size_t k) { process(level[k], nullptr); });
+    }
     // Create the children (serially: the cube vector grows) and queue them.
     std::vector<BuildNode> next;
     for (const BuildNode& node : level) {
@@ -193,8 +224,7 @@ void Tree::SplitRows(int c, std::vector<uint32_t> rows, const Points& points, st
   cube->rows = rows.size();
   for (uint32_t r : rows) (*cube_of_row)[r] = uint32_t(c);
   if (rows.size() <= cube_rows_ || cube->id.depth >= kCoordBits) return;
-  std::vector<double> buf;
-  double cut = CutWeight(rows.data(), rows.size(), points.weights, size_t(cube_rows_), &buf);
+  double cut = CutWeight(rows.data(), rows.size(), points.weights, size_t(cube_rows_), nullptr, 1);
   cube->max_weight = cut;
   for (int k : cube->children) cubes_[size_t(k)].min_weight = cut;
   std::vector<std::vector<uint32_t>> down(size_t(1) << dims_);
