@@ -78,6 +78,23 @@ Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, con
   return frag;
 }
 
+Result<FragmentMeta> StreamDataFile(ObjectStore* store, const Schema& schema, const parquet::WriteOptions& options,
+                                    const std::function<Status(parquet::ParquetWriter* writer)>& write, uint64_t rows,
+                                    const std::vector<ColumnStats>& stats) {
+  FragmentMeta frag;
+  frag.file = std::string(kDataDir) + NewUuid() + ".parquet";
+  frag.rows = rows;
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> sink, store->OpenWriter(frag.file));
+  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options, sink.get()));
+  RETURN_IF_ERROR(write(writer.get()));
+  ASSIGN_OR_RETURN(frag.file_size, writer->FinishToSink());
+  const std::string& tail = writer->tail();
+  frag.tail = DataTail{frag.file_size - tail.size(), XXH64(tail.data(), tail.size(), 0)};
+  for (size_t c = 0; c < schema.num_fields() && c < stats.size(); ++c) frag.stats[schema.field(c).name] = stats[c];
+  RETURN_IF_ERROR(sink->Close());
+  return frag;
+}
+
 namespace {
 
 // Accumulates rows into one data file at a time.

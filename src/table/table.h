@@ -69,6 +69,12 @@ Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& pat
 
 Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
                                    const std::vector<ColumnStats>& stats);
+// As StoreDataFile, but the file is streamed to the store while `write` writes its rows through
+// `writer` (made with `schema` and `options`) instead of being assembled in memory first; the
+// object is published only when everything succeeded.
+Result<FragmentMeta> StreamDataFile(ObjectStore* store, const Schema& schema, const parquet::WriteOptions& options,
+                                    const std::function<Status(parquet::ParquetWriter* writer)>& write, uint64_t rows,
+                                    const std::vector<ColumnStats>& stats);
 
 class Table {
  public:

@@ -29,6 +29,46 @@ Result<std::unique_ptr<Table>> CreateFrom(std::shared_ptr<ObjectStore> store, co
   return Table::Create(store, src.get(), SmallFiles(rows_per_file));
 }
 
+// A data file streamed to the store (StreamDataFile) is the file StoreDataFile stores from memory:
+// same size, same tail offset and checksum, same bytes; a failing writer publishes nothing.
+TEST(TableTest, StreamDataFileMatchesStoreDataFileAndAbandonsOnError) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  Batch batch = RandomBatch(testing::RandomSchema(7, 6), 3000, 7, 0.1);
+  parquet::WriteOptions options;
+  options.page_rows = 64;
+  options.row_group_rows = 1000;
+  auto in_memory = parquet::ParquetWriter::Make(batch.schema(), options);
+  ASSERT_TRUE(in_memory.ok());
+  ASSERT_TRUE((*in_memory)->Write(batch).ok());
+  auto bytes = (*in_memory)->Finish();
+  ASSERT_TRUE(bytes.ok());
+  auto stored = StoreDataFile(store.get(), batch.schema(), *bytes, batch.num_rows(), {});
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  auto streamed = StreamDataFile(
+      store.get(), batch.schema(), options, [&](parquet::ParquetWriter* w) { return w->Write(batch); },
+      batch.num_rows(), {});
+  ASSERT_TRUE(streamed.ok()) << streamed.status().ToString();
+  EXPECT_EQ(streamed->file_size, stored->file_size);
+  ASSERT_TRUE(streamed->tail.has_value());
+  EXPECT_EQ(streamed->tail, stored->tail);
+  auto read = store->Read(streamed->file);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(*read, *bytes);
+  auto before = store->List("data/");
+  ASSERT_TRUE(before.ok());
+  auto failed = StreamDataFile(
+      store.get(), batch.schema(), options,
+      [&](parquet::ParquetWriter* w) -> Status {
+        RETURN_IF_ERROR(w->Write(batch, 0, 100));
+        return Status::IOError("injected");
+      },
+      batch.num_rows(), {});
+  EXPECT_TRUE(failed.status().IsIOError());
+  auto after = store->List("data/");
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->size(), before->size());
+}
+
 TEST(TableTest, CreateAppendReadBackAndTimeTravel) {
   std::shared_ptr<ObjectStore> store = NewMemoryStore();
   Batch first = RandomBatch(TestSchema(), 1000, 1);

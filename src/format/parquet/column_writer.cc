@@ -334,6 +334,8 @@ class TypedChunkWriter final : public ChunkWriterBase {
       if (!column.IsValid(i)) continue;
       dict_.Insert(ValueAt(column, i));
       ++values;
+      // More than half of all the probed rows distinct: the answer is no whatever follows.
+      if (dict_.size() * 2 > end - offset) break;
     }
     if (values == 0) return;
     dict_decided_ = true;

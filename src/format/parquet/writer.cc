@@ -20,6 +20,7 @@ struct ParquetWriter::Impl {
   // once by Finish: appending every chunk to one growing string copied the file again at each
   // regrowth.
   std::vector<std::string> parts;
+  std::string tail;   // sink mode: a copy of the tail, once written
   uint64_t size = 0;  // bytes of the file produced so far
   Status Append(std::string part) {
     size += part.size();
@@ -154,6 +155,8 @@ Status ParquetWriter::FlushRowGroup() {
 
 uint64_t ParquetWriter::bytes_written() const { return impl_->size; }
 
+const std::string& ParquetWriter::tail() const { return impl_->tail; }
+
 Result<std::string> ParquetWriter::Finish() {
   if (impl_->sink != nullptr) {
     return Status::InvalidArgument("parquet writer: Finish on a streaming writer (FinishToSink)");
@@ -215,6 +218,7 @@ Result<uint64_t> ParquetWriter::WriteTail() {
   std::memcpy(len, &footer_len, 4);
   tail.append(len, 4);
   tail.append(kMagic, 4);
+  if (impl.sink != nullptr) impl.tail = tail;
   status_ = impl.Append(std::move(tail));
   RETURN_IF_ERROR(status_);
   return impl.size;

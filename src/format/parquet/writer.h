@@ -105,6 +105,9 @@ class ParquetWriter {
   Result<uint64_t> FinishToSink();
   // Bytes of the file produced so far (row groups flushed; the whole file after finishing).
   uint64_t bytes_written() const;
+  // Sink mode, after FinishToSink: the file's tail (page indexes and footer, what a reader's
+  // TailOffset finds), which starts at bytes_written() - tail().size(). Empty otherwise.
+  const std::string& tail() const;
 
   const Schema& schema() const { return schema_; }
 

@@ -24,20 +24,14 @@
 #include <string_view>
 #include <vector>
 
+#include "common/radix_sort.h"
 #include "index/btree/btree_key.h"
 #include "index/btree/btree_sorter.h"
 
 namespace lakeindex::index::btree {
 
-struct FixedEntry {
-  uint64_t key = 0;
-  uint64_t address = 0;
-};
-
-// Sorts entries[0, n) by (key, address); `scratch` holds n entries. Returns the array that holds
-// the result (entries or scratch). `address_ordered`: the entries are in non-decreasing address
-// order (then only key bytes are sorted).
-FixedEntry* RadixSortEntries(FixedEntry* entries, FixedEntry* scratch, size_t n, bool address_ordered);
+// (key, address) pairs, radix-sorted by RadixSortEntries (common/radix_sort.h).
+using FixedEntry = SortEntry64;
 
 class SortBuffer {
  public:

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "common/radix_sort.h"
+
 namespace lakeindex::layout::otree {
 
 namespace {
@@ -208,18 +210,21 @@ std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& p
     total = next;
   }
   out.resize(std::max<size_t>(total, 1));
-  std::vector<std::vector<Entry>> parts(out.size());
-  for (size_t i = 0; i < n; ++i) parts[merged[slice_of[i]]].push_back(e[i]);
+  // Each slice in Hilbert order, rows with equal keys in the caller's order (a stable radix sort
+  // over the key bytes that vary).
+  std::vector<std::vector<SortEntry64>> parts(out.size());
+  for (size_t i = 0; i < n; ++i) parts[merged[slice_of[i]]].push_back({e[i].key, i});
+  std::vector<SortEntry64> scratch;
   for (size_t k = 0; k < out.size(); ++k) {
-    std::vector<Entry>& part = parts[k];
-    std::sort(part.begin(), part.end(), [](const Entry& x, const Entry& y) {
-      return x.key < y.key || (x.key == y.key && (x.w < y.w || (x.w == y.w && x.row < y.row)));
-    });
+    std::vector<SortEntry64>& part = parts[k];
+    scratch.resize(part.size());
+    const SortEntry64* sorted = RadixSortEntries(part.data(), scratch.data(), part.size(), true);
     Slice& slice = out[k];
-    slice.min_weight = part.empty() ? 0 : part.front().w;
+    slice.min_weight = part.empty() ? 0 : e[part.front().address].w;
     slice.max_weight = slice.min_weight;
     slice.rows.reserve(part.size());
-    for (const Entry& x : part) {
+    for (size_t j = 0; j < part.size(); ++j) {
+      const Entry& x = e[sorted[j].address];
       slice.min_weight = std::min(slice.min_weight, x.w);
       slice.max_weight = std::max(slice.max_weight, x.w);
       slice.rows.push_back(x.row);

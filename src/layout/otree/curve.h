@@ -35,7 +35,7 @@ std::vector<double> SliceCuts(double lo, double hi, int slices);
 // Orders the rows `rows` of one cube (at depth `depth`) for writing: cut by weight into at most
 // about `slices` slices (SliceCuts; fewer when the cube is small: a slice below `min_slice_rows`
 // rows joins its neighbour), each slice sorted by its Hilbert key below the cube's depth (ties
-// by weight, then row). Deterministic.
+// in the order of `rows`). Deterministic.
 std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& points, int depth, int slices,
                               size_t min_slice_rows);
 

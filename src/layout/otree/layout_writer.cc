@@ -123,17 +123,22 @@ parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const 
 Result<FragmentMeta> WriteRows(ObjectStore* store, const Batch& rows, size_t first, const std::vector<size_t>& groups,
                                const parquet::WriteOptions& options) {
   const Schema& schema = rows.schema();
-  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options));
-  size_t at = first;
-  for (size_t count : groups) {
-    RETURN_IF_ERROR(writer->Write(rows, at, count));
-    RETURN_IF_ERROR(writer->FlushRowGroup());
-    at += count;
-  }
+  size_t total = 0;
+  for (size_t count : groups) total += count;
   std::vector<ColumnStats> stats;
-  for (size_t c = 0; c < schema.num_fields(); ++c) stats.push_back(ComputeColumnStats(rows.column(c), first, at - first));
-  ASSIGN_OR_RETURN(std::string bytes, writer->Finish());
-  return table::StoreDataFile(store, schema, bytes, at - first, stats);
+  for (size_t c = 0; c < schema.num_fields(); ++c) stats.push_back(ComputeColumnStats(rows.column(c), first, total));
+  return table::StreamDataFile(
+      store, schema, options,
+      [&](parquet::ParquetWriter* writer) -> Status {
+        size_t at = first;
+        for (size_t count : groups) {
+          RETURN_IF_ERROR(writer->Write(rows, at, count));
+          RETURN_IF_ERROR(writer->FlushRowGroup());
+          at += count;
+        }
+        return Status::OK();
+      },
+      total, stats);
 }
 
 // Runs fn(i) for i in [0, n) on the shared pool; the first error wins.

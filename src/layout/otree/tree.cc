@@ -32,20 +32,33 @@ constexpr size_t kPrefetchAhead = 16;
 constexpr size_t kChunkRows = size_t(1) << 18;
 
 // The weight below which exactly the `keep` lightest of `rows` lie: the (keep+1)-th lowest weight
-// (rows with equal weights at the cut all go down, so ties may keep fewer). The weights are
-// gathered in `chunks` parts on `pool` (nullptr: here). REQUIRES rows.size() > keep.
-double CutWeight(const uint32_t* rows, size_t n, const double* weights, size_t keep, ThreadPool* pool,
+// (rows with equal weights at the cut all go down, so ties may keep fewer). The weights of rows
+// reaching a cube are uniform over [lo, 1) (lo: its parent's max_weight), so the cut lies
+// near lo + (1 - lo)·keep/n: only the weights below a bound safely above that are selected
+// from, which gives the same cut unless fewer than keep + 1 fall below it (then all are). The
+// weights are gathered in `chunks` parts on `pool` (nullptr: here). REQUIRES n > keep.
+double CutWeight(const uint32_t* rows, size_t n, const double* weights, size_t keep, double lo, ThreadPool* pool,
                  size_t chunks) {
-  std::vector<double> buf(n);
-  double* w = buf.data();
+  const double share = std::min(1.0, (1.25 * double(keep + 1) + 64) / double(n));
+  const double bound = share >= 1 ? 2.0 : lo + (1 - lo) * share;
+  std::vector<std::vector<double>> below(chunks);
   ParallelFor(pool, chunks, [&](size_t k) {
     const size_t end = n * (k + 1) / chunks;
+    std::vector<double>& w = below[k];
+    w.reserve(size_t(double(end - n * k / chunks) * share * 1.1) + 16);
     for (size_t i = n * k / chunks; i < end; ++i) {
       if (i + kPrefetchAhead < end) __builtin_prefetch(weights + rows[i + kPrefetchAhead]);
-      w[i] = weights[rows[i]];
+      const double x = weights[rows[i]];
+      if (x < bound) w.push_back(x);
     }
   });
-  std::nth_element(w, w + keep, w + n);
+  std::vector<double> w;
+  for (size_t k = 0; k < chunks; ++k) w.insert(w.end(), below[k].begin(), below[k].end());
+  if (w.size() <= keep) {  // the bound was too low (not uniform above lo): select from all
+    w.resize(n);
+    for (size_t i = 0; i < n; ++i) w[i] = weights[rows[i]];
+  }
+  std::nth_element(w.begin(), w.begin() + std::ptrdiff_t(keep), w.end());
   return w[keep];
 }
 
@@ -120,7 +133,8 @@ Tree Tree::Build(int dims, uint64_t cube_rows, const Points& points, std::vector
       return;
     }
     const size_t chunks = chunk_pool ? std::max<size_t>(1, count / kChunkRows) : 1;
-    const double cut = CutWeight(r, count, points.weights, size_t(cap), chunk_pool, chunks);
+    const double cut = CutWeight(r, count, points.weights, size_t(cap), tree.cubes_[size_t(node.cube)].min_weight,
+                                 chunk_pool, chunks);
     node.max_weight = cut;
     std::vector<uint8_t> child(count);
     std::vector<std::array<size_t, 64>> counts(chunks);  // per chunk, rows sent to each child
@@ -224,7 +238,7 @@ void Tree::SplitRows(int c, std::vector<uint32_t> rows, const Points& points, st
   cube->rows = rows.size();
   for (uint32_t r : rows) (*cube_of_row)[r] = uint32_t(c);
   if (rows.size() <= cube_rows_ || cube->id.depth >= kCoordBits) return;
-  double cut = CutWeight(rows.data(), rows.size(), points.weights, size_t(cube_rows_), nullptr, 1);
+  double cut = CutWeight(rows.data(), rows.size(), points.weights, size_t(cube_rows_), cube->min_weight, nullptr, 1);
   cube->max_weight = cut;
   for (int k : cube->children) cubes_[size_t(k)].min_weight = cut;
   std::vector<std::vector<uint32_t>> down(size_t(1) << dims_);
