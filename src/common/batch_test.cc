@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -247,13 +248,12 @@ TEST(ColumnTest, ScatteredPutsRowIAtTo_i) {
 // the rest alone: the result equals gathering the rows in the new order.
 TEST(ColumnTest, PermuteRangeReordersEachRangeInPlace) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
-    Schema schema = testing::RandomSchema(seed, 9);
     const size_t rows = size_t(seed * 41 % 600);
-    Batch batch = testing::RandomBatch(schema, rows, seed, seed % 3 == 0 ? 0.0 : 0.3);
-    std::mt19937_64 rng(seed);
-    // Ranges of random lengths; the last few rows stay where they are.
+    const Batch batch = testing::RandomBatch(testing::RandomSchema(seed, 9), rows, seed, seed % 3 == 0 ? 0.0 : 0.3);
+    // Ranges of random lengths, each shuffled; the last few rows stay where they are.
     std::vector<uint32_t> from(rows);
-    for (size_t i = 0; i < rows; ++i) from[i] = uint32_t(i);
+    std::iota(from.begin(), from.end(), 0u);
+    std::mt19937_64 rng(seed);
     std::vector<std::pair<size_t, size_t>> ranges;
     for (size_t at = 0; at + 3 < rows;) {
       const size_t count = std::min<size_t>(rows - 3 - at, 1 + rng() % 37);
