@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "common/radix_sort.h"
 #include "common/random.h"
 #include "common/thread_pool.h"
 #include "format/parquet/writer.h"
@@ -346,13 +347,26 @@ Status CheckColumns(const Schema& schema, const LayoutOptions& options) {
 // Row order of the comparison layouts: ascending by the columns (sort) or by a curve key.
 std::vector<uint32_t> CurveOrder(const Placed& placed, const std::vector<int>& columns, const std::string& kind) {
   const size_t n = placed.rows.num_rows();
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
   const int dims = int(columns.size());
+  // Rows by a 64-bit key (a stable radix sort: equal keys keep row order): the curve's index, or
+  // for `sort` the first column's coordinate.
+  std::vector<SortEntry64> entries(n), scratch(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t p[otree::kMaxDims];
+    for (int d = 0; d < dims; ++d) p[d] = placed.coords[size_t(d)][i];
+    const uint64_t key = kind == "sort"     ? uint64_t(p[0])
+                         : kind == "zorder" ? otree::ZOrderKey(p, dims)
+                                            : otree::HilbertKey(p, dims);
+    entries[i] = {key, i};
+  }
+  const SortEntry64* sorted = RadixSortEntries(entries.data(), scratch.data(), n, true);
+  std::vector<uint32_t> order(n);
+  for (size_t k = 0; k < n; ++k) order[k] = uint32_t(sorted[k].address);
   if (kind == "sort") {
     // Coordinates are monotone in the values, so they order rows exactly except on equal
-    // coordinates, where the values decide.
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    // coordinates, where the values decide: each run of equal first coordinates is sorted by
+    // the values and the further columns.
+    auto less = [&](uint32_t a, uint32_t b) {
       for (int d = 0; d < dims; ++d) {
         uint32_t ca = placed.coords[size_t(d)][a], cb = placed.coords[size_t(d)][b];
         if (ca != cb) return ca < cb;
@@ -365,16 +379,12 @@ std::vector<uint32_t> CurveOrder(const Placed& placed, const std::vector<int>& c
         if (cmp != 0) return cmp < 0;
       }
       return false;
-    });
-    return order;
+    };
+    for (size_t b = 0, e = 0; b < n; b = e) {
+      for (e = b + 1; e < n && sorted[e].key == sorted[b].key;) ++e;
+      if (e - b > 1) std::stable_sort(order.begin() + std::ptrdiff_t(b), order.begin() + std::ptrdiff_t(e), less);
+    }
   }
-  std::vector<uint64_t> keys(n);
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t p[otree::kMaxDims];
-    for (int d = 0; d < dims; ++d) p[d] = placed.coords[size_t(d)][i];
-    keys[i] = kind == "zorder" ? otree::ZOrderKey(p, dims) : otree::HilbertKey(p, dims);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
   return order;
 }
 
