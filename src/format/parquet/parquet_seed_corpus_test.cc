@@ -1,6 +1,7 @@
 // Seed corpus of fuzz/parquet_reader_fuzz.cc: small, varied files from our writer (every type,
 // REQUIRED/OPTIONAL, dictionary on/off, several codecs, many row groups and pages, page index,
-// statistics and CRCs on/off, key-value metadata, zero rows, all NULLs).
+// statistics and CRCs on/off, key-value metadata, zero rows, all NULLs, the layout files'
+// DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT pages).
 //   LAKEINDEX_WRITE_SEEDS=1 ctest --test-dir build -R ParquetSeedCorpus   (re)writes them;
 // without the variable the test checks that the corpus exists and our seeds read back.
 #include <gtest/gtest.h>
@@ -56,11 +57,19 @@ std::vector<Seed> Seeds() {
       {"writer_one_row_gzip.parquet", 8, 8, 1, 0.0, opts(Codec::kGzip, false, 1 << 20, 8192)},
       {"writer_no_stats_no_index_no_crc.parquet", 9, 6, 60, 0.1, opts(Codec::kUncompressed, true, 25, 10)},
       {"writer_kv_metadata.parquet", 10, 3, 10, 0.1, opts(Codec::kUncompressed, false, 1 << 20, 8192)},
+      {"writer_layout_delta_split.parquet", 11, 8, 90, 0.1, opts(Codec::kZstd, false, 30, 8)},
   };
   seeds[8].options.statistics = false;
   seeds[8].options.page_index = false;
   seeds[8].options.page_crc = false;
   seeds[9].options.key_value_metadata = {{"k", "v"}, {"", "empty key"}, {"ключ", "😀"}};
+  // As the OTree's layout files: DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT pages, zstd -1 for
+  // numbers, page bounds for one column only, no page-header statistics.
+  Seed& layout = seeds[10];
+  layout.options.delta_integers = layout.options.byte_stream_split_floats = true;
+  layout.options.fixed_width_zstd_level = -1;
+  layout.options.page_header_statistics = false;
+  layout.options.column_index_columns = {RandomSchema(layout.seed, layout.max_columns).field(0).name};
   return seeds;
 }
 
