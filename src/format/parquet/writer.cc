@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "common/thread_pool.h"
 #include "format/parquet/column_writer.h"
 #include "format/parquet/metadata.h"
 #include "format/parquet/schema_mapping.h"
@@ -100,8 +101,11 @@ Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count) {
   const size_t end = offset + count;
   while (offset < end) {
     size_t n = std::min(end - offset, options_.row_group_rows - impl_->rows_in_group);
-    for (size_t c = 0; c < impl_->columns.size(); ++c) {
-      status_ = impl_->columns[c]->Append(batch.column(c), offset, n);
+    std::vector<Status> appended(impl_->columns.size());
+    ParallelFor(options_.column_pool, impl_->columns.size(),
+                [&](size_t c) { appended[c] = impl_->columns[c]->Append(batch.column(c), offset, n); });
+    for (Status& st : appended) {
+      status_ = std::move(st);
       RETURN_IF_ERROR(status_);
     }
     impl_->rows_in_group += n;

@@ -30,6 +30,10 @@
 #include "lakeindex/status.h"
 #include "lakeindex/types.h"
 
+namespace lakeindex {
+class ThreadPool;
+}
+
 namespace lakeindex::parquet {
 
 inline constexpr char kCreatedBy[] = "lakeindex version 0.1.0";
@@ -75,6 +79,10 @@ struct WriteOptions {
   // costs time, most of all in many small pages, and saves nothing.
   bool skip_incompressible = true;
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
+  // If set, Write encodes the columns in parallel on this pool (the caller's thread takes part,
+  // so a writer running on the pool itself is safe). Layout files, written several at a time,
+  // use it so that the threads done with their files help with the last ones.
+  ThreadPool* column_pool = nullptr;
 };
 
 class ColumnChunkWriter;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/thread_pool.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
 #include "util/test_util.h"
@@ -147,6 +148,7 @@ TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {
     o.delta_integers = rng.Chance(0.4);
     o.byte_stream_split_floats = rng.Chance(0.4);
     if (rng.Chance(0.3)) o.fixed_width_zstd_level = -1;
+    if (rng.Chance(0.3)) o.column_pool = ThreadPool::Default();  // columns encoded in parallel
     RoundTrip(batch, o, "seed " + std::to_string(seed) + " codec " + CodecName(o.codec) +
                             " page_rows " + std::to_string(o.page_rows) + " rg " + std::to_string(o.row_group_rows) +
                             (o.delta_integers ? " delta" : "") + (o.byte_stream_split_floats ? " split" : ""));
