@@ -25,11 +25,11 @@ int Finish(const lakeindex::Status& status) {
 int main(int argc, char** argv) {
   using namespace lakeindex::cli;
   // Memory policy of the command-line tool: one command, then exit. Freed memory stays in the
-  // process for the next allocation instead of going back to the kernel (glibc returns it
-  // once 128 KiB sit free at the top of the heap, and maps anything from 128 KiB to 32 MiB fresh):
-  // every fresh page costs a fault and a zeroing (more so in a VM), and a layout or a large scan allocates and
-  // frees gigabytes in buffers of a few MiB. Measured on the 10M-row layout: system time -0.5 to
-  // -1.5 s, peak memory about +0.4 GB (bench/RESULTS.md).
+  // process for the next allocation instead of going back to the kernel (glibc returns it once
+  // 128 KiB sit free at the top of the heap, and maps anything from 128 KiB to 32 MiB fresh):
+  // every fresh page costs a fault and a zeroing (more so in a VM), and a layout or a large
+  // scan allocates and frees gigabytes in buffers of a few MiB. Measured on the 10M-row layout:
+  // system time -0.5 to -1.5 s, peak memory about +0.4 GB.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   CLI::App app{"lakeindex: lakehouse tables that index themselves"};

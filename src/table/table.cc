@@ -66,14 +66,25 @@ Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& pat
   return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
 }
 
-Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
-                                   const std::vector<ColumnStats>& stats) {
+namespace {
+
+// A new data file's description before it is written: a fresh name under data/, its rows and
+// per-column statistics.
+FragmentMeta NewDataFile(const Schema& schema, uint64_t rows, const std::vector<ColumnStats>& stats) {
   FragmentMeta frag;
   frag.file = std::string(kDataDir) + NewUuid() + ".parquet";
   frag.rows = rows;
+  for (size_t c = 0; c < schema.num_fields() && c < stats.size(); ++c) frag.stats[schema.field(c).name] = stats[c];
+  return frag;
+}
+
+}  // namespace
+
+Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
+                                   const std::vector<ColumnStats>& stats) {
+  FragmentMeta frag = NewDataFile(schema, rows, stats);
   frag.file_size = bytes.size();
   ASSIGN_OR_RETURN(frag.tail, ComputeDataTail(bytes, frag.file));
-  for (size_t c = 0; c < schema.num_fields() && c < stats.size(); ++c) frag.stats[schema.field(c).name] = stats[c];
   RETURN_IF_ERROR(store->Write(frag.file, bytes));
   return frag;
 }
@@ -81,16 +92,13 @@ Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, con
 Result<FragmentMeta> StreamDataFile(ObjectStore* store, const Schema& schema, const parquet::WriteOptions& options,
                                     const std::function<Status(parquet::ParquetWriter* writer)>& write, uint64_t rows,
                                     const std::vector<ColumnStats>& stats) {
-  FragmentMeta frag;
-  frag.file = std::string(kDataDir) + NewUuid() + ".parquet";
-  frag.rows = rows;
+  FragmentMeta frag = NewDataFile(schema, rows, stats);
   ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> sink, store->OpenWriter(frag.file));
   ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options, sink.get()));
   RETURN_IF_ERROR(write(writer.get()));
   ASSIGN_OR_RETURN(frag.file_size, writer->FinishToSink());
   const std::string& tail = writer->tail();
   frag.tail = DataTail{frag.file_size - tail.size(), XXH64(tail.data(), tail.size(), 0)};
-  for (size_t c = 0; c < schema.num_fields() && c < stats.size(); ++c) frag.stats[schema.field(c).name] = stats[c];
   RETURN_IF_ERROR(sink->Close());
   return frag;
 }

@@ -60,13 +60,13 @@ struct Transaction {
 // manifest. Corruption when `bytes` does not end in a valid footer.
 Result<DataTail> ComputeDataTail(std::string_view bytes, std::string_view path);
 
-// Stores one finished Parquet data file (`bytes`, written with `schema`, holding `rows` rows whose
-// per-column statistics are `stats`) under data/ and describes it as a fragment, not committed
-// (the id is assigned at commit). Every writer of data files goes through here.
 // A table directory on the local file system, through a store that counts requests and bytes
 // (explain reports them). NotFound when `create` is false and there is no such directory.
 Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create);
 
+// Stores one finished Parquet data file (`bytes`, written with `schema`, holding `rows` rows whose
+// per-column statistics are `stats`) under data/ and describes it as a fragment, not committed
+// (the id is assigned at commit). Every writer of data files goes through here or StreamDataFile.
 Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
                                    const std::vector<ColumnStats>& stats);
 // As StoreDataFile, but the file is streamed to the store while `write` writes its rows through

@@ -444,13 +444,15 @@ class TypedChunkWriter final : public ChunkWriterBase {
         plain_bytes_.clear();
       } else if constexpr (kIsBool) {
         PlainEncodeBools(plain_values_.data(), plain_values_.size(), &values_);
-      } else if (kIsFloat && options_.byte_stream_split_floats) {
-        ByteStreamSplitEncode(reinterpret_cast<const uint8_t*>(plain_values_.data()), plain_values_.size(), sizeof(T),
-                              &values_);
-        encoding = Encoding::kByteStreamSplit;
-      } else if (!kIsFloat && options_.delta_integers) {
-        if constexpr (!kIsFloat) DeltaBinaryPackedEncode(plain_values_.data(), plain_values_.size(), &values_);
-        encoding = Encoding::kDeltaBinaryPacked;
+      } else if (kIsFloat ? options_.byte_stream_split_floats : options_.delta_integers) {
+        if constexpr (kIsFloat) {
+          ByteStreamSplitEncode(reinterpret_cast<const uint8_t*>(plain_values_.data()), plain_values_.size(),
+                                sizeof(T), &values_);
+          encoding = Encoding::kByteStreamSplit;
+        } else {
+          DeltaBinaryPackedEncode(plain_values_.data(), plain_values_.size(), &values_);
+          encoding = Encoding::kDeltaBinaryPacked;
+        }
       } else {
         PlainEncode(plain_values_.data(), plain_values_.size(), &values_);
       }

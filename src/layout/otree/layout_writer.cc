@@ -1,6 +1,7 @@
 #include "layout/otree/layout_writer.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -105,12 +106,13 @@ Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::
   return Status::OK();
 }
 
-// The parquet options of layout files: row groups cut by the writer only, pages of page_rows.
+// The parquet options of layout files: row groups cut only where WriteRows flushes them (one
+// per block), pages of page_rows.
 parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
-                                        uint64_t page_rows, size_t row_group_rows) {
+                                        uint64_t page_rows) {
   parquet::WriteOptions o = config.parquet;
   o.page_rows = size_t(page_rows);
-  o.row_group_rows = row_group_rows;
+  o.row_group_rows = std::numeric_limits<size_t>::max();
   if (!o.fixed_width_zstd_level) o.fixed_width_zstd_level = -1;  // small pages of numbers: see WriteOptions
   o.delta_integers = true;  // small pages of numbers without an entropy coder: see WriteOptions
   o.byte_stream_split_floats = true;
@@ -255,10 +257,8 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   placed.coords.clear();
   PermuteWithinBuckets(&placed.rows, start, from);
   RETURN_IF_ERROR(ParallelStatus(files.size(), [&](size_t f) -> Status {
-    size_t rows = 0;
-    for (size_t g : groups[f]) rows += g;
     ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, start[files[f].front()], groups[f],
-                                            BlockWriteOptions(config, meta.columns, meta.page_rows, rows + 1)));
+                                            BlockWriteOptions(config, meta.columns, meta.page_rows)));
     return Status::OK();
   }));
   return out;
@@ -413,7 +413,7 @@ Result<std::vector<WrittenFile>> WriteOrdered(ObjectStore* store, Placed placed,
     std::vector<size_t> groups;
     for (size_t at = begin; at < end; at += options.cube_rows) groups.push_back(std::min<size_t>(options.cube_rows, end - at));
     ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, begin, groups,
-                                            BlockWriteOptions(options.write, options.columns, options.page_rows, end - begin + 1)));
+                                            BlockWriteOptions(options.write, options.columns, options.page_rows)));
     return Status::OK();
   }));
   return out;
