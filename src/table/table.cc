@@ -68,11 +68,14 @@ Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& pat
 
 namespace {
 
-// A new data file's description before it is written: a fresh name under data/, its rows and
-// per-column statistics.
-FragmentMeta NewDataFile(const Schema& schema, uint64_t rows, const std::vector<ColumnStats>& stats) {
+// A fresh name under data/ for a new data file.
+std::string NewDataFileName() { return std::string(kDataDir) + NewUuid() + ".parquet"; }
+
+// The description of data file `file`: its rows and per-column statistics.
+FragmentMeta DescribeDataFile(std::string file, const Schema& schema, uint64_t rows,
+                              const std::vector<ColumnStats>& stats) {
   FragmentMeta frag;
-  frag.file = std::string(kDataDir) + NewUuid() + ".parquet";
+  frag.file = std::move(file);
   frag.rows = rows;
   for (size_t c = 0; c < schema.num_fields() && c < stats.size(); ++c) frag.stats[schema.field(c).name] = stats[c];
   return frag;
@@ -82,7 +85,7 @@ FragmentMeta NewDataFile(const Schema& schema, uint64_t rows, const std::vector<
 
 Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
                                    const std::vector<ColumnStats>& stats) {
-  FragmentMeta frag = NewDataFile(schema, rows, stats);
+  FragmentMeta frag = DescribeDataFile(NewDataFileName(), schema, rows, stats);
   frag.file_size = bytes.size();
   ASSIGN_OR_RETURN(frag.tail, ComputeDataTail(bytes, frag.file));
   RETURN_IF_ERROR(store->Write(frag.file, bytes));
@@ -90,13 +93,14 @@ Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, con
 }
 
 Result<FragmentMeta> StreamDataFile(ObjectStore* store, const Schema& schema, const parquet::WriteOptions& options,
-                                    const std::function<Status(parquet::ParquetWriter* writer)>& write, uint64_t rows,
-                                    const std::vector<ColumnStats>& stats) {
-  FragmentMeta frag = NewDataFile(schema, rows, stats);
-  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> sink, store->OpenWriter(frag.file));
+                                    const std::function<Status(parquet::ParquetWriter* writer)>& write) {
+  const std::string file = NewDataFileName();
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> sink, store->OpenWriter(file));
   ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options, sink.get()));
   RETURN_IF_ERROR(write(writer.get()));
-  ASSIGN_OR_RETURN(frag.file_size, writer->FinishToSink());
+  ASSIGN_OR_RETURN(const uint64_t size, writer->FinishToSink());
+  FragmentMeta frag = DescribeDataFile(file, schema, writer->rows_written(), writer->column_stats());
+  frag.file_size = size;
   const std::string& tail = writer->tail();
   frag.tail = DataTail{frag.file_size - tail.size(), XXH64(tail.data(), tail.size(), 0)};
   RETURN_IF_ERROR(sink->Close());
@@ -117,12 +121,10 @@ class FragmentBuilder {
       if (!writer_) {
         ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Make(schema_, config_.parquet));
         rows_ = 0;
-        stats_.assign(schema_.num_fields(), ColumnStats{});
       }
       size_t take = size_t(std::min<uint64_t>(batch.num_rows() - offset, config_.rows_per_file - rows_));
       Batch part = (offset == 0 && take == batch.num_rows()) ? batch : batch.Slice(offset, take);
       RETURN_IF_ERROR(writer_->Write(part));
-      for (size_t c = 0; c < schema_.num_fields(); ++c) stats_[c].Merge(ComputeColumnStats(part.column(c)));
       rows_ += take;
       offset += take;
       if (rows_ == config_.rows_per_file) RETURN_IF_ERROR(Flush());
@@ -133,8 +135,9 @@ class FragmentBuilder {
   Status Flush() {
     if (!writer_) return Status::OK();
     ASSIGN_OR_RETURN(std::string bytes, writer_->Finish());
-    writer_.reset();
-    ASSIGN_OR_RETURN(FragmentMeta frag, StoreDataFile(store_, schema_, bytes, rows_, stats_));
+    std::unique_ptr<parquet::ParquetWriter> writer = std::move(writer_);
+    ASSIGN_OR_RETURN(FragmentMeta frag,
+                     StoreDataFile(store_, schema_, bytes, writer->rows_written(), writer->column_stats()));
     fragments_.push_back(std::move(frag));
     return Status::OK();
   }
@@ -146,8 +149,7 @@ class FragmentBuilder {
   const Schema& schema_;
   const WriteConfig& config_;
   std::unique_ptr<parquet::ParquetWriter> writer_;
-  uint64_t rows_ = 0;
-  std::vector<ColumnStats> stats_;
+  uint64_t rows_ = 0;  // in the current file
   std::vector<FragmentMeta> fragments_;
 };
 

@@ -71,10 +71,9 @@ Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, con
                                    const std::vector<ColumnStats>& stats);
 // As StoreDataFile, but the file is streamed to the store while `write` writes its rows through
 // `writer` (made with `schema` and `options`) instead of being assembled in memory first; the
-// object is published only when everything succeeded.
+// object is published only when everything succeeded. Rows and statistics are the writer's.
 Result<FragmentMeta> StreamDataFile(ObjectStore* store, const Schema& schema, const parquet::WriteOptions& options,
-                                    const std::function<Status(parquet::ParquetWriter* writer)>& write, uint64_t rows,
-                                    const std::vector<ColumnStats>& stats);
+                                    const std::function<Status(parquet::ParquetWriter* writer)>& write);
 
 class Table {
  public:

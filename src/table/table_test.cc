@@ -45,9 +45,13 @@ TEST(TableTest, StreamDataFileMatchesStoreDataFileAndAbandonsOnError) {
   auto stored = StoreDataFile(store.get(), batch.schema(), *bytes, batch.num_rows(), {});
   ASSERT_TRUE(stored.ok()) << stored.status().ToString();
   auto streamed = StreamDataFile(
-      store.get(), batch.schema(), options, [&](parquet::ParquetWriter* w) { return w->Write(batch); },
-      batch.num_rows(), {});
+      store.get(), batch.schema(), options, [&](parquet::ParquetWriter* w) { return w->Write(batch); });
   ASSERT_TRUE(streamed.ok()) << streamed.status().ToString();
+  EXPECT_EQ(streamed->rows, batch.num_rows());
+  ASSERT_EQ(streamed->stats.size(), batch.num_columns());
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    EXPECT_EQ(streamed->stats.at(batch.schema().field(c).name), ComputeColumnStats(batch.column(c))) << c;
+  }
   EXPECT_EQ(streamed->file_size, stored->file_size);
   ASSERT_TRUE(streamed->tail.has_value());
   EXPECT_EQ(streamed->tail, stored->tail);
@@ -61,8 +65,7 @@ TEST(TableTest, StreamDataFileMatchesStoreDataFileAndAbandonsOnError) {
       [&](parquet::ParquetWriter* w) -> Status {
         RETURN_IF_ERROR(w->Write(batch, 0, 100));
         return Status::IOError("injected");
-      },
-      batch.num_rows(), {});
+      });
   EXPECT_TRUE(failed.status().IsIOError());
   auto after = store->List("data/");
   ASSERT_TRUE(after.ok());

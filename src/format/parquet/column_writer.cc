@@ -291,6 +291,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
       dict_mode_ = options_.dictionary;
     }
     FinishChunk(out, has_dict ? &dict_page : nullptr);
+    out->stats = ValueStats(chunk_stats_, chunk_nulls_, chunk_rows_);
     if (options_.statistics) {
       Statistics s = MakeStatistics(chunk_stats_, chunk_nulls_);
       if constexpr (!kIsString) {  // signed order is the right order: fill the legacy fields too
@@ -403,6 +404,30 @@ class TypedChunkWriter final : public ChunkWriterBase {
       s.max_value = EncodeBound(mm.max, false);
     }
     if constexpr (kIsFloat) s.nan_count = mm.nan_count;
+    return s;
+  }
+
+  // The chunk's statistics as ComputeColumnStats gives them (a zero min is -0.0, a zero max +0.0).
+  ColumnStats ValueStats(const MinMax& mm, size_t nulls, size_t rows) const {
+    ColumnStats s;
+    s.row_count = rows;
+    s.null_count = nulls;
+    s.nan_count = uint64_t(mm.nan_count);
+    if (mm.count == 0) return s;
+    auto value = [&](const StatT& v, bool is_min) {
+      if constexpr (kIsString) {
+        return Value::String(v);
+      } else if constexpr (kIsBool) {
+        return Value::Bool(v != 0);
+      } else if constexpr (kIsFloat) {
+        T x = v == 0 ? (is_min ? -T(0) : T(0)) : v;
+        return std::is_same_v<T, float> ? Value::Float(float(x)) : Value::Double(double(x));
+      } else {
+        return Value::Int(field_.type, int64_t(v));
+      }
+    };
+    s.min = value(mm.min, true);
+    s.max = value(mm.max, false);
     return s;
   }
 

@@ -10,6 +10,7 @@
 #include "format/parquet/metadata.h"
 #include "format/parquet/writer.h"
 #include "lakeindex/batch.h"
+#include "lakeindex/column_stats.h"
 
 namespace lakeindex::parquet {
 
@@ -23,6 +24,9 @@ struct EncodedChunk {
   ColumnMetaData meta;
   std::optional<OffsetIndex> offset_index;
   std::optional<ColumnIndex> column_index;
+  // The chunk's values as ComputeColumnStats describes them (kept whatever
+  // WriteOptions::statistics says).
+  ColumnStats stats;
 };
 
 class ColumnChunkWriter {

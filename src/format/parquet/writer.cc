@@ -39,6 +39,7 @@ struct ParquetWriter::Impl {
     std::optional<ColumnIndex> column_index;
   };
   std::vector<std::vector<ChunkIndexes>> indexes;
+  std::vector<ColumnStats> stats;  // per column, over the flushed row groups
   bool finished = false;
 };
 
@@ -74,6 +75,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   for (const Field& f : w->schema_.fields()) {
     impl.columns.push_back(ColumnChunkWriter::Make(f, w->options_));
   }
+  impl.stats.resize(impl.columns.size());
   impl.sink = sink;
   RETURN_IF_ERROR(impl.Append(std::string(kMagic, 4)));
   SchemaElement root;
@@ -138,6 +140,7 @@ Status ParquetWriter::FlushRowGroup() {
     if (chunk.offset_index) {
       for (PageLocation& loc : chunk.offset_index->page_locations) loc.offset += base;
     }
+    impl.stats[c].Merge(chunk.stats);
     rg.total_byte_size += cc.meta_data->total_uncompressed_size;
     compressed += cc.meta_data->total_compressed_size;
     status_ = impl.Append(std::move(chunk.dictionary_page));
@@ -158,6 +161,10 @@ Status ParquetWriter::FlushRowGroup() {
 }
 
 uint64_t ParquetWriter::bytes_written() const { return impl_->size; }
+
+uint64_t ParquetWriter::rows_written() const { return uint64_t(impl_->meta.num_rows); }
+
+const std::vector<ColumnStats>& ParquetWriter::column_stats() const { return impl_->stats; }
 
 const std::string& ParquetWriter::tail() const { return impl_->tail; }
 

@@ -26,6 +26,7 @@
 
 #include "format/parquet/compression.h"
 #include "lakeindex/batch.h"
+#include "lakeindex/column_stats.h"
 #include "lakeindex/object_store.h"
 #include "lakeindex/status.h"
 #include "lakeindex/types.h"
@@ -113,6 +114,11 @@ class ParquetWriter {
   Result<uint64_t> FinishToSink();
   // Bytes of the file produced so far (row groups flushed; the whole file after finishing).
   uint64_t bytes_written() const;
+  // Rows in the row groups flushed so far, and the statistics of each column over them (as
+  // ComputeColumnStats gives them, whatever WriteOptions::statistics says): what a file's
+  // description needs without a second pass over its rows.
+  uint64_t rows_written() const;
+  const std::vector<ColumnStats>& column_stats() const;
   // Sink mode, after FinishToSink: the file's tail (page indexes and footer, what a reader's
   // TailOffset finds), which starts at bytes_written() - tail().size(). Empty otherwise.
   const std::string& tail() const;

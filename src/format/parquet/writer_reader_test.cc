@@ -65,6 +65,20 @@ void RoundTrip(const Batch& batch, const WriteOptions& options, const std::strin
   }
   auto bytes = writer->Finish();
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  // The writer's own statistics of the file are those of a separate pass over the rows.
+  EXPECT_EQ(writer->rows_written(), batch.num_rows());
+  ASSERT_EQ(writer->column_stats().size(), batch.num_columns());
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    const ColumnStats want = ComputeColumnStats(batch.column(c));
+    const ColumnStats& got = writer->column_stats()[c];
+    EXPECT_EQ(got, want) << "column " << c << ": min " << (got.min ? got.min->ToString() : "none") << " max "
+                         << (got.max ? got.max->ToString() : "none");
+    for (auto [g, w] : {std::pair{&got.min, &want.min}, std::pair{&got.max, &want.max}}) {
+      if (w->has_value() && g->has_value() && ((*w)->type() == TypeId::kDouble || (*w)->type() == TypeId::kFloat)) {
+        EXPECT_EQ(std::signbit((*g)->double_value()), std::signbit((*w)->double_value())) << "column " << c;
+      }
+    }
+  }
   auto store = NewMemoryStore();
   ASSERT_TRUE(store->Write("t.parquet", *bytes).ok());
   auto reader_r = ParquetReader::Open(store.get(), "t.parquet");

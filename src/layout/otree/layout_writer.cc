@@ -126,23 +126,15 @@ parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const 
 // counts, in order), as one data file.
 Result<FragmentMeta> WriteRows(ObjectStore* store, const Batch& rows, size_t first, const std::vector<size_t>& groups,
                                const parquet::WriteOptions& options) {
-  const Schema& schema = rows.schema();
-  size_t total = 0;
-  for (size_t count : groups) total += count;
-  std::vector<ColumnStats> stats;
-  for (size_t c = 0; c < schema.num_fields(); ++c) stats.push_back(ComputeColumnStats(rows.column(c), first, total));
-  return table::StreamDataFile(
-      store, schema, options,
-      [&](parquet::ParquetWriter* writer) -> Status {
-        size_t at = first;
-        for (size_t count : groups) {
-          RETURN_IF_ERROR(writer->Write(rows, at, count));
-          RETURN_IF_ERROR(writer->FlushRowGroup());
-          at += count;
-        }
-        return Status::OK();
-      },
-      total, stats);
+  return table::StreamDataFile(store, rows.schema(), options, [&](parquet::ParquetWriter* writer) -> Status {
+    size_t at = first;
+    for (size_t count : groups) {
+      RETURN_IF_ERROR(writer->Write(rows, at, count));
+      RETURN_IF_ERROR(writer->FlushRowGroup());
+      at += count;
+    }
+    return Status::OK();
+  });
 }
 
 // Runs fn(i) for i in [0, n) on the shared pool; the first error wins.
