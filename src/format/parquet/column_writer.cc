@@ -86,7 +86,17 @@ class ChunkWriterBase : public ColumnChunkWriter {
     if (codec_ != Codec::kUncompressed) {
       compressed_.clear();
       RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(),
-                               &compressed_, zstd_level_));
+                               &compressed_, zstd_));
+      if (!codec_decided_ && codec_ == Codec::kZstd && field_.type == TypeId::kString && options_.fast_string_zstd) {
+        // The chunk's first page decides between the level and kZstdFastHuffman.
+        std::string fast;
+        RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(), &fast,
+                                 kZstdFastHuffman));
+        if (fast.size() * 16 <= compressed_.size() * 17) {
+          zstd_ = kZstdFastHuffman;
+          compressed_.swap(fast);
+        }
+      }
       payload = &compressed_;
       if (!codec_decided_ && options_.skip_incompressible && compressed_.size() * 8 > body.size() * 7) {
         codec_ = Codec::kUncompressed;  // the chunk's first page: not worth compressing
@@ -181,6 +191,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
     used_plain_ = used_dictionary_ = false;
     used_other_.reset();
     codec_ = options_.codec;
+    zstd_ = ZstdSettings{zstd_level_};
     codec_decided_ = false;
   }
 
@@ -205,7 +216,8 @@ class ChunkWriterBase : public ColumnChunkWriter {
   const int zstd_level_ = field_.type != TypeId::kString && options_.fixed_width_zstd_level
                               ? *options_.fixed_width_zstd_level
                               : options_.zstd_level;
-  bool codec_decided_ = false;    // the chunk's first page was emitted
+  ZstdSettings zstd_{zstd_level_};  // of this chunk (see WriteOptions::fast_string_zstd)
+  bool codec_decided_ = false;      // the chunk's first page was emitted
   std::string body_, compressed_, header_buf_;
 };
 

@@ -5,6 +5,7 @@
 #include <lz4.h>
 #include <snappy.h>
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_c_literalCompressionMode (stable since zstd 1.5.1)
 #include <zstd.h>
 
 #include <cctype>
@@ -203,7 +204,7 @@ bool CodecSupported(Codec c) {
   return false;
 }
 
-Status Compress(Codec codec, const uint8_t* data, size_t size, std::string* out, int zstd_level) {
+Status Compress(Codec codec, const uint8_t* data, size_t size, std::string* out, ZstdSettings zstd) {
   switch (codec) {
     case Codec::kUncompressed:
       out->append(reinterpret_cast<const char*>(data), size);
@@ -229,8 +230,18 @@ Status Compress(Codec codec, const uint8_t* data, size_t size, std::string* out,
           });
     case Codec::kZstd:
       return AppendCompressed(out, ZSTD_compressBound(size), [&](uint8_t* dst, size_t* used) {
-        *used = ZSTD_compressCCtx(ThreadZstdCCtx(), dst, ZSTD_compressBound(size), data, size,
-                                  zstd_level);
+        ZSTD_CCtx* cctx = ThreadZstdCCtx();
+        if (!zstd.huffman_literals) {
+          *used = ZSTD_compressCCtx(cctx, dst, ZSTD_compressBound(size), data, size, zstd.level);
+        } else {
+          // The advanced API: a level and the literals' mode (reset from any earlier call).
+          ZSTD_CCtx_reset(cctx, ZSTD_reset_parameters);
+          *used = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, zstd.level);
+          if (!ZSTD_isError(*used)) {
+            *used = ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
+          }
+          if (!ZSTD_isError(*used)) *used = ZSTD_compress2(cctx, dst, ZSTD_compressBound(size), data, size);
+        }
         if (ZSTD_isError(*used))
           return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(*used));
         return Status::OK();

@@ -35,10 +35,21 @@ Result<Codec> CodecFromName(std::string_view name);
 // True when both Compress and Decompress work for c.
 bool CodecSupported(Codec c);
 
-// Appends the compressed form of data[0, size) to *out. zstd_level is used for kZstd.
+// How kZstd compresses: a level, and whether literals (the bytes no match covers) are
+// Huffman-coded even at a negative level, where zstd leaves them raw by default.
+struct ZstdSettings {
+  int level = 1;
+  bool huffman_literals = false;
+};
+// zstd's near-fastest matcher with Huffman-coded literals: on text with few repeats (names,
+// ids, hashes) in small pages, output as small as level 1's in half the time (the match search
+// costs much and finds little); on repetitive text (URLs, paths) much larger. See
+// WriteOptions::fast_string_zstd.
+inline constexpr ZstdSettings kZstdFastHuffman{-20, true};
+
+// Appends the compressed form of data[0, size) to *out (`zstd` applies to kZstd).
 // NotSupported naming the codec for unsupported codecs.
-Status Compress(Codec codec, const uint8_t* data, size_t size, std::string* out,
-                int zstd_level = 1);
+Status Compress(Codec codec, const uint8_t* data, size_t size, std::string* out, ZstdSettings zstd = {});
 
 // Decompresses into *out (replaced), which must come out exactly `uncompressed_size` bytes,
 // else Corruption. NotSupported naming the codec for unsupported codecs. Never allocates more

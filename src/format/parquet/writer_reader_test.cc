@@ -162,6 +162,7 @@ TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {
     o.delta_integers = rng.Chance(0.4);
     o.byte_stream_split_floats = rng.Chance(0.4);
     if (rng.Chance(0.3)) o.fixed_width_zstd_level = -1;
+    o.fast_string_zstd = rng.Chance(0.5);
     if (rng.Chance(0.3)) o.column_pool = ThreadPool::Default();  // columns encoded in parallel
     RoundTrip(batch, o, "seed " + std::to_string(seed) + " codec " + CodecName(o.codec) +
                             " page_rows " + std::to_string(o.page_rows) + " rg " + std::to_string(o.row_group_rows) +
@@ -312,6 +313,45 @@ TEST(ParquetRoundTripTest, DeltaIntegersAndSplitFloatsAreUsedAndReadBack) {
   auto part_rows = (*part)->ReadRowGroup(0, {});
   ASSERT_TRUE(part_rows.ok());
   EXPECT_TRUE(part_rows->Equals(batch.Slice(1000, 700)));
+}
+
+// fast_string_zstd: a chunk of random names (nothing to match) takes kZstdFastHuffman and
+// comes out at most 1/16 larger than at level 1 (other bytes than without the option); a chunk
+// of repetitive URLs keeps level 1 (the same bytes). Both read back exactly.
+TEST(ParquetRoundTripTest, FastStringZstdOnlyWhereItCostsNoSize) {
+  Schema schema({Field{"name", TypeId::kString, false}, Field{"url", TypeId::kString, true}});
+  Batch batch(schema);
+  Rng rng(9);
+  for (int i = 0; i < 2000; ++i) {
+    std::string name;
+    for (uint64_t k = 6 + rng.Uniform(7); k > 0; --k) name.push_back(char('a' + rng.Uniform(26)));
+    ASSERT_TRUE(batch.mutable_column(0).AppendString(name).ok());
+    ASSERT_TRUE(
+        batch.mutable_column(1).AppendString("https://example.com/items/" + std::to_string(rng.Uniform(1000000))).ok());
+  }
+  ASSERT_TRUE(batch.Seal().ok());
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto chunk_sizes = [&](bool fast) {
+    WriteOptions o;
+    o.page_rows = 64;
+    o.fast_string_zstd = fast;
+    const std::string path = fast ? "fast.parquet" : "level.parquet";
+    EXPECT_TRUE(WriteParquet(store.get(), path, batch, o).ok());
+    auto reader = ParquetReader::Open(store.get(), path);
+    EXPECT_TRUE(reader.ok());
+    auto back = (*reader)->ReadAll();
+    EXPECT_TRUE(back.ok() && back->Equals(batch)) << path;
+    std::vector<int64_t> sizes;
+    for (const ColumnChunk& c : (*reader)->metadata().row_groups[0].columns) {
+      EXPECT_EQ(c.meta_data->codec, int32_t(Codec::kZstd));
+      sizes.push_back(c.meta_data->total_compressed_size);
+    }
+    return sizes;
+  };
+  const std::vector<int64_t> level = chunk_sizes(false), fast = chunk_sizes(true);
+  EXPECT_NE(fast[0], level[0]);
+  EXPECT_LE(fast[0] * 16, level[0] * 17) << fast[0] << " vs " << level[0];
+  EXPECT_EQ(fast[1], level[1]);
 }
 
 // Builds a one-column batch from values (std::nullopt = NULL).
