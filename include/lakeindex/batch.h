@@ -131,7 +131,10 @@ class Column {
   // result written scattered, which stays cache-friendly when `to` sends rows into a few runs
   // of consecutive positions (a partition into buckets), unlike a gather of rows scattered over
   // a large column.
-  static Column Scattered(const Column& other, const uint32_t* to);
+  static Column Scattered(const Column& other, const uint32_t* to) { return Scattered({&other}, to); }
+  // The same for a column held in pieces (one or more, of one type), joined in order: row i of
+  // the joined column becomes row to[i]. Joins and rearranges in one pass.
+  static Column Scattered(const std::vector<const Column*>& pieces, const uint32_t* to);
   // Rearranges rows [offset, offset + count) in place: row offset + k becomes the previous row
   // from[k]. REQUIRES: from[0, count) is a permutation of [offset, offset + count). Meant for
   // ranges that fit in cache (a layout block), after Scattered has grouped the rows.

@@ -260,35 +260,55 @@ void Column::AppendSlice(const Column& other, size_t offset, size_t count) {
   length_ += count;
 }
 
-Column Column::Scattered(const Column& other, const uint32_t* to) {
-  const size_t n = other.length_;
-  Column out(other.type_);
+Column Column::Scattered(const std::vector<const Column*>& pieces, const uint32_t* to) {
+  Column out(pieces.empty() ? TypeId::kInt64 : pieces[0]->type_);
+  size_t n = 0, chars = 0;
+  for (const Column* p : pieces) {
+    n += p->length_;
+    out.null_count_ += p->null_count_;
+    if (p->type_ == TypeId::kString) chars += p->chars_.size();
+  }
   out.length_ = n;
-  out.null_count_ = other.null_count_;
-  if (other.null_count_ > 0) {
+  if (out.null_count_ > 0) {
     out.validity_.assign((n + 7) / 8, 0);
-    for (size_t i = 0; i < n; ++i) {
-      if (other.IsValid(i)) out.validity_[to[i] >> 3] |= uint8_t(1u << (to[i] & 7));
+    const uint32_t* t = to;
+    for (const Column* p : pieces) {
+      for (size_t i = 0; i < p->length_; ++i) {
+        if (p->IsValid(i)) out.validity_[t[i] >> 3] |= uint8_t(1u << (t[i] & 7));
+      }
+      t += p->length_;
     }
   }
-  if (other.type_ == TypeId::kString) {
+  if (out.type_ == TypeId::kString) {
     // Lengths to their new rows, a prefix sum, then the characters.
     out.offsets_.assign(n + 1, 0);
-    for (size_t i = 0; i < n; ++i) out.offsets_[size_t(to[i]) + 1] = other.offsets_[i + 1] - other.offsets_[i];
+    const uint32_t* t = to;
+    for (const Column* p : pieces) {
+      for (size_t i = 0; i < p->length_; ++i) out.offsets_[size_t(t[i]) + 1] = p->offsets_[i + 1] - p->offsets_[i];
+      t += p->length_;
+    }
     for (size_t i = 0; i < n; ++i) out.offsets_[i + 1] += out.offsets_[i];
-    out.chars_.resize(other.chars_.size());
-    for (size_t i = 0; i < n; ++i) {
-      std::memcpy(out.chars_.data() + out.offsets_[to[i]], other.chars_.data() + other.offsets_[i],
-                  other.offsets_[i + 1] - other.offsets_[i]);
+    out.chars_.resize(chars);
+    t = to;
+    for (const Column* p : pieces) {
+      for (size_t i = 0; i < p->length_; ++i) {
+        std::memcpy(out.chars_.data() + out.offsets_[t[i]], p->chars_.data() + p->offsets_[i],
+                    p->offsets_[i + 1] - p->offsets_[i]);
+      }
+      t += p->length_;
     }
     return out;
   }
-  const size_t w = size_t(FixedWidth(other.type_));
+  const size_t w = size_t(FixedWidth(out.type_));
   out.fixed_.resize(n * w);
   auto scatter = [&](auto* dst) {
     using T = std::remove_pointer_t<decltype(dst)>;
-    const T* src = other.data<T>();
-    for (size_t i = 0; i < n; ++i) std::memcpy(dst + to[i], src + i, sizeof(T));
+    const uint32_t* t = to;
+    for (const Column* p : pieces) {
+      const T* src = p->data<T>();
+      for (size_t i = 0; i < p->length_; ++i) std::memcpy(dst + t[i], src + i, sizeof(T));
+      t += p->length_;
+    }
   };
   switch (w) {
     case 1: scatter(out.mutable_data<uint8_t>()); break;

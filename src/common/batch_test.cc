@@ -240,6 +240,18 @@ TEST(ColumnTest, ScatteredPutsRowIAtTo_i) {
       EXPECT_TRUE(out.Equals(gathered)) << "seed " << seed << " column " << c;
       // Scattering back with the inverse permutation gives the column again.
       EXPECT_TRUE(Column::Scattered(out, back.data()).Equals(in)) << "seed " << seed << " column " << c;
+      // The column cut into pieces (some empty) scatters the same as whole.
+      std::vector<Column> pieces;
+      for (size_t at = 0; at < rows || pieces.empty();) {
+        const size_t take = std::min<size_t>(rows - at, size_t(rng() % 120));
+        pieces.emplace_back(in.type());
+        pieces.back().AppendSlice(in, at, take);
+        at += take;
+      }
+      std::vector<const Column*> parts;
+      for (const Column& p : pieces) parts.push_back(&p);
+      EXPECT_TRUE(Column::Scattered(parts, to.data()).Equals(out)) << "seed " << seed << " column " << c << " in "
+                                                                   << pieces.size() << " pieces";
     }
   }
 }

@@ -285,6 +285,18 @@ TEST(OTreeScanTest, EveryLayoutKeepsExtremeValues) {
       };
       for (size_t i = 1; i < all->num_rows(); ++i) ASSERT_FALSE(row_less(i, i - 1)) << "row " << i;
     }
+    // Laid out again as an OTree (from files of the layout just written): the same rows, and a
+    // table that was an OTree keeps its weights (the same sample).
+    const bool was_otree = std::string(kind) == "otree";
+    const std::vector<uint32_t> sampled = was_otree ? SampleByBruteForce(**table, 0.3) : std::vector<uint32_t>{};
+    options.kind = "otree";
+    auto again = layout::LayoutTable(table->get(), options);
+    ASSERT_TRUE(again.ok()) << kind << " then otree: " << again.status().ToString();
+    for (const std::string& f : filters) EXPECT_EQ(ScanRids(**table, f, &counters), before[f]) << kind << " then otree: " << f;
+    if (was_otree) {
+      EXPECT_FALSE(sampled.empty());
+      EXPECT_EQ(SampleByBruteForce(**table, 0.3), sampled);
+    }
   }
 }
 

@@ -453,8 +453,7 @@ Result<Batch> Table::ReadFragment(const FragmentMeta& fragment, const std::vecto
   if (cols.empty()) {
     for (size_t c = 0; c < schema().num_fields(); ++c) cols.push_back(int(c));
   }
-  Schema out_schema;
-  for (int c : cols) out_schema.AddField(schema().field(size_t(c)));
+  const Schema out_schema = ReadSchema(cols);
   ASSIGN_OR_RETURN(auto reader, OpenDataFile(fragment));
   ASSIGN_OR_RETURN(auto deleted, Deletions(fragment));
   if (reader->num_row_groups() == 1 && deleted->isEmpty()) {  // the common case: no copy
@@ -483,38 +482,50 @@ Result<Batch> Table::ReadFragment(const FragmentMeta& fragment, const std::vecto
   return out;
 }
 
-Result<Batch> Table::ReadAll(const std::vector<int>& columns) const {
+Schema Table::ReadSchema(const std::vector<int>& columns) const {
+  if (columns.empty()) return schema();
   Schema s;
-  if (columns.empty()) {
-    s = schema();
-  } else {
-    for (int c : columns) s.AddField(schema().field(size_t(c)));
-  }
-  // Fragments are read in parallel, then appended column by column (in parallel) into columns
-  // reserved once (reserved memory is touched only as it fills, and each part's column is freed
-  // once appended).
+  for (int c : columns) s.AddField(schema().field(size_t(c)));
+  return s;
+}
+
+Result<std::vector<Batch>> Table::ReadFragments(const std::vector<int>& columns) const {
+  const Schema s = ReadSchema(columns);
   const std::vector<FragmentMeta>& fragments = manifest_.fragments;
-  std::vector<Result<Batch>> parts(fragments.size(), Status::Internal("fragment not read"));
-  ParallelFor(ThreadPool::Default(), fragments.size(), [&](size_t i) { parts[i] = ReadFragment(fragments[i], columns); });
-  size_t rows = 0;
-  std::vector<size_t> chars(s.num_fields(), 0);
-  for (Result<Batch>& part : parts) {
+  std::vector<Result<Batch>> read(fragments.size(), Status::Internal("fragment not read"));
+  ParallelFor(ThreadPool::Default(), fragments.size(), [&](size_t i) { read[i] = ReadFragment(fragments[i], columns); });
+  std::vector<Batch> parts;
+  for (Result<Batch>& part : read) {
     if (!part.ok()) return part.status();
     if (!(part->schema() == s)) {
       return Status::Internal("fragment read as " + part->schema().ToString() + ", expected " + s.ToString());
     }
-    rows += part->num_rows();
-    for (size_t c = 0; c < s.num_fields(); ++c) chars[c] += part->column(c).chars().size();
+    parts.push_back(std::move(*part));
   }
-  if (parts.size() == 1) return std::move(*parts[0]);
+  return parts;
+}
+
+Result<Batch> Table::ReadAll(const std::vector<int>& columns) const {
+  // Fragments are read in parallel, then appended column by column (in parallel) into columns
+  // reserved once (reserved memory is touched only as it fills, and each part's column is freed
+  // once appended).
+  ASSIGN_OR_RETURN(std::vector<Batch> parts, ReadFragments(columns));
+  const Schema s = ReadSchema(columns);
+  size_t rows = 0;
+  std::vector<size_t> chars(s.num_fields(), 0);
+  for (const Batch& part : parts) {
+    rows += part.num_rows();
+    for (size_t c = 0; c < s.num_fields(); ++c) chars[c] += part.column(c).chars().size();
+  }
+  if (parts.size() == 1) return std::move(parts[0]);
   std::vector<Column> out;
   for (const Field& f : s.fields()) out.emplace_back(f.type);
   ParallelFor(ThreadPool::Default(), out.size(), [&](size_t c) {
     out[c].Reserve(rows);
     out[c].ReserveChars(chars[c]);
-    for (Result<Batch>& part : parts) {
-      Column& from = part->mutable_column(c);
-      out[c].AppendSlice(from, 0, part->num_rows());
+    for (Batch& part : parts) {
+      Column& from = part.mutable_column(c);
+      out[c].AppendSlice(from, 0, part.num_rows());
       from = Column(from.type());
     }
   });

@@ -115,6 +115,11 @@ class Table {
   Result<Batch> ReadFragment(const FragmentMeta& fragment, const std::vector<int>& columns) const;
   // All live rows of this version, fragment by fragment (tests, small tables, optimize).
   Result<Batch> ReadAll(const std::vector<int>& columns = {}) const;
+  // The same without joining them: the live rows of each fragment, in manifest order (read in
+  // parallel), for callers that copy the rows anyway (the layout writer regroups them).
+  Result<std::vector<Batch>> ReadFragments(const std::vector<int>& columns = {}) const;
+  // The schema of rows read with `columns` (schema indexes; empty = all).
+  Schema ReadSchema(const std::vector<int>& columns) const;
 
   // Reads every file this version references (manifest, data files with their page CRCs,
   // deletion vectors) and checks them against the manifest. Returns one line per file checked;

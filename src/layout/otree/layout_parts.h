@@ -4,6 +4,7 @@
 // Thread safety: functions over caller-owned values.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -25,6 +26,20 @@ struct Placed {
   Batch rows;
   int weight_column = -1;
   std::vector<std::vector<uint32_t>> coords;  // per layout column
+  // LayoutTable's rows as read, one batch per fragment (the table's columns), for the columns
+  // listed in `from_pieces`: those are empty in `rows` (not joined, so not sealed) until
+  // GroupRows builds them from the pieces as it regroups the rows, which saves joining the
+  // fragments first (a copy of the whole table). Empty elsewhere.
+  std::vector<Batch> pieces;
+  std::vector<int> from_pieces;
+
+  // Column c of the rows as pieces in row order: its pieces, or the column of `rows`.
+  std::vector<const Column*> ColumnPieces(size_t c) const {
+    if (std::find(from_pieces.begin(), from_pieces.end(), int(c)) == from_pieces.end()) return {&rows.column(c)};
+    std::vector<const Column*> out;
+    for (const Batch& piece : pieces) out.push_back(&piece.column(c));
+    return out;
+  }
 
   otree::Points points() const {
     otree::Points p;
@@ -49,13 +64,16 @@ Schema WithWeight(const Schema& schema);
 // the missing weights from `seed`: row i's weight depends only on seed and first_row + i (its
 // position in the whole table), so parts of a table get the weights the whole would.
 Batch AddWeights(Batch rows, uint64_t seed, uint64_t first_row = 0);
+// The weights AddWeights draws for rows first_row .. first_row + n - 1.
+Column DrawWeights(uint64_t seed, uint64_t first_row, size_t n);
 // The valid values of the rows i of `column` whose position first_row + i is a multiple of stride.
 std::vector<Value> SampleColumn(const Column& column, uint64_t first_row, uint64_t stride);
 // The transformation of layout column `name` fitted in `mode` (default | linear | quantile) to
 // the column's exact statistics and a sample of its values (SampleColumn).
 Result<otree::Transform> FitColumnTransform(TypeId type, const std::string& name, const ColumnStats& stats,
                                             std::vector<Value> sample, const std::string& mode);
-// Seals `placed->rows` and computes the coordinates of its rows appended since the last call.
+// Seals `placed->rows` (unless it waits for pieces) and computes the coordinates of its rows
+// appended since the last call.
 Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::vector<otree::Transform>& transforms);
 // Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: cubes in
 // pre-order, each as weight slices in Hilbert order, rolled up into files of about rows_per_file

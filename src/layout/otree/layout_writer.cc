@@ -33,17 +33,24 @@ Schema WithWeight(const Schema& schema) {
   return out;
 }
 
+Column DrawWeights(uint64_t seed, uint64_t first_row, size_t n) {
+  Column weights(TypeId::kDouble);
+  double* w = weights.AppendValues<double>(n);
+  constexpr size_t kChunk = size_t(1) << 20;  // rows per task
+  ParallelFor(n > kChunk ? ThreadPool::Default() : nullptr, (n + kChunk - 1) / kChunk, [&](size_t k) {
+    for (size_t i = k * kChunk; i < std::min(n, (k + 1) * kChunk); ++i) {
+      uint64_t state = Mix(seed) + (first_row + i) * 0x9E3779B97F4A7C15ULL;
+      w[i] = Uniform01(&state);
+    }
+  });
+  return weights;
+}
+
 Batch AddWeights(Batch rows, uint64_t seed, uint64_t first_row) {
   if (rows.schema().FindField(kWeightColumn) >= 0) return rows;
   const size_t n = rows.num_rows();
-  Column weights(TypeId::kDouble);
-  double* w = weights.AppendValues<double>(n);
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t state = Mix(seed) + (first_row + i) * 0x9E3779B97F4A7C15ULL;
-    w[i] = Uniform01(&state);
-  }
   std::vector<Column> cols = std::move(rows.columns());
-  cols.push_back(std::move(weights));
+  cols.push_back(DrawWeights(seed, first_row, n));
   return Batch(WithWeight(rows.schema()), std::move(cols), n);
 }
 
@@ -75,15 +82,25 @@ Result<Transform> FitColumnTransform(TypeId type, const std::string& name, const
   return t;
 }
 
-// Fits a transformation of each layout column to the values of `rows`.
-Result<std::vector<Transform>> FitTransforms(const Batch& rows, const std::vector<int>& columns,
+// Fits a transformation of each layout column to the values of the rows of `placed`.
+Result<std::vector<Transform>> FitTransforms(const Placed& placed, const std::vector<int>& columns,
                                              const std::string& mode) {
   std::vector<Transform> out;
   for (int c : columns) {
-    const Column& col = rows.column(size_t(c));
-    const uint64_t stride = std::max<size_t>(1, col.length() / kSampleValues);
-    ASSIGN_OR_RETURN(Transform t, FitColumnTransform(col.type(), rows.schema().field(size_t(c)).name,
-                                                     ComputeColumnStats(col), SampleColumn(col, 0, stride), mode));
+    const std::vector<const Column*> pieces = placed.ColumnPieces(size_t(c));
+    size_t rows = 0;
+    for (const Column* piece : pieces) rows += piece->length();
+    const uint64_t stride = std::max<size_t>(1, rows / kSampleValues);
+    ColumnStats stats;
+    std::vector<Value> sample;
+    uint64_t first_row = 0;
+    for (const Column* piece : pieces) {
+      stats.Merge(ComputeColumnStats(*piece));
+      for (Value& v : SampleColumn(*piece, first_row, stride)) sample.push_back(std::move(v));
+      first_row += piece->length();
+    }
+    const Field& field = placed.rows.schema().field(size_t(c));
+    ASSIGN_OR_RETURN(Transform t, FitColumnTransform(field.type, field.name, stats, std::move(sample), mode));
     out.push_back(std::move(t));
   }
   return out;
@@ -92,16 +109,32 @@ Result<std::vector<Transform>> FitTransforms(const Batch& rows, const std::vecto
 // Seals `placed->rows` and computes the coordinates of its rows appended since the last call
 // (all of them the first time; optimize reads fragments into a pool in several rounds).
 Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::vector<Transform>& transforms) {
-  RETURN_IF_ERROR(placed->rows.Seal());
+  if (placed->from_pieces.empty()) RETURN_IF_ERROR(placed->rows.Seal());
   placed->coords.resize(columns.size());
   const size_t done = placed->coords.empty() ? 0 : placed->coords[0].size();
   const size_t n = placed->rows.num_rows();
   if (done == n) return Status::OK();
-  const Batch added = done == 0 ? Batch() : placed->rows.Slice(done, n - done);
-  const Batch& from = done == 0 ? placed->rows : added;
+  if (done == 0) {  // all rows, straight from the pieces if they wait there (in parallel)
+    for (size_t d = 0; d < columns.size(); ++d) placed->coords[d].resize(n);
+    std::vector<std::pair<size_t, const Column*>> tasks;  // (dimension, piece)
+    std::vector<size_t> at;                               // where each task's coordinates go
+    for (size_t d = 0; d < columns.size(); ++d) {
+      size_t row = 0;
+      for (const Column* piece : placed->ColumnPieces(size_t(columns[d]))) {
+        tasks.emplace_back(d, piece);
+        at.push_back(row);
+        row += piece->length();
+      }
+    }
+    ParallelFor(n >= (size_t(1) << 16) ? ThreadPool::Default() : nullptr, tasks.size(), [&](size_t k) {
+      transforms[tasks[k].first].Coords(*tasks[k].second, placed->coords[tasks[k].first].data() + at[k]);
+    });
+    return Status::OK();
+  }
+  const Batch added = placed->rows.Slice(done, n - done);
   for (size_t d = 0; d < columns.size(); ++d) {
     placed->coords[d].resize(n);
-    transforms[d].Coords(from.column(size_t(columns[d])), placed->coords[d].data() + done);
+    transforms[d].Coords(added.column(size_t(columns[d])), placed->coords[d].data() + done);
   }
   return Status::OK();
 }
@@ -153,7 +186,7 @@ Status ParallelStatus(size_t n, const std::function<Status(size_t)>& fn) {
 
 // Moves the rows and coordinates of `placed` so that the rows of each bucket are consecutive,
 // buckets in increasing order and the rows of a bucket in their previous order (a stable
-// counting sort), columns in parallel. Returns the new position of every previous row and sets
+// counting sort), columns in parallel; columns waiting for pieces are built from them. Returns the new position of every previous row and sets
 // *start to where each bucket starts (buckets + 1 entries).
 std::vector<uint32_t> GroupRows(Placed* placed, const std::vector<uint32_t>& bucket_of_row, size_t buckets,
                                 std::vector<size_t>* start) {
@@ -167,7 +200,11 @@ std::vector<uint32_t> GroupRows(Placed* placed, const std::vector<uint32_t>& buc
   std::vector<Column>& columns = placed->rows.columns();
   ParallelFor(ThreadPool::Default(), columns.size() + placed->coords.size(), [&](size_t k) {
     if (k < columns.size()) {
-      columns[k] = Column::Scattered(columns[k], position.data());
+      const std::vector<const Column*> pieces = placed->ColumnPieces(k);
+      if (!pieces.empty()) columns[k] = Column::Scattered(pieces, position.data());
+      if (pieces.size() != 1 || pieces[0] != &columns[k]) {  // from the pieces: done with them
+        for (Batch& piece : placed->pieces) piece.mutable_column(k) = Column(columns[k].type());
+      }
       return;
     }
     std::vector<uint32_t>& coords = placed->coords[k - columns.size()];
@@ -175,6 +212,8 @@ std::vector<uint32_t> GroupRows(Placed* placed, const std::vector<uint32_t>& buc
     for (size_t i = 0; i < n; ++i) moved[position[i]] = coords[i];
     coords = std::move(moved);
   });
+  placed->pieces.clear();
+  placed->from_pieces.clear();
   return position;
 }
 
@@ -423,21 +462,54 @@ Schema VisibleSchema(const Schema& schema) {
   return out;
 }
 
+// The rows of a table read as `pieces` (one batch per fragment, of `table_schema`) as Placed
+// rows: the columns `joined` (schema indexes) and `_weight` (the table's, or drawn from `seed`
+// when `weights` asks for them and the table has none) are joined now; the others wait in the
+// pieces for GroupRows.
+Placed PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, const std::vector<int>& joined,
+                        bool weights, uint64_t seed) {
+  const Schema schema = weights ? WithWeight(table_schema) : table_schema;
+  size_t n = 0;
+  for (const Batch& piece : pieces) n += piece.num_rows();
+  Placed placed;
+  placed.weight_column = schema.FindField(kWeightColumn);
+  std::vector<bool> join(schema.num_fields(), false);
+  for (int c : joined) join[size_t(c)] = true;
+  if (placed.weight_column >= 0) join[size_t(placed.weight_column)] = true;
+  std::vector<Column> columns;
+  std::vector<size_t> to_join;
+  for (size_t c = 0; c < schema.num_fields(); ++c) {
+    columns.emplace_back(schema.field(c).type);
+    if (c >= table_schema.num_fields()) {
+      columns[c] = DrawWeights(seed, 0, n);
+    } else if (join[c]) {
+      to_join.push_back(c);
+    } else {
+      placed.from_pieces.push_back(int(c));
+    }
+  }
+  ParallelFor(ThreadPool::Default(), to_join.size(), [&](size_t k) {
+    Column& column = columns[to_join[k]];
+    column.Reserve(n);
+    for (const Batch& piece : pieces) column.AppendSlice(piece.column(to_join[k]), 0, piece.num_rows());
+  });
+  placed.rows = Batch(schema, std::move(columns), n);
+  placed.pieces = std::move(pieces);
+  return placed;
+}
+
 Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& options) {
   RETURN_IF_ERROR(CheckColumns(table->schema(), options));
-  if (options.progress) options.progress("reading", 0, table->manifest().total_rows());
-  ASSIGN_OR_RETURN(Batch all, table->ReadAll());
-  Placed placed;
-  if (options.kind == "otree") {
-    placed.rows = AddWeights(std::move(all), options.seed);
-  } else {
-    placed.rows = std::move(all);
-  }
-  const Schema schema = placed.rows.schema();
-  placed.weight_column = schema.FindField(kWeightColumn);
   LayoutMeta meta = MetaFor(options);
-  ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
-  ASSIGN_OR_RETURN(std::vector<Transform> transforms, FitTransforms(placed.rows, columns, options.transform));
+  ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(table->schema()));
+  if (options.progress) options.progress("reading", 0, table->manifest().total_rows());
+  // The fragments are not joined: the rows are copied once, when GroupRows regroups them.
+  ASSIGN_OR_RETURN(std::vector<Batch> pieces, table->ReadFragments());
+  // Only the sort layout reads layout columns by row before then (to break ties).
+  Placed placed = PlacedFromPieces(std::move(pieces), table->schema(), options.kind == "sort" ? columns : std::vector<int>{},
+                                   options.kind == "otree", options.seed);
+  const Schema schema = placed.rows.schema();
+  ASSIGN_OR_RETURN(std::vector<Transform> transforms, FitTransforms(placed, columns, options.transform));
   RETURN_IF_ERROR(ExtendCoords(&placed, columns, transforms));
   if (options.progress) options.progress("placing", 0, placed.rows.num_rows());
 
@@ -534,7 +606,7 @@ Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* sou
     RETURN_IF_ERROR(p.rows.Seal());
     Revision rev;
     rev.id = meta.revisions.back().id + 1;
-    ASSIGN_OR_RETURN(rev.transforms, FitTransforms(p.rows, columns, meta.transform));
+    ASSIGN_OR_RETURN(rev.transforms, FitTransforms(p, columns, meta.transform));
     RETURN_IF_ERROR(ExtendCoords(&p, columns, rev.transforms));
     std::vector<uint32_t> cube_of_row;
     rev.tree = Tree::Build(int(columns.size()), meta.cube_rows, p.points(), &cube_of_row);
