@@ -33,9 +33,11 @@ struct Placed {
   std::vector<Batch> pieces;
   std::vector<int> from_pieces;
 
+  // Whether column c waits in the pieces.
+  bool InPieces(size_t c) const { return std::find(from_pieces.begin(), from_pieces.end(), int(c)) != from_pieces.end(); }
   // Column c of the rows as pieces in row order: its pieces, or the column of `rows`.
   std::vector<const Column*> ColumnPieces(size_t c) const {
-    if (std::find(from_pieces.begin(), from_pieces.end(), int(c)) == from_pieces.end()) return {&rows.column(c)};
+    if (!InPieces(c)) return {&rows.column(c)};
     std::vector<const Column*> out;
     for (const Batch& piece : pieces) out.push_back(&piece.column(c));
     return out;

@@ -106,8 +106,9 @@ Result<std::vector<Transform>> FitTransforms(const Placed& placed, const std::ve
   return out;
 }
 
-// Seals `placed->rows` and computes the coordinates of its rows appended since the last call
-// (all of them the first time; optimize reads fragments into a pool in several rounds).
+// Seals `placed->rows` (unless it waits for pieces) and computes the coordinates of its rows
+// appended since the last call (all of them the first time; optimize reads fragments into a pool
+// in several rounds).
 Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::vector<Transform>& transforms) {
   if (placed->from_pieces.empty()) RETURN_IF_ERROR(placed->rows.Seal());
   placed->coords.resize(columns.size());
@@ -186,8 +187,9 @@ Status ParallelStatus(size_t n, const std::function<Status(size_t)>& fn) {
 
 // Moves the rows and coordinates of `placed` so that the rows of each bucket are consecutive,
 // buckets in increasing order and the rows of a bucket in their previous order (a stable
-// counting sort), columns in parallel; columns waiting for pieces are built from them. Returns the new position of every previous row and sets
-// *start to where each bucket starts (buckets + 1 entries).
+// counting sort), columns in parallel; columns waiting in pieces are built from them. Returns the
+// new position of every previous row and sets *start to where each bucket starts (buckets + 1
+// entries).
 std::vector<uint32_t> GroupRows(Placed* placed, const std::vector<uint32_t>& bucket_of_row, size_t buckets,
                                 std::vector<size_t>* start) {
   const size_t n = bucket_of_row.size();
@@ -202,7 +204,7 @@ std::vector<uint32_t> GroupRows(Placed* placed, const std::vector<uint32_t>& buc
     if (k < columns.size()) {
       const std::vector<const Column*> pieces = placed->ColumnPieces(k);
       if (!pieces.empty()) columns[k] = Column::Scattered(pieces, position.data());
-      if (pieces.size() != 1 || pieces[0] != &columns[k]) {  // from the pieces: done with them
+      if (placed->InPieces(k)) {  // done with the pieces of this column
         for (Batch& piece : placed->pieces) piece.mutable_column(k) = Column(columns[k].type());
       }
       return;
