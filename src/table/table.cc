@@ -54,62 +54,47 @@ Status CheckRequired(const Schema& schema, const Batch& batch, uint64_t first_ro
 
 }  // namespace
 
-Result<DataTail> ComputeDataTail(std::string_view bytes, std::string_view path) {
-  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  ASSIGN_OR_RETURN(uint64_t offset, parquet::TailOffset(data, bytes.size(), path));
-  return DataTail{offset, XXH64(data + offset, bytes.size() - offset, 0)};
-}
-
 Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create) {
   if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
   ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
   return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
 }
 
-namespace {
-
-// A fresh name under data/ for a new data file.
-std::string NewDataFileName() { return std::string(kDataDir) + NewUuid() + ".parquet"; }
-
-// The description of data file `file`: its rows and per-column statistics.
-FragmentMeta DescribeDataFile(std::string file, const Schema& schema, uint64_t rows,
-                              const std::vector<ColumnStats>& stats) {
-  FragmentMeta frag;
-  frag.file = std::move(file);
-  frag.rows = rows;
-  for (size_t c = 0; c < schema.num_fields() && c < stats.size(); ++c) frag.stats[schema.field(c).name] = stats[c];
-  return frag;
+Result<std::unique_ptr<DataFileStream>> DataFileStream::Open(ObjectStore* store, const Schema& schema,
+                                                             const parquet::WriteOptions& options) {
+  std::unique_ptr<DataFileStream> stream(new DataFileStream());
+  stream->schema_ = schema;
+  stream->file_ = std::string(kDataDir) + NewUuid() + ".parquet";
+  ASSIGN_OR_RETURN(stream->sink_, store->OpenWriter(stream->file_));
+  ASSIGN_OR_RETURN(stream->writer_, parquet::ParquetWriter::Make(schema, options, stream->sink_.get()));
+  return stream;
 }
 
-}  // namespace
-
-Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
-                                   const std::vector<ColumnStats>& stats) {
-  FragmentMeta frag = DescribeDataFile(NewDataFileName(), schema, rows, stats);
-  frag.file_size = bytes.size();
-  ASSIGN_OR_RETURN(frag.tail, ComputeDataTail(bytes, frag.file));
-  RETURN_IF_ERROR(store->Write(frag.file, bytes));
+Result<FragmentMeta> DataFileStream::Finish() {
+  if (!writer_) return Status::Internal("data file '" + file_ + "' finished twice");
+  FragmentMeta frag;
+  frag.file = file_;
+  ASSIGN_OR_RETURN(frag.file_size, writer_->FinishToSink());
+  frag.rows = writer_->rows_written();
+  for (size_t c = 0; c < schema_.num_fields(); ++c) frag.stats[schema_.field(c).name] = writer_->column_stats()[c];
+  const std::string& tail = writer_->tail();
+  frag.tail = DataTail{frag.file_size - tail.size(), XXH64(tail.data(), tail.size(), 0)};
+  writer_.reset();
+  RETURN_IF_ERROR(sink_->Close());
+  sink_.reset();
   return frag;
 }
 
 Result<FragmentMeta> StreamDataFile(ObjectStore* store, const Schema& schema, const parquet::WriteOptions& options,
                                     const std::function<Status(parquet::ParquetWriter* writer)>& write) {
-  const std::string file = NewDataFileName();
-  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> sink, store->OpenWriter(file));
-  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options, sink.get()));
-  RETURN_IF_ERROR(write(writer.get()));
-  ASSIGN_OR_RETURN(const uint64_t size, writer->FinishToSink());
-  FragmentMeta frag = DescribeDataFile(file, schema, writer->rows_written(), writer->column_stats());
-  frag.file_size = size;
-  const std::string& tail = writer->tail();
-  frag.tail = DataTail{frag.file_size - tail.size(), XXH64(tail.data(), tail.size(), 0)};
-  RETURN_IF_ERROR(sink->Close());
-  return frag;
+  ASSIGN_OR_RETURN(std::unique_ptr<DataFileStream> stream, DataFileStream::Open(store, schema, options));
+  RETURN_IF_ERROR(write(stream->writer()));
+  return stream->Finish();
 }
 
 namespace {
 
-// Accumulates rows into one data file at a time.
+// Accumulates rows into one data file at a time (streamed to the store as it is written).
 class FragmentBuilder {
  public:
   FragmentBuilder(ObjectStore* store, const Schema& schema, const WriteConfig& config)
@@ -118,13 +103,12 @@ class FragmentBuilder {
   Status Add(const Batch& batch) {
     size_t offset = 0;
     while (offset < batch.num_rows()) {
-      if (!writer_) {
-        ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Make(schema_, config_.parquet));
+      if (!stream_) {
+        ASSIGN_OR_RETURN(stream_, DataFileStream::Open(store_, schema_, config_.parquet));
         rows_ = 0;
       }
       size_t take = size_t(std::min<uint64_t>(batch.num_rows() - offset, config_.rows_per_file - rows_));
-      Batch part = (offset == 0 && take == batch.num_rows()) ? batch : batch.Slice(offset, take);
-      RETURN_IF_ERROR(writer_->Write(part));
+      RETURN_IF_ERROR(stream_->writer()->Write(batch, offset, take));
       rows_ += take;
       offset += take;
       if (rows_ == config_.rows_per_file) RETURN_IF_ERROR(Flush());
@@ -133,11 +117,9 @@ class FragmentBuilder {
   }
 
   Status Flush() {
-    if (!writer_) return Status::OK();
-    ASSIGN_OR_RETURN(std::string bytes, writer_->Finish());
-    std::unique_ptr<parquet::ParquetWriter> writer = std::move(writer_);
-    ASSIGN_OR_RETURN(FragmentMeta frag,
-                     StoreDataFile(store_, schema_, bytes, writer->rows_written(), writer->column_stats()));
+    if (!stream_) return Status::OK();
+    std::unique_ptr<DataFileStream> stream = std::move(stream_);
+    ASSIGN_OR_RETURN(FragmentMeta frag, stream->Finish());
     fragments_.push_back(std::move(frag));
     return Status::OK();
   }
@@ -148,8 +130,8 @@ class FragmentBuilder {
   ObjectStore* store_;
   const Schema& schema_;
   const WriteConfig& config_;
-  std::unique_ptr<parquet::ParquetWriter> writer_;
-  uint64_t rows_ = 0;  // in the current file
+  std::unique_ptr<DataFileStream> stream_;  // the file being written, if any
+  uint64_t rows_ = 0;                       // in it
   std::vector<FragmentMeta> fragments_;
 };
 

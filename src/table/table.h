@@ -56,22 +56,33 @@ struct Transaction {
   std::function<Status(Manifest*)> apply_extra;
 };
 
-// The tail (page index + footer) of a whole Parquet file in memory and its XXH64, for the
-// manifest. Corruption when `bytes` does not end in a valid footer.
-Result<DataTail> ComputeDataTail(std::string_view bytes, std::string_view path);
 
 // A table directory on the local file system, through a store that counts requests and bytes
 // (explain reports them). NotFound when `create` is false and there is no such directory.
 Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create);
 
-// Stores one finished Parquet data file (`bytes`, written with `schema`, holding `rows` rows whose
-// per-column statistics are `stats`) under data/ and describes it as a fragment, not committed
-// (the id is assigned at commit). Every writer of data files goes through here or StreamDataFile.
-Result<FragmentMeta> StoreDataFile(ObjectStore* store, const Schema& schema, const std::string& bytes, uint64_t rows,
-                                   const std::vector<ColumnStats>& stats);
-// As StoreDataFile, but the file is streamed to the store while `write` writes its rows through
-// `writer` (made with `schema` and `options`) instead of being assembled in memory first; the
-// object is published only when everything succeeded. Rows and statistics are the writer's.
+// A new Parquet data file under data/, streamed to the store while its rows are written (each row
+// group goes to the store when flushed; no whole file is assembled in memory). Finish publishes
+// it and describes it as a fragment, not committed (the id is assigned at commit); dropping the
+// stream unfinished abandons the object. Every writer of data files goes through here.
+class DataFileStream {
+ public:
+  static Result<std::unique_ptr<DataFileStream>> Open(ObjectStore* store, const Schema& schema,
+                                                      const parquet::WriteOptions& options);
+  parquet::ParquetWriter* writer() { return writer_.get(); }
+  // Ends the file and publishes it: its rows and per-column statistics are the writer's, its
+  // tail checksum is taken as the tail is written. The stream cannot be used afterwards.
+  Result<FragmentMeta> Finish();
+
+ private:
+  DataFileStream() = default;
+  Schema schema_;
+  std::string file_;
+  std::unique_ptr<ObjectWriter> sink_;                // outlives writer_ (declared first)
+  std::unique_ptr<parquet::ParquetWriter> writer_;
+};
+
+// One data file written through `write` on a DataFileStream's writer, then finished.
 Result<FragmentMeta> StreamDataFile(ObjectStore* store, const Schema& schema, const parquet::WriteOptions& options,
                                     const std::function<Status(parquet::ParquetWriter* writer)>& write);
 
