@@ -63,7 +63,6 @@ Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& pat
 Result<std::unique_ptr<DataFileStream>> DataFileStream::Open(ObjectStore* store, const Schema& schema,
                                                              const parquet::WriteOptions& options) {
   std::unique_ptr<DataFileStream> stream(new DataFileStream());
-  stream->schema_ = schema;
   stream->file_ = std::string(kDataDir) + NewUuid() + ".parquet";
   ASSIGN_OR_RETURN(stream->sink_, store->OpenWriter(stream->file_));
   ASSIGN_OR_RETURN(stream->writer_, parquet::ParquetWriter::Make(schema, options, stream->sink_.get()));
@@ -76,7 +75,8 @@ Result<FragmentMeta> DataFileStream::Finish() {
   frag.file = file_;
   ASSIGN_OR_RETURN(frag.file_size, writer_->FinishToSink());
   frag.rows = writer_->rows_written();
-  for (size_t c = 0; c < schema_.num_fields(); ++c) frag.stats[schema_.field(c).name] = writer_->column_stats()[c];
+  const Schema& schema = writer_->schema();
+  for (size_t c = 0; c < schema.num_fields(); ++c) frag.stats[schema.field(c).name] = writer_->column_stats()[c];
   const std::string& tail = writer_->tail();
   frag.tail = DataTail{frag.file_size - tail.size(), XXH64(tail.data(), tail.size(), 0)};
   writer_.reset();

@@ -56,7 +56,6 @@ struct Transaction {
   std::function<Status(Manifest*)> apply_extra;
 };
 
-
 // A table directory on the local file system, through a store that counts requests and bytes
 // (explain reports them). NotFound when `create` is false and there is no such directory.
 Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create);
@@ -76,7 +75,6 @@ class DataFileStream {
 
  private:
   DataFileStream() = default;
-  Schema schema_;
   std::string file_;
   std::unique_ptr<ObjectWriter> sink_;                // outlives writer_ (declared first)
   std::unique_ptr<parquet::ParquetWriter> writer_;

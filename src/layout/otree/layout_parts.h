@@ -34,7 +34,9 @@ struct Placed {
   std::vector<int> from_pieces;
 
   // Whether column c waits in the pieces.
-  bool InPieces(size_t c) const { return std::find(from_pieces.begin(), from_pieces.end(), int(c)) != from_pieces.end(); }
+  bool InPieces(size_t c) const {
+    return std::find(from_pieces.begin(), from_pieces.end(), int(c)) != from_pieces.end();
+  }
   // Column c of the rows as pieces in row order: its pieces, or the column of `rows`.
   std::vector<const Column*> ColumnPieces(size_t c) const {
     if (!InPieces(c)) return {&rows.column(c)};

@@ -115,28 +115,26 @@ Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::
   const size_t done = placed->coords.empty() ? 0 : placed->coords[0].size();
   const size_t n = placed->rows.num_rows();
   if (done == n) return Status::OK();
-  if (done == 0) {  // all rows, straight from the pieces if they wait there (in parallel)
-    for (size_t d = 0; d < columns.size(); ++d) placed->coords[d].resize(n);
-    std::vector<std::pair<size_t, const Column*>> tasks;  // (dimension, piece)
-    std::vector<size_t> at;                               // where each task's coordinates go
-    for (size_t d = 0; d < columns.size(); ++d) {
-      size_t row = 0;
-      for (const Column* piece : placed->ColumnPieces(size_t(columns[d]))) {
-        tasks.emplace_back(d, piece);
-        at.push_back(row);
-        row += piece->length();
-      }
-    }
-    ParallelFor(n >= (size_t(1) << 16) ? ThreadPool::Default() : nullptr, tasks.size(), [&](size_t k) {
-      transforms[tasks[k].first].Coords(*tasks[k].second, placed->coords[tasks[k].first].data() + at[k]);
-    });
-    return Status::OK();
-  }
-  const Batch added = placed->rows.Slice(done, n - done);
+  // The rows to map, per dimension, as pieces: all of them the first time (straight from the
+  // pieces if they wait there), else the rows added since. Pieces are mapped in parallel.
+  const Batch added = done == 0 ? Batch() : placed->rows.Slice(done, n - done);
+  std::vector<std::pair<size_t, const Column*>> tasks;  // (dimension, piece)
+  std::vector<size_t> at;                               // where each task's coordinates go
   for (size_t d = 0; d < columns.size(); ++d) {
     placed->coords[d].resize(n);
-    transforms[d].Coords(added.column(size_t(columns[d])), placed->coords[d].data() + done);
+    const size_t c = size_t(columns[d]);
+    const std::vector<const Column*> pieces =
+        done == 0 ? placed->ColumnPieces(c) : std::vector<const Column*>{&added.column(c)};
+    size_t row = done;
+    for (const Column* piece : pieces) {
+      tasks.emplace_back(d, piece);
+      at.push_back(row);
+      row += piece->length();
+    }
   }
+  ParallelFor(n - done >= (size_t(1) << 16) ? ThreadPool::Default() : nullptr, tasks.size(), [&](size_t k) {
+    transforms[tasks[k].first].Coords(*tasks[k].second, placed->coords[tasks[k].first].data() + at[k]);
+  });
   return Status::OK();
 }
 
