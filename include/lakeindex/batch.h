@@ -141,6 +141,10 @@ class Column {
   void PermuteRange(size_t offset, size_t count, const uint32_t* from);
 
   bool Equals(const Column& other) const;  // same type, length, nulls and non-null values
+  // Heap bytes held (for cache accounting).
+  size_t MemoryBytes() const {
+    return fixed_.capacity() + offsets_.capacity() * sizeof(uint32_t) + chars_.capacity() + validity_.capacity();
+  }
 
  private:
   void MarkValid();

@@ -13,6 +13,7 @@
 #include "query/evaluator.h"
 #include "query/parser.h"
 #include "query/pruning.h"
+#include "query/row_gather.h"
 
 namespace lakeindex::query {
 
@@ -21,35 +22,10 @@ namespace {
 // Rows decoded per step inside a row group when reading page by page (bounds memory and lets
 // LIMIT stop early).
 constexpr uint64_t kWindowRows = 64 * 1024;
-// Pages of one column chunk at most this far apart are read with one request (the bytes between
-// are read and dropped): requests, not bytes, dominate the cost of scattered reads on object
-// stores. Measured on the demo's range lookup (2,045 rows of 2M, all columns): no coalescing
-// 16,730 requests / 14.3 MB; 4 KiB holes 8,672 / 28 MB; 8 KiB (Arrow's pre-buffer default)
-// 5,235 / 48 MB.
-constexpr uint64_t kCoalesceHoleBytes = 4 * 1024;
-
-using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // sorted, disjoint [begin, end)
 
 void CollectColumns(const Expr& e, std::set<std::string>* out) {
   if (e.kind == ExprKind::kColumn) out->insert(e.name);
   for (const auto& c : e.children) CollectColumns(*c, out);
-}
-
-Ranges Intersect(const Ranges& a, const Ranges& b) {
-  Ranges out;
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    uint64_t lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
-    if (lo < hi) out.emplace_back(lo, hi);
-    (a[i].second < b[j].second) ? ++i : ++j;
-  }
-  return out;
-}
-
-uint64_t RangeRows(const Ranges& r) {
-  uint64_t n = 0;
-  for (const auto& [b, e] : r) n += e - b;
-  return n;
 }
 
 // Statistics by table column index, for one fragment / row group / page.
@@ -74,6 +50,7 @@ class MapStatsProvider : public StatsProvider {
 
 struct Scanner::OpenFragment {
   const table::FragmentMeta* meta = nullptr;
+  std::vector<int> file_columns;  // file column of each read column
   std::shared_ptr<const parquet::ParquetReader> reader;
   std::shared_ptr<const roaring::Roaring> deleted;
   std::set<int> no_nan;  // table columns the manifest proves NaN-free
@@ -160,12 +137,13 @@ Status Scanner::Init(const ScanRequest& request) {
     if (std::find(read_columns_.begin(), read_columns_.end(), c) == read_columns_.end()) read_columns_.push_back(c);
   }
   for (int c : read_columns_) read_schema_.AddField(schema.field(size_t(c)));
+  for (size_t i = 0; i < num_filter_columns_; ++i) filter_schema_.AddField(read_schema_.field(i));
   for (int c : output) {
     output_in_read_.push_back(int(std::find(read_columns_.begin(), read_columns_.end(), c) - read_columns_.begin()));
     output_schema_.AddField(schema.field(size_t(c)));
   }
   if (parsed) {
-    ASSIGN_OR_RETURN(read_filter_, Bind(*parsed, read_schema_));
+    ASSIGN_OR_RETURN(read_filter_, Bind(*parsed, filter_schema_));
   }
   want_addresses_ = request.with_addresses;
   parallel_ = request.parallel && !limit_ && ThreadPool::Default()->size() > 1 && table_->manifest().fragments.size() > 1;
@@ -174,7 +152,7 @@ Status Scanner::Init(const ScanRequest& request) {
   counters_.fragments_total = table_->manifest().fragments.size();
   if (table_layout && table_layout->is_otree()) {
     ASSIGN_OR_RETURN(blocks_, SelectBlocks(*table_layout, schema, filter_.get(), request.sample));
-    for (const std::string& line : blocks_->explain) plan_.push_back(line);
+    for (const std::string& line : blocks_->explain) plan_.push_back(Note(line));
   }
   if (filter_ && !request.indexes.empty()) {
     std::map<uint32_t, uint64_t> fragment_rows;
@@ -184,7 +162,7 @@ Status Scanner::Init(const ScanRequest& request) {
     if (index_plan_.used) {
       for (uint32_t f : index_plan_.covered) index_candidates_[f] = index_plan_.candidates.OffsetsIn(f);
     }
-    for (const std::string& line : index_plan_.explain) plan_.push_back(line);
+    for (const std::string& line : index_plan_.explain) plan_.push_back(Note(line));
   }
   if (request.rows) {
     // Take: the given rows are the candidates of every fragment; a filter still applies to them.
@@ -199,11 +177,11 @@ Status Scanner::Init(const ScanRequest& request) {
       if (!index_candidates_.count(f.id)) index_candidates_[f.id] = request.rows->OffsetsIn(f.id);
     }
     index_plan_.residual = filter_ != nullptr;  // the given rows are exact; a filter is checked on them
-    plan_.push_back("take " + std::to_string(request.rows->Cardinality()) + " given rows");
+    plan_.push_back(Note("take " + std::to_string(request.rows->Cardinality()) + " given rows"));
   }
-  plan_.push_back("scan version " + std::to_string(table_->version()) + ": " +
-                  std::to_string(counters_.fragments_total) + " fragments, filter " +
-                  (filter_ ? filter_->ToString() : std::string("(none)")));
+  plan_.push_back(Note("scan version " + std::to_string(table_->version()) + ": " +
+                       std::to_string(counters_.fragments_total) + " fragments, filter " +
+                       (filter_ ? filter_->ToString() : std::string("(none)"))));
   return Status::OK();
 }
 
@@ -222,28 +200,49 @@ Result<bool> Scanner::Next(Batch* out, std::vector<uint64_t>* addresses) {
   return true;
 }
 
+PlanStep Scanner::DecideFragment(const table::FragmentMeta& frag, std::set<int>* no_nan) const {
+  PlanStep step;
+  step.fragment = frag.id;
+  // Cheapest tests first: a lookup visits every fragment and skips all but a few.
+  const std::vector<uint32_t>* candidates = IndexCandidates(frag.id);
+  if (frag.live_rows() == 0) {
+    step.kind = StepKind::kFragmentEmpty;
+  } else if (candidates && candidates->empty()) {
+    step.kind = StepKind::kFragmentSkippedByIndex;
+  } else if (LayoutSkipsFragment(frag.id)) {
+    step.kind = StepKind::kFragmentSkippedByLayout;
+  } else if (!FragmentMayMatch(frag, no_nan)) {
+    step.kind = StepKind::kFragmentSkippedByStats;
+  } else if (candidates) {
+    step.kind = StepKind::kFragmentTake;
+    step.rows = candidates->size();
+  } else {
+    step.kind = StepKind::kFragmentScan;
+    step.rows = frag.live_rows();
+  }
+  return step;
+}
+
 Result<std::shared_ptr<Scanner::OpenFragment>> Scanner::OpenFragmentAt(const table::FragmentMeta& frag,
                                                                         UnitOutput* out) const {
-  if (frag.live_rows() == 0) return std::shared_ptr<OpenFragment>();
   auto open = std::make_shared<OpenFragment>();
   open->meta = &frag;
-  if (!FragmentMayMatch(frag, &open->no_nan)) {
-    out->plan.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
-    return std::shared_ptr<OpenFragment>();
-  }
-  if (LayoutSkipsFragment(frag.id)) {
-    out->plan.push_back("fragment " + std::to_string(frag.id) + ": skipped by the OTree layout");
-    return std::shared_ptr<OpenFragment>();
-  }
-  if (const auto* candidates = IndexCandidates(frag.id); candidates && candidates->empty()) {
-    out->plan.push_back("fragment " + std::to_string(frag.id) + ": skipped by the index");
-    return std::shared_ptr<OpenFragment>();
-  }
+  PlanStep step = DecideFragment(frag, &open->no_nan);
+  const bool read = step.kind == StepKind::kFragmentTake || step.kind == StepKind::kFragmentScan;
+  out->plan.push_back(std::move(step));
+  if (!read) return std::shared_ptr<OpenFragment>();
   ++out->counters.fragments_scanned;
   ASSIGN_OR_RETURN(open->reader, table_->OpenDataFile(frag));
   if (uint64_t(open->reader->num_rows()) != frag.rows) {
     return Status::Corruption(frag.file + ": has " + std::to_string(open->reader->num_rows()) +
                               " rows, the manifest says " + std::to_string(frag.rows));
+  }
+  // Table column -> file column (the fragment was written with the table schema).
+  for (int c : read_columns_) {
+    const std::string& name = table_->schema().field(size_t(c)).name;
+    const int fc = open->reader->schema().FindField(name);
+    if (fc < 0) return Status::Corruption(frag.file + ": column '" + name + "' is missing");
+    open->file_columns.push_back(fc);
   }
   ASSIGN_OR_RETURN(open->deleted, table_->Deletions(frag));
   out->counters.blocks_total += uint64_t(open->reader->num_row_groups());
@@ -353,19 +352,18 @@ Status Scanner::Explain(bool analyze) {
 Status Scanner::PlanFragments() {
   for (const table::FragmentMeta& frag : table_->manifest().fragments) {
     std::set<int> no_nan;
-    if (frag.live_rows() == 0) {
-      plan_.push_back("fragment " + std::to_string(frag.id) + ": every row deleted");
-    } else if (!FragmentMayMatch(frag, &no_nan)) {
-      plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by manifest statistics");
-    } else if (LayoutSkipsFragment(frag.id)) {
-      plan_.push_back("fragment " + std::to_string(frag.id) + ": skipped by the OTree layout");
-    } else {
-      ++counters_.fragments_scanned;
-      plan_.push_back("fragment " + std::to_string(frag.id) + ": scan (" + std::to_string(frag.live_rows()) +
-                      " live rows; row groups and pages pruned by Parquet statistics)");
-    }
+    PlanStep step = DecideFragment(frag, &no_nan);
+    if (step.kind == StepKind::kFragmentTake || step.kind == StepKind::kFragmentScan) ++counters_.fragments_scanned;
+    plan_.push_back(std::move(step));
   }
   return Status::OK();
+}
+
+std::vector<std::string> Scanner::plan() const {
+  std::vector<std::string> lines;
+  lines.reserve(plan_.size());
+  for (const PlanStep& step : plan_) lines.push_back(step.ToString());
+  return lines;
 }
 
 Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first_row, uint64_t returned_before,
@@ -374,55 +372,43 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   const parquet::ParquetReader& reader = *open.reader;
   const uint64_t rg_rows = uint64_t(reader.row_group_num_rows(rg));
   if (LayoutSkipsRowGroup(fragment.id, rg)) return Status::OK();
-  const std::string where = "fragment " + std::to_string(fragment.id) + " row group " + std::to_string(rg);
-  // Table column index -> file column index (the fragment was written with the table schema).
-  auto file_column = [&](int table_column) { return reader.schema().FindField(table_->schema().field(size_t(table_column)).name); };
-  for (int c : read_columns_) {
-    if (file_column(c) < 0) {
-      return Status::Corruption(fragment.file + ": column '" + table_->schema().field(size_t(c)).name + "' is missing");
-    }
-  }
+  auto where = [&] { return "fragment " + std::to_string(fragment.id) + " row group " + std::to_string(rg); };
+  const std::vector<int>& file_columns = open.file_columns;
+  PlanStep step;
+  step.fragment = fragment.id;
+  step.row_group = rg;
 
   Ranges candidate = {{0, rg_rows}};
-  // Rows the indexes selected in this row group, as ranges of consecutive offsets.
-  const std::vector<uint32_t>* from_index = IndexCandidates(fragment.id);
-  if (from_index) {
-    Ranges selected;
+  // Take: read only the rows the indexes selected in this row group, page by page, when the pages
+  // holding them cost less than the whole chunks — bytes read and pages decoded, measured on the
+  // first read column's page index (our writers cut every column at the same rows). A take then
+  // never reads more than the scan it replaces. When they hold most of the bytes, the row group
+  // is read whole and the (exact) filter evaluated on every row: the same answer.
+  bool take = false;
+  if (const std::vector<uint32_t>* from_index = IndexCandidates(fragment.id)) {
     auto lo = std::lower_bound(from_index->begin(), from_index->end(), uint32_t(rg_first_row));
-    for (auto it = lo; it != from_index->end() && *it < rg_first_row + rg_rows; ++it) {
-      uint64_t r = *it - rg_first_row;
-      if (!selected.empty() && selected.back().second == r) {
-        ++selected.back().second;
-      } else {
-        selected.emplace_back(r, r + 1);
-      }
+    auto hi = std::lower_bound(lo, from_index->end(), uint64_t(rg_first_row + rg_rows));
+    std::vector<uint32_t> local(lo, hi);
+    for (uint32_t& r : local) r -= uint32_t(rg_first_row);
+    if (local.empty()) return Status::OK();
+    candidate = RangesOf(local.data(), local.size());
+    take = true;
+    if (!read_columns_.empty()) {
+      auto pi = reader.SharedPageIndex(rg, file_columns[0]);
+      if (!pi.ok()) return pi.status().WithContext(where());
+      ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(**pi, candidate, fragment.file));
+      take = PageBytes(**pi, pages) * 4 <= ChunkBytes(**pi) * 3;
+      step.pages = pages.size();
     }
-    candidate = std::move(selected);
-    if (candidate.empty()) return Status::OK();
+    if (!take) candidate = {{0, rg_rows}};
   }
-  std::map<int, parquet::PageIndex> page_indexes;  // by read column position
-  // When the index keeps most of the row group, or rows scattered over most of its pages, reading
-  // it whole and evaluating the filter is cheaper than many page reads (the filter is exact on
-  // every row, so the answer is the same).
-  // Scattered candidates touch most pages anyway: k separate runs touch about
-  // P * (1 - e^(-k/P)) of the P pages, over half once k > 0.7 P. P is the real page count of the
-  // first read column (pages of 8192 rows in plain files, of 64 in OTree blocks).
-  if (from_index && RangeRows(candidate) * 2 <= rg_rows && !read_columns_.empty()) {
-    auto pi = reader.ReadPageIndex(rg, file_column(read_columns_[0]));
-    if (!pi.ok()) return pi.status().WithContext(where);
-    const uint64_t pages = std::max<uint64_t>(1, pi->pages.size());
-    page_indexes[0] = std::move(*pi);
-    if (candidate.size() * 10 > pages * 7) from_index = nullptr;
-  } else if (from_index) {
-    from_index = nullptr;
-  }
-  if (!from_index) candidate = {{0, rg_rows}};
-  // Rows from an exact index answer with nothing left to check skip evaluation.
-  const bool evaluate = !(from_index && !index_plan_.residual);
-  if (filter_ && evaluate) {
+  // Rows of an exact index answer with nothing left to check skip evaluation.
+  const bool evaluate = filter_ != nullptr && !(take && !index_plan_.residual);
+  if (evaluate) {
     MapStatsProvider stats;
-    for (int c : read_columns_) {
-      parquet::ColumnStatistics cs = reader.column_statistics(rg, file_column(c));
+    for (size_t pos = 0; pos < read_columns_.size(); ++pos) {
+      const int c = read_columns_[pos];
+      parquet::ColumnStatistics cs = reader.column_statistics(rg, file_columns[pos]);
       if (!cs.null_count) continue;
       ColumnStats s;
       s.min = cs.min;
@@ -432,17 +418,18 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       stats.Set(c, std::move(s), open.no_nan.count(c) > 0);
     }
     if (!MayMatch(*filter_, stats)) {
-      out->plan.push_back(where + ": skipped by row-group statistics");
+      step.kind = StepKind::kRowGroupSkippedByStats;
+      out->plan.push_back(std::move(step));
       return Status::OK();
     }
     // Page pruning: for each filter column alone, the rows of the pages that may match.
     for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
       const int c = read_columns_[pos];
-      auto pi = reader.ReadPageIndex(rg, file_column(c));
-      if (!pi.ok()) return pi.status().WithContext(where);
-      if (!pi->has_statistics) continue;
+      auto pi = reader.SharedPageIndex(rg, file_columns[pos]);
+      if (!pi.ok()) return pi.status().WithContext(where());
+      if (!(*pi)->has_statistics) continue;
       Ranges keep;
-      for (const parquet::PageIndexEntry& page : pi->pages) {
+      for (const parquet::PageIndexEntry& page : (*pi)->pages) {
         MapStatsProvider page_stats;
         if (page.null_count) {
           ColumnStats s;
@@ -462,28 +449,82 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
         }
       }
       candidate = Intersect(candidate, keep);
-      page_indexes[int(pos)] = std::move(*pi);
     }
     if (candidate.empty()) {
-      out->plan.push_back(where + ": skipped by the page index");
+      step.kind = StepKind::kRowGroupSkippedByPageIndex;
+      out->plan.push_back(std::move(step));
       return Status::OK();
     }
   }
   ++out->counters.blocks_read;
+  const bool whole = RangeRows(candidate) == rg_rows && !limit_;
+  step.kind = take ? StepKind::kRowGroupTake : whole ? StepKind::kRowGroupWhole : StepKind::kRowGroupPages;
+  step.rows = RangeRows(candidate);
+  out->plan.push_back(std::move(step));
   const roaring::Roaring& deleted = *open.deleted;
+  GatherCounters gathered;
+  std::vector<bool> pages_counted(read_columns_.size());
 
-  // Evaluates, drops deleted rows, projects and queues the rows of `batch`, whose row i is
-  // fragment offset offsets[i].
-  // Evaluates, drops deleted rows, projects and queues the rows of `batch`, whose row i is
-  // fragment offset (offsets ? (*offsets)[i] : base + i). Columns move out when every row passes.
-  auto emit = [&](Batch& batch, uint64_t base, const std::vector<uint32_t>* offsets) -> Status {
-    auto offset_of = [&](uint32_t r) { return uint32_t(offsets ? (*offsets)[r] : base + r); };
-    const size_t n = batch.num_rows();
+  // Reads read columns [from, to) for `rows` of the row group: whole chunks when `rows` is the
+  // whole row group, else page by page.
+  auto read = [&](size_t from, size_t to, const Ranges& rows, std::vector<Column>* cols) -> Status {
+    if (from == to) return Status::OK();
+    if (RangeRows(rows) == rg_rows) {
+      std::vector<int> wanted(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to));
+      auto batch = reader.ReadRowGroup(rg, wanted);
+      if (!batch.ok()) return batch.status().WithContext(where());
+      for (size_t i = from; i < to; ++i) (*cols)[i] = std::move(batch->mutable_column(i - from));
+      return Status::OK();
+    }
+    for (size_t i = from; i < to; ++i) {
+      (*cols)[i] = Column(read_schema_.field(i).type);
+      GatherCounters g;
+      Status st = GatherRows(reader, rg, file_columns[i], rows, &(*cols)[i], &g);
+      if (!st.ok()) return st.WithContext(where());
+      gathered.pages_read += g.pages_read;
+      gathered.pages_loaded += g.pages_loaded;
+      if (!pages_counted[i]) gathered.pages_total += g.pages_total;  // once per chunk, not per window
+      pages_counted[i] = true;
+    }
+    return Status::OK();
+  };
+
+  // Windows of up to kWindowRows candidate rows (the whole row group at once when reading it whole).
+  size_t range_i = 0;
+  uint64_t range_pos = candidate[0].first;
+  while (range_i < candidate.size()) {
+    if (limit_ && returned_before + out->counters.rows_returned >= *limit_) break;
+    Ranges window;
+    uint64_t budget = whole ? rg_rows : kWindowRows;
+    while (range_i < candidate.size() && budget > 0) {
+      uint64_t end = std::min(candidate[range_i].second, range_pos + budget);
+      window.emplace_back(range_pos, end);
+      budget -= end - range_pos;
+      range_pos = end;
+      if (range_pos == candidate[range_i].second && ++range_i < candidate.size()) range_pos = candidate[range_i].first;
+    }
+    const size_t n = size_t(RangeRows(window));
     out->counters.rows_read += n;
-    std::vector<uint32_t> rows;
-    bool all = true;  // rows holds every row 0..n-1 (left empty in that case)
-    if (read_filter_ && evaluate) {
-      RETURN_IF_ERROR(Filter(*read_filter_, batch, &rows));
+    // Row i of the window is row group offset offset_of(i) (i itself when reading whole).
+    std::vector<uint32_t> offsets;
+    if (!whole) {
+      offsets.reserve(n);
+      for (const auto& [b, e] : window) {
+        for (uint64_t r = b; r < e; ++r) offsets.push_back(uint32_t(r));
+      }
+    }
+    auto offset_of = [&](uint32_t i) { return whole ? i : offsets[i]; };
+    // Late materialization: the filter's columns first, the other columns only for the rows
+    // that pass it (and are not deleted, and fit under LIMIT).
+    std::vector<Column> cols(read_columns_.size());
+    std::vector<uint32_t> rows;  // window rows that pass
+    bool all = true;             // every window row passes (rows left empty)
+    if (evaluate) {
+      RETURN_IF_ERROR(read(0, num_filter_columns_, window, &cols));
+      Batch filter_batch(filter_schema_, std::vector<Column>(std::make_move_iterator(cols.begin()),
+                                                             std::make_move_iterator(cols.begin() + std::ptrdiff_t(num_filter_columns_))), n);
+      RETURN_IF_ERROR(Filter(*read_filter_, filter_batch, &rows));
+      for (size_t i = 0; i < num_filter_columns_; ++i) cols[i] = std::move(filter_batch.mutable_column(i));
       all = rows.size() == n;
     }
     auto materialize = [&] {
@@ -495,7 +536,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     };
     if (!deleted.isEmpty()) {
       materialize();
-      std::erase_if(rows, [&](uint32_t r) { return deleted.contains(offset_of(r)); });
+      std::erase_if(rows, [&](uint32_t r) { return deleted.contains(uint32_t(rg_first_row + offset_of(r))); });
     }
     const uint64_t returned = returned_before + out->counters.rows_returned;
     if (limit_ && (all ? n : rows.size()) > *limit_ - returned) {
@@ -503,121 +544,57 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       rows.resize(size_t(*limit_ - returned));
     }
     const size_t count = all ? n : rows.size();
-    if (count == 0) return Status::OK();
-    Batch result(output_schema_);
-    if (all && moveable_output_) {
-      for (size_t i = 0; i < output_in_read_.size(); ++i) {
-        result.mutable_column(i) = std::move(batch.mutable_column(size_t(output_in_read_[i])));
-      }
+    if (count == 0) continue;
+    // The other columns, for the passing rows only.
+    const size_t first_rest = evaluate ? num_filter_columns_ : 0;
+    if (all) {
+      RETURN_IF_ERROR(read(first_rest, read_columns_.size(), window, &cols));
     } else {
-      materialize();
-      for (size_t i = 0; i < output_in_read_.size(); ++i) {
-        result.mutable_column(i).AppendSelected(batch.column(size_t(output_in_read_[i])), rows.data(), rows.size());
+      std::vector<uint32_t> passing(rows.size());
+      for (size_t i = 0; i < rows.size(); ++i) passing[i] = offset_of(rows[i]);
+      Ranges rest = RangesOf(passing.data(), passing.size());
+      // Whole chunks when the passing rows hold most of their bytes (as for a take above).
+      if (whole && first_rest < read_columns_.size()) {
+        auto pi = reader.SharedPageIndex(rg, file_columns[first_rest]);
+        if (!pi.ok()) return pi.status().WithContext(where());
+        ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(**pi, rest, fragment.file));
+        if (PageBytes(**pi, pages) * 4 > ChunkBytes(**pi) * 3) {
+          RETURN_IF_ERROR(read(first_rest, read_columns_.size(), window, &cols));
+          for (size_t i = first_rest; i < cols.size(); ++i) {
+            Column picked(cols[i].type());
+            picked.AppendSelected(cols[i], rows.data(), rows.size());
+            cols[i] = std::move(picked);
+          }
+          rest.clear();
+        }
+      }
+      if (!rest.empty()) RETURN_IF_ERROR(read(first_rest, read_columns_.size(), rest, &cols));
+      for (size_t i = 0; i < first_rest; ++i) {
+        Column picked(cols[i].type());
+        picked.AppendSelected(cols[i], rows.data(), rows.size());
+        cols[i] = std::move(picked);
       }
     }
+    Batch result(output_schema_);
+    for (size_t i = 0; i < output_in_read_.size(); ++i) {
+      Column& c = cols[size_t(output_in_read_[i])];
+      result.mutable_column(i) = moveable_output_ ? std::move(c) : c;
+    }
+    if (output_in_read_.empty()) result = Batch(output_schema_, {}, count);
     RETURN_IF_ERROR(result.Seal());
     std::vector<uint64_t> addresses;
     if (want_addresses_) {
       addresses.resize(count);
-      for (size_t i = 0; i < count; ++i) addresses[i] = MakeRowAddress(fragment.id, offset_of(all ? uint32_t(i) : rows[i]));
+      for (size_t i = 0; i < count; ++i) {
+        addresses[i] = MakeRowAddress(fragment.id, uint32_t(rg_first_row + offset_of(all ? uint32_t(i) : rows[i])));
+      }
     }
     out->counters.rows_returned += count;
     out->batches.push_back(std::move(result));
     out->addresses.push_back(std::move(addresses));
-    return Status::OK();
-  };
-
-  std::vector<int> file_columns;
-  for (int c : read_columns_) file_columns.push_back(file_column(c));
-  if (RangeRows(candidate) == rg_rows && !limit_) {
-    auto batch = reader.ReadRowGroup(rg, file_columns);
-    if (!batch.ok()) return batch.status().WithContext(where);
-    Batch renamed(read_schema_, std::move(batch->columns()), batch->num_rows());
-    return emit(renamed, rg_first_row, nullptr);
   }
-
-  // Page by page: windows of candidate rows; each column's pages are decoded once.
-  for (size_t pos = 0; pos < read_columns_.size(); ++pos) {
-    if (page_indexes.count(int(pos))) continue;
-    auto pi = reader.ReadPageIndex(rg, file_columns[pos]);
-    if (!pi.ok()) return pi.status().WithContext(where);
-    page_indexes[int(pos)] = std::move(*pi);
-  }
-  for (auto& [pos, pi] : page_indexes) out->counters.pages_total += pi.pages.size();
-  std::vector<std::map<size_t, Column>> decoded(read_columns_.size());  // page number -> rows
-  size_t range_i = 0;
-  uint64_t range_pos = candidate.empty() ? 0 : candidate[0].first;
-  while (range_i < candidate.size()) {
-    if (limit_ && returned_before + out->counters.rows_returned >= *limit_) break;
-    // Next window: up to kWindowRows candidate rows.
-    Ranges window;
-    uint64_t budget = kWindowRows;
-    while (range_i < candidate.size() && budget > 0) {
-      uint64_t end = std::min(candidate[range_i].second, range_pos + budget);
-      window.emplace_back(range_pos, end);
-      budget -= end - range_pos;
-      range_pos = end;
-      if (range_pos == candidate[range_i].second && ++range_i < candidate.size()) range_pos = candidate[range_i].first;
-    }
-    Batch batch(read_schema_);
-    for (size_t pos = 0; pos < read_columns_.size(); ++pos) {
-      const auto& pages = page_indexes[int(pos)].pages;
-      auto& cache = decoded[pos];
-      // Pages wholly before this window are no longer needed.
-      while (!cache.empty()) {
-        const auto& p = pages[cache.begin()->first];
-        if (uint64_t(p.first_row_index + p.num_rows) > window.front().first) break;
-        cache.erase(cache.begin());
-      }
-      // Walks the window's rows page by page: `visit(p, from, to)` for rows [from, to) of page p.
-      auto walk = [&](auto&& visit) -> Status {
-        for (const auto& [b, e] : window) {
-          // First page whose end is past b.
-          size_t p = size_t(std::upper_bound(pages.begin(), pages.end(), b,
-                                             [](uint64_t row, const parquet::PageIndexEntry& pg) {
-                                               return row < uint64_t(pg.first_row_index + pg.num_rows);
-                                             }) - pages.begin());
-          uint64_t at = b;
-          while (at < e) {
-            if (p >= pages.size()) return Status::Corruption(fragment.file + ": page index does not cover row " + std::to_string(at));
-            const uint64_t pe = uint64_t(pages[p].first_row_index + pages[p].num_rows);
-            const uint64_t take_end = std::min(e, pe);
-            visit(p, at, take_end);
-            at = take_end;
-            if (at == pe) ++p;
-          }
-        }
-        return Status::OK();
-      };
-      // The pages this window needs and has not decoded, fetched together: pages a few KiB apart
-      // share one read (scattered index hits would otherwise cost a request per page).
-      std::vector<int> missing;
-      RETURN_IF_ERROR(walk([&](size_t p, uint64_t, uint64_t) {
-        if (!cache.count(p) && (missing.empty() || missing.back() != int(p))) missing.push_back(int(p));
-      }));
-      if (!missing.empty()) {
-        auto read = reader.ReadPages(rg, file_columns[pos], missing, kCoalesceHoleBytes);
-        if (!read.ok()) return read.status().WithContext(where);
-        for (size_t k = 0; k < missing.size(); ++k) cache.emplace(size_t(missing[k]), std::move((*read)[k]));
-        out->counters.pages_read += missing.size();
-      }
-      RETURN_IF_ERROR(walk([&](size_t p, uint64_t from, uint64_t to) {
-        const uint64_t pb = uint64_t(pages[p].first_row_index);
-        batch.mutable_column(pos).AppendSlice(cache.at(p), size_t(from - pb), size_t(to - from));
-      }));
-    }
-    RETURN_IF_ERROR(batch.Seal());
-    std::vector<uint32_t> offsets;
-    offsets.reserve(batch.num_rows());
-    for (const auto& [b, e] : window) {
-      for (uint64_t r = b; r < e; ++r) offsets.push_back(uint32_t(rg_first_row + r));
-    }
-    if (batch.num_columns() == 0) {
-      // SELECT of no columns is not expressible; keep the row count for safety.
-      batch = Batch(read_schema_, {}, offsets.size());
-    }
-    RETURN_IF_ERROR(emit(batch, 0, &offsets));
-  }
+  out->counters.pages_total += gathered.pages_total;
+  out->counters.pages_read += gathered.pages_read;
   return Status::OK();
 }
 

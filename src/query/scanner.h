@@ -24,6 +24,7 @@
 #include "query/expr.h"
 #include "query/index_planner.h"
 #include "query/layout_pruning.h"
+#include "query/plan.h"
 #include "table/table.h"
 
 namespace lakeindex::query {
@@ -72,14 +73,16 @@ class Scanner {
   // Next non-empty batch of results; false at the end. When `addresses` is given it receives the
   // row address of every returned row.
   Result<bool> Next(Batch* out, std::vector<uint64_t>* addresses = nullptr);
-  // explain without --analyze: applies the manifest-level pruning to every fragment, reads nothing.
+  // explain without --analyze: makes every fragment's decision (DecideFragment, the one that
+  // running the scan makes), reads nothing.
   Status PlanFragments();
   // explain's work: with `analyze` runs the scan to the end (results dropped) so that the
   // counters and plan are complete; without, PlanFragments.
   Status Explain(bool analyze);
   const ScanCounters& counters() const { return counters_; }
-  // Human-readable decisions so far (explain).
-  const std::vector<std::string>& plan() const { return plan_; }
+  // The decisions so far, as data and as text (explain).
+  const std::vector<PlanStep>& plan_steps() const { return plan_; }
+  std::vector<std::string> plan() const;
   const ExprPtr& filter() const { return filter_; }
 
  private:
@@ -90,12 +93,15 @@ class Scanner {
     std::vector<Batch> batches;
     std::vector<std::vector<uint64_t>> addresses;
     ScanCounters counters;
-    std::vector<std::string> plan;
+    std::vector<PlanStep> plan;
   };
   struct OpenFragment;
   struct Task;
   // Produces the results of the next fragment/row group into pending_.
   Status ScanNextUnit();
+  // What to do with a fragment: the one decision plain explain shows and the scan follows.
+  // `no_nan` receives the table columns the manifest proves NaN-free.
+  PlanStep DecideFragment(const table::FragmentMeta& frag, std::set<int>* no_nan) const;
   // Opens a fragment for reading, or returns nullptr when statistics or indexes skip it.
   Result<std::shared_ptr<OpenFragment>> OpenFragmentAt(const table::FragmentMeta& frag, UnitOutput* out) const;
   // Every row group of one fragment (parallel scans run one per pool task).
@@ -114,10 +120,11 @@ class Scanner {
 
   const table::Table* table_;
   ExprPtr filter_;            // bound to the table schema (null = no filter)
-  ExprPtr read_filter_;       // bound to read_schema_
+  ExprPtr read_filter_;       // bound to filter_schema_ (the filter's columns, read first)
   std::vector<int> read_columns_;  // table column indexes read: filter columns, then the rest
   size_t num_filter_columns_ = 0;  // read_columns_[0, n) are the filter's columns
   Schema read_schema_;
+  Schema filter_schema_;           // read_schema_'s first num_filter_columns_ fields
   std::vector<int> output_in_read_;  // output column i = read column output_in_read_[i]
   Schema output_schema_;
   std::optional<uint64_t> limit_;
@@ -136,7 +143,7 @@ class Scanner {
   std::deque<Batch> pending_;
   std::deque<std::vector<uint64_t>> pending_addresses_;
   ScanCounters counters_;
-  std::vector<std::string> plan_;
+  std::vector<PlanStep> plan_;
   bool done_ = false;
 };
 

@@ -412,6 +412,8 @@ Result<std::shared_ptr<const parquet::ParquetReader>> Table::OpenDataFile(const 
 
 Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFileUncached(const FragmentMeta& fragment) const {
   parquet::OpenOptions options;
+  // Data files are read at random by index lookups: their decoded pages are worth keeping.
+  options.cache_pages = true;
   if (fragment.tail) {
     options.file_size = fragment.file_size;
     options.tail_offset = fragment.tail->offset;

@@ -192,8 +192,9 @@ Status ColumnChunkDecoder::LoadDictionary(const PageHeader& h, const uint8_t* pa
   const uint8_t* bytes;
   size_t len = size_t(h.uncompressed_page_size);
   RETURN_IF_ERROR(Inflate(payload, size, len, &bytes));
-  dict_buf_.assign(reinterpret_cast<const char*>(bytes), len);
-  const uint8_t* b = reinterpret_cast<const uint8_t*>(dict_buf_.data());
+  auto dict = std::make_shared<PageDictionary>();
+  dict->buf.assign(reinterpret_cast<const char*>(bytes), len);
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(dict->buf.data());
   PlainDecoder dec(b, len);
   size_t n = size_t(d.num_values);
   auto too_many = [&](size_t width) -> Status {
@@ -206,33 +207,34 @@ Status ColumnChunkDecoder::LoadDictionary(const PageHeader& h, const uint8_t* pa
   switch (leaf_.physical) {
     case PhysicalType::kInt32:
       RETURN_IF_ERROR(too_many(4));
-      dict_i32_.resize(n);
-      RETURN_IF_ERROR(dec.GetFixed(dict_i32_.data(), n));
+      dict->i32.resize(n);
+      RETURN_IF_ERROR(dec.GetFixed(dict->i32.data(), n));
       break;
     case PhysicalType::kInt64:
       RETURN_IF_ERROR(too_many(8));
-      dict_i64_.resize(n);
-      RETURN_IF_ERROR(dec.GetFixed(dict_i64_.data(), n));
-      RETURN_IF_ERROR(ConvertInt64(dict_i64_.data(), n, leaf_.conversion));
+      dict->i64.resize(n);
+      RETURN_IF_ERROR(dec.GetFixed(dict->i64.data(), n));
+      RETURN_IF_ERROR(ConvertInt64(dict->i64.data(), n, leaf_.conversion));
       break;
     case PhysicalType::kFloat:
       RETURN_IF_ERROR(too_many(4));
-      dict_f32_.resize(n);
-      RETURN_IF_ERROR(dec.GetFixed(dict_f32_.data(), n));
+      dict->f32.resize(n);
+      RETURN_IF_ERROR(dec.GetFixed(dict->f32.data(), n));
       break;
     case PhysicalType::kDouble:
       RETURN_IF_ERROR(too_many(8));
-      dict_f64_.resize(n);
-      RETURN_IF_ERROR(dec.GetFixed(dict_f64_.data(), n));
+      dict->f64.resize(n);
+      RETURN_IF_ERROR(dec.GetFixed(dict->f64.data(), n));
       break;
     case PhysicalType::kByteArray:
       RETURN_IF_ERROR(too_many(4));
-      dict_strings_.resize(n);
-      RETURN_IF_ERROR(dec.GetByteArrays(dict_strings_.data(), n));
+      dict->strings.resize(n);
+      RETURN_IF_ERROR(dec.GetByteArrays(dict->strings.data(), n));
       break;
     default:
       return Status::NotSupported("dictionary for BOOLEAN columns");
   }
+  dict_ = std::move(dict);
   has_dictionary_ = true;
   return Status::OK();
 }
@@ -401,11 +403,11 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
   if (encoding == Encoding::kRleDictionary || encoding == Encoding::kPlainDictionary) {
     if (!has_dictionary_) return Status::Corruption("dictionary-encoded page without a dictionary page");
     size_t dict_size;
-    if constexpr (std::is_same_v<P, int32_t>) dict_size = dict_i32_.size();
-    else if constexpr (std::is_same_v<P, int64_t>) dict_size = dict_i64_.size();
-    else if constexpr (std::is_same_v<P, float>) dict_size = dict_f32_.size();
-    else if constexpr (std::is_same_v<P, double>) dict_size = dict_f64_.size();
-    else if constexpr (std::is_same_v<P, std::string_view>) dict_size = dict_strings_.size();
+    if constexpr (std::is_same_v<P, int32_t>) dict_size = dict_->i32.size();
+    else if constexpr (std::is_same_v<P, int64_t>) dict_size = dict_->i64.size();
+    else if constexpr (std::is_same_v<P, float>) dict_size = dict_->f32.size();
+    else if constexpr (std::is_same_v<P, double>) dict_size = dict_->f64.size();
+    else if constexpr (std::is_same_v<P, std::string_view>) dict_size = dict_->strings.size();
     else return unsupported();
     if (k > 0) {
       if (size < 1) return Status::Corruption("dictionary indices missing");
@@ -423,13 +425,13 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
     const uint32_t* idx = buf_->indices.data();
     if constexpr (std::is_same_v<P, std::string_view>) {
       buf_->views.resize(k);
-      for (size_t j = 0; j < k; ++j) buf_->views[j] = dict_strings_[idx[j]];
+      for (size_t j = 0; j < k; ++j) buf_->views[j] = dict_->strings[idx[j]];
       return out->AppendStrings(buf_->views.data(), num_values, valid);
     } else {
-      if constexpr (std::is_same_v<P, int32_t>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_i32_[idx[j]]; });
-      else if constexpr (std::is_same_v<P, int64_t>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_i64_[idx[j]]; });
-      else if constexpr (std::is_same_v<P, float>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_f32_[idx[j]]; });
-      else if constexpr (std::is_same_v<P, double>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_f64_[idx[j]]; });
+      if constexpr (std::is_same_v<P, int32_t>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_->i32[idx[j]]; });
+      else if constexpr (std::is_same_v<P, int64_t>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_->i64[idx[j]]; });
+      else if constexpr (std::is_same_v<P, float>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_->f32[idx[j]]; });
+      else if constexpr (std::is_same_v<P, double>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_->f64[idx[j]]; });
       else return unsupported();
       return Status::OK();
     }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,21 @@ namespace lakeindex::parquet {
 
 // Largest uncompressed page accepted (a sanity bound against hostile headers).
 inline constexpr int64_t kMaxPageBytes = int64_t(1) << 30;
+
+// A decoded dictionary page: the values that dictionary indices refer to (one vector used, by
+// the column's physical type). Immutable once loaded, so decoders may share it.
+struct PageDictionary {
+  std::string buf;  // owns the bytes `strings` views
+  std::vector<int32_t> i32;
+  std::vector<int64_t> i64;
+  std::vector<float> f32;
+  std::vector<double> f64;
+  std::vector<std::string_view> strings;
+  size_t MemoryBytes() const {
+    return sizeof(*this) + buf.capacity() + i32.capacity() * 4 + i64.capacity() * 8 + f32.capacity() * 4 +
+           f64.capacity() * 8 + strings.capacity() * sizeof(std::string_view);
+  }
+};
 
 class ColumnChunkDecoder {
  public:
@@ -42,6 +58,14 @@ class ColumnChunkDecoder {
                     int64_t max_rows, Column* out, int64_t* rows);
 
   bool has_dictionary() const { return has_dictionary_; }
+  // The dictionary loaded from the chunk's dictionary page (nullptr before one was decoded).
+  // Another decoder of the same chunk can take it with UseDictionary instead of decoding the
+  // page again (ParquetReader caches it per chunk).
+  std::shared_ptr<const PageDictionary> dictionary() const { return dict_; }
+  void UseDictionary(std::shared_ptr<const PageDictionary> dict) {
+    dict_ = std::move(dict);
+    has_dictionary_ = dict_ != nullptr;
+  }
 
  private:
   Status LoadDictionary(const PageHeader& h, const uint8_t* payload, size_t size);
@@ -75,12 +99,7 @@ class ColumnChunkDecoder {
   PageBuffers* buf_ = nullptr;  // the calling thread's, set by DecodePage
 
   bool has_dictionary_ = false;
-  std::string dict_buf_;  // owns the bytes dict_strings_ views
-  std::vector<int32_t> dict_i32_;
-  std::vector<int64_t> dict_i64_;
-  std::vector<float> dict_f32_;
-  std::vector<double> dict_f64_;
-  std::vector<std::string_view> dict_strings_;
+  std::shared_ptr<const PageDictionary> dict_;
 };
 
 // Decodes a whole column chunk data[0, size) (starting at file position `file_offset`) that

@@ -120,6 +120,9 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(ObjectStore* store, s
 }
 
 Status ParquetReader::Init(const OpenOptions& options) {
+  cache_ = options.cache != nullptr ? options.cache : LruCache::Default();
+  cache_owner_ = LruCache::NewOwnerId();
+  cache_pages_ = options.cache_pages;
   if (options.file_size) {
     file_size_ = *options.file_size;
   } else {
@@ -339,18 +342,40 @@ Result<PageIndex> ParquetReader::ReadPageIndex(int rg, int column) const {
   return *index;
 }
 
+std::optional<LruCache::Key> ParquetReader::CacheKey(CacheItem item, int rg, int column, int page) const {
+  // item: 4 bits | row group: 24 | column: 16 | page: 20.
+  if (rg < 0 || rg >= (1 << 24) || column < 0 || column >= (1 << 16) || page < 0 || page >= (1 << 20)) return std::nullopt;
+  return LruCache::Key{cache_owner_, uint64_t(item) << 60 | uint64_t(rg) << 36 | uint64_t(column) << 20 | uint64_t(page)};
+}
+
+namespace {
+size_t PageIndexCharge(const PageIndex& index) {
+  size_t bytes = sizeof(PageIndex) + index.pages.capacity() * sizeof(PageIndexEntry);
+  for (const PageIndexEntry& e : index.pages) {
+    if (e.min && e.min->type() == TypeId::kString && !e.min->is_null()) bytes += e.min->string_value().capacity();
+    if (e.max && e.max->type() == TypeId::kString && !e.max->is_null()) bytes += e.max->string_value().capacity();
+  }
+  return bytes;
+}
+
+size_t ColumnCharge(const Column& c) {
+  return sizeof(Column) + c.MemoryBytes();
+}
+}  // namespace
+
 Result<std::shared_ptr<const PageIndex>> ParquetReader::CachedPageIndex(int rg, int column) const {
   RETURN_IF_ERROR(CheckChunk(rg, column));
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = page_index_cache_.find({rg, column});
-    if (it != page_index_cache_.end()) return it->second;
+  auto load = [&]() -> Result<std::pair<std::shared_ptr<const PageIndex>, size_t>> {
+    ASSIGN_OR_RETURN(PageIndex index, LoadPageIndex(rg, column));
+    const size_t charge = PageIndexCharge(index);
+    return std::make_pair(std::make_shared<const PageIndex>(std::move(index)), charge);
+  };
+  std::optional<LruCache::Key> key = CacheKey(CacheItem::kPageIndex, rg, column, 0);
+  if (!key) {
+    ASSIGN_OR_RETURN(auto loaded, load());
+    return loaded.first;
   }
-  ASSIGN_OR_RETURN(PageIndex index, LoadPageIndex(rg, column));
-  auto shared = std::make_shared<const PageIndex>(std::move(index));
-  std::lock_guard<std::mutex> lock(mu_);
-  page_index_cache_[{rg, column}] = shared;
-  return shared;
+  return cache_->GetOrLoadAs<PageIndex>(*key, load);
 }
 
 Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column) const {
@@ -505,8 +530,60 @@ Result<Column> ParquetReader::ReadPage(int rg, int column, int page) const {
   return std::move(pages[0]);
 }
 
+namespace {
+// Cached for chunks whose leading pages hold no dictionary.
+const std::shared_ptr<const PageDictionary>& NoDictionary() {
+  static const auto* none = new std::shared_ptr<const PageDictionary>(std::make_shared<const PageDictionary>());
+  return *none;
+}
+}  // namespace
+
+Result<std::shared_ptr<const PageDictionary>> ParquetReader::CachedDictionary(int rg, int column) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column));
+  ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
+  const uint64_t first = index->pages.empty() ? range.first : uint64_t(index->pages[0].offset);
+  if (range.first >= first) return std::shared_ptr<const PageDictionary>();
+  auto load = [&]() -> Result<std::pair<std::shared_ptr<const PageDictionary>, size_t>> {
+    const std::string where = Where(rg, column);
+    const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
+    int64_t bound = m.total_uncompressed_size > 0 ? std::min(m.total_uncompressed_size, kMaxPageBytes) : kMaxPageBytes;
+    ColumnChunkDecoder decoder(leaves_[size_t(column)], Codec(uint8_t(m.codec)), bound);
+    // The pages before the first data page: the dictionary page (and any index pages, skipped).
+    const uint64_t len = first - range.first;
+    ASSIGN_OR_RETURN(std::string head, store_->ReadRange(path_, range.first, len));
+    if (head.size() != len) return Status::Corruption(where + ": short read");
+    Column none(leaves_[size_t(column)].type);
+    size_t pos = 0;
+    while (pos < head.size()) {
+      int64_t got = 0;
+      Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(head.data()), head.size(), &pos,
+                                     range.first, 0, &none, &got);
+      if (!st.ok()) return st.WithContext(where);
+    }
+    std::shared_ptr<const PageDictionary> dict = decoder.dictionary();
+    if (dict == nullptr) dict = NoDictionary();  // e.g. only an index page: the bytes are read once
+    const size_t charge = dict->MemoryBytes();
+    return std::make_pair(std::move(dict), charge);
+  };
+  std::optional<LruCache::Key> key = CacheKey(CacheItem::kDictionary, rg, column, 0);
+  if (!key) {
+    ASSIGN_OR_RETURN(auto loaded, load());
+    return loaded.first;
+  }
+  return cache_->GetOrLoadAs<PageDictionary>(*key, load);
+}
+
 Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const std::vector<int>& pages,
                                                     uint64_t max_hole) const {
+  ASSIGN_OR_RETURN(std::vector<PagePtr> shared, ReadPagesShared(rg, column, pages, max_hole));
+  std::vector<Column> out;
+  out.reserve(shared.size());
+  for (const PagePtr& p : shared) out.push_back(*p);
+  return out;
+}
+
+Result<std::vector<ParquetReader::PagePtr>> ParquetReader::ReadPagesShared(int rg, int column, const std::vector<int>& pages,
+                                                                           uint64_t max_hole, uint64_t* loaded) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> shared, CachedPageIndex(rg, column));
   const PageIndex& index = *shared;
   const std::string where = Where(rg, column);
@@ -515,70 +592,67 @@ Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const s
       return Status::InvalidArgument(where + ": no page " + std::to_string(pages[k]) + " (or pages out of order)");
     }
   }
-  std::vector<Column> out;
+  std::vector<PagePtr> out(pages.size());
   if (pages.empty()) return out;
+  // Pages the cache holds are shared; the rest are read below.
+  std::vector<size_t> missing;  // positions in `pages`
+  for (size_t k = 0; k < pages.size(); ++k) {
+    std::optional<LruCache::Key> key;
+    if (cache_pages_) key = CacheKey(CacheItem::kDataPage, rg, column, pages[k]);
+    if (key) out[k] = cache_->LookupAs<Column>(*key);
+    if (!out[k]) missing.push_back(k);
+  }
+  if (missing.empty()) return out;
+  if (loaded != nullptr) *loaded += missing.size();
   const LeafColumn& leaf = leaves_[size_t(column)];
   const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
   if (m.codec < 0 || m.codec > 7) {
     return Status::NotSupported(where + ": compression codec " + std::to_string(m.codec) + " not supported");
   }
-  ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
   int64_t bound = m.total_uncompressed_size > 0 ? std::min(m.total_uncompressed_size, kMaxPageBytes) : kMaxPageBytes;
   ColumnChunkDecoder decoder(leaf, Codec(uint8_t(m.codec)), bound);
-  // Pages before the first data page (the dictionary page) are needed to decode any page.
-  uint64_t first = uint64_t(index.pages[0].offset);
-  if (range.first < first) {
-    const uint64_t len = first - range.first;
-    std::shared_ptr<const std::string> cached;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = dictionary_cache_.find({rg, column});
-      if (it != dictionary_cache_.end()) cached = it->second;
-    }
-    if (!cached) {
-      ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, range.first, len));
-      if (bytes.size() != len) return Status::Corruption(where + ": short read");
-      cached = std::make_shared<const std::string>(std::move(bytes));
-      std::lock_guard<std::mutex> lock(mu_);
-      dictionary_cache_[{rg, column}] = cached;
-    }
-    const std::string& head = *cached;
-    Column none(leaf.type);
-    size_t pos = 0;
-    while (pos < head.size()) {
-      int64_t got = 0;
-      Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(head.data()), head.size(), &pos,
-                                     range.first, 0, &none, &got);
-      if (!st.ok()) return st.WithContext(where);
-    }
-  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageDictionary> dict, CachedDictionary(rg, column));
+  if (dict != nullptr && dict != NoDictionary()) decoder.UseDictionary(std::move(dict));
   // Runs of pages no more than max_hole bytes apart, each fetched with one read.
-  size_t k = 0;
-  while (k < pages.size()) {
-    const uint64_t begin = uint64_t(index.pages[size_t(pages[k])].offset);
-    uint64_t end = begin + uint64_t(index.pages[size_t(pages[k])].compressed_size);
-    size_t stop = k + 1;
-    while (stop < pages.size()) {
-      const PageIndexEntry& next = index.pages[size_t(pages[stop])];
+  size_t i = 0;
+  while (i < missing.size()) {
+    const PageIndexEntry& head = index.pages[size_t(pages[missing[i]])];
+    const uint64_t begin = uint64_t(head.offset);
+    uint64_t end = begin + uint64_t(head.compressed_size);
+    size_t stop = i + 1;
+    while (stop < missing.size()) {
+      const PageIndexEntry& next = index.pages[size_t(pages[missing[stop]])];
       if (uint64_t(next.offset) < end || uint64_t(next.offset) - end > max_hole) break;
       end = uint64_t(next.offset) + uint64_t(next.compressed_size);
       ++stop;
     }
     ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, begin, end - begin));
     if (bytes.size() != end - begin) return Status::Corruption(where + ": short read");
-    for (; k < stop; ++k) {
+    for (; i < stop; ++i) {
+      const size_t k = missing[i];
       const PageIndexEntry& e = index.pages[size_t(pages[k])];
-      Column col(leaf.type);
+      auto col = std::make_shared<Column>(leaf.type);
       size_t pos = size_t(uint64_t(e.offset) - begin);
       int64_t got = 0;
       Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(bytes.data()), pos + size_t(e.compressed_size),
-                                     &pos, begin, e.num_rows, &col, &got);
+                                     &pos, begin, e.num_rows, col.get(), &got);
       if (!st.ok()) return st.WithContext(where);
       if (got != e.num_rows) {
         return Status::Corruption(where + ": page at offset " + std::to_string(e.offset) + " holds " +
                                   std::to_string(got) + " rows, the page index says " + std::to_string(e.num_rows));
       }
-      out.push_back(std::move(col));
+      std::optional<LruCache::Key> key;
+      if (cache_pages_) key = CacheKey(CacheItem::kDataPage, rg, column, pages[k]);
+      if (key) {
+        // Another thread may have decoded the same page meanwhile: either copy is the same.
+        const size_t charge = ColumnCharge(*col);
+        PagePtr page = col;
+        ASSIGN_OR_RETURN(out[k], cache_->GetOrLoadAs<Column>(*key, [&]() -> Result<std::pair<PagePtr, size_t>> {
+          return std::make_pair(page, charge);
+        }));
+      } else {
+        out[k] = std::move(col);
+      }
     }
   }
   return out;

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/lru_cache.h"
 #include "format/parquet/metadata.h"
 #include "format/parquet/schema_mapping.h"
 #include "lakeindex/batch.h"
@@ -33,6 +34,8 @@
 #include "lakeindex/types.h"
 
 namespace lakeindex::parquet {
+
+struct PageDictionary;  // column_reader.h
 
 // Statistics of one column chunk (or page). min/max are absent when the file has none, they
 // are NaN, or they are in an order lakeindex cannot trust (e.g. legacy signed string stats).
@@ -71,6 +74,12 @@ struct OpenOptions {
   // The file's size when the caller knows it (saves the Size request); a file of another size
   // then reads as damaged.
   std::optional<uint64_t> file_size;
+  // Where page indexes, decoded dictionaries and (with cache_pages) decoded data pages are kept;
+  // nullptr = LruCache::Default(). Entries are keyed by a fresh owner id per opened reader.
+  LruCache* cache = nullptr;
+  // Keep the data pages that ReadPages decodes in the cache (tables' data files: random access
+  // then decodes a page once, not once per lookup). ReadRowGroup never caches.
+  bool cache_pages = false;
 };
 
 class ParquetReader {
@@ -108,6 +117,14 @@ class ParquetReader {
   // per page. Pages whose bytes are at most `max_hole` bytes apart are fetched with one ranged
   // read (the hole read and dropped), so that scattered rows cost fewer requests.
   Result<std::vector<Column>> ReadPages(int rg, int column, const std::vector<int>& pages, uint64_t max_hole) const;
+  // The same without copies: pages held by the cache are shared, the others are read (with
+  // `max_hole` as above), decoded and, with OpenOptions::cache_pages, kept. `*loaded` (optional)
+  // is incremented by the number of pages that were read from the store.
+  using PagePtr = std::shared_ptr<const Column>;
+  Result<std::vector<PagePtr>> ReadPagesShared(int rg, int column, const std::vector<int>& pages, uint64_t max_hole,
+                                               uint64_t* loaded = nullptr) const;
+  // The page index as kept in the cache (no copy).
+  Result<std::shared_ptr<const PageIndex>> SharedPageIndex(int rg, int column) const { return CachedPageIndex(rg, column); }
 
  private:
   ParquetReader(ObjectStore* store, std::string path) : store_(store), path_(std::move(path)) {}
@@ -138,11 +155,17 @@ class ParquetReader {
   int64_t num_rows_ = 0;
   std::vector<std::pair<std::string, std::string>> key_value_metadata_;
 
-  mutable std::mutex mu_;
-  mutable std::map<std::pair<int, int>, std::shared_ptr<const PageIndex>> page_index_cache_;
-  // The bytes before each chunk's first data page (its dictionary page), read once by ReadPage:
-  // reading a page of a dictionary-encoded column needs them every time.
-  mutable std::map<std::pair<int, int>, std::shared_ptr<const std::string>> dictionary_cache_;
+  // The chunk's decoded dictionary (nullptr when it has none), read and decoded once per cache
+  // lifetime of the entry: decoding any page of a dictionary-encoded chunk needs it.
+  Result<std::shared_ptr<const PageDictionary>> CachedDictionary(int rg, int column) const;
+  // The cache key of one item of this file; nullopt when rg/column/page exceed the key's fields
+  // (then the item is not cached).
+  enum class CacheItem : uint64_t { kPageIndex = 1, kDictionary = 2, kDataPage = 3 };
+  std::optional<LruCache::Key> CacheKey(CacheItem item, int rg, int column, int page) const;
+
+  LruCache* cache_ = nullptr;
+  uint64_t cache_owner_ = 0;
+  bool cache_pages_ = false;
 };
 
 }  // namespace lakeindex::parquet

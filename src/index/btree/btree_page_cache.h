@@ -1,9 +1,9 @@
-// PageCache: decoded BTree leaf pages, bounded by bytes (LRU), with single-flight loading: when
-// several threads miss on the same page at once, one runs the loader and the others wait for
-// its result, so a cold page is read from the store once.
+// PageCache: decoded BTree leaf pages in an LruCache (common/lru_cache.h): bounded by bytes (LRU),
+// with single-flight loading: when several threads miss on the same page at once, one runs the
+// loader and the others wait for its result, so a cold page is read from the store once.
 //
 // Keys are (segment instance id, page number). Every opened BTreeSegment takes a fresh id from
-// NewSegmentId(), so one cache may be shared by all segments of the process (Default(), 256 MiB)
+// NewSegmentId(), so one cache may be shared by all segments of the process (Default(): the process's LruCache)
 // and a re-opened or rewritten segment never sees stale pages; pages of closed segments simply
 // age out. Failed loads are not cached (the next lookup retries) but are handed to the threads
 // that waited on them. A page larger than the whole capacity is returned and not kept.
@@ -20,6 +20,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/lru_cache.h"
 #include "index/btree/btree_key.h"
 #include "lakeindex/status.h"
 
@@ -38,12 +39,15 @@ class PageCache {
   using PagePtr = std::shared_ptr<const LeafPage>;
   using Loader = std::function<Result<PagePtr>()>;
 
-  explicit PageCache(size_t capacity_bytes) : capacity_(capacity_bytes) {}
+  // A cache of its own of `capacity_bytes` (one shard: exact LRU order).
+  explicit PageCache(size_t capacity_bytes);
   PageCache(const PageCache&) = delete;
   PageCache& operator=(const PageCache&) = delete;
 
+  // Pages in the process's shared LruCache::Default(), charged against the one budget of every
+  // cached page, index and dictionary.
   static PageCache* Default();
-  static uint64_t NewSegmentId();
+  static uint64_t NewSegmentId() { return LruCache::NewOwnerId(); }
 
   // The cached page, or the result of `loader` (run by at most one caller per key at a time).
   // `*loaded` (optional) is set to whether this call ran the loader.
@@ -51,31 +55,14 @@ class PageCache {
   // The cached page or nullptr; never loads, never waits.
   PagePtr Lookup(uint64_t segment_id, uint32_t page);
 
-  size_t capacity_bytes() const { return capacity_; }
-  size_t size_bytes() const;
-  size_t num_pages() const;
+  size_t capacity_bytes() const { return cache_->capacity_bytes(); }
+  size_t size_bytes() const { return cache_->size_bytes(); }
+  size_t num_pages() const { return cache_->num_entries(); }
 
  private:
-  using Key = std::pair<uint64_t, uint32_t>;
-  struct Entry {
-    PagePtr page;
-    size_t bytes = 0;
-    std::list<Key>::iterator lru;
-  };
-  struct Flight {
-    bool done = false;
-    Result<PagePtr> result = Status::Internal("page load not finished");
-  };
-
-  void InsertLocked(const Key& key, PagePtr page);
-
-  const size_t capacity_;
-  mutable std::mutex mu_;
-  std::condition_variable flight_done_;
-  std::map<Key, Entry> entries_;
-  std::list<Key> lru_;  // front = most recently used
-  std::map<Key, std::shared_ptr<Flight>> flights_;
-  size_t bytes_ = 0;
+  explicit PageCache(LruCache* shared) : cache_(shared) {}
+  std::unique_ptr<LruCache> own_;
+  LruCache* cache_;
 };
 
 }  // namespace lakeindex::index::btree

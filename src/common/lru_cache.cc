@@ -1,0 +1,137 @@
+#include "common/lru_cache.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace lakeindex {
+
+namespace {
+
+// Shards of the default cache: enough that two or a dozen query threads rarely meet on a lock.
+constexpr size_t kDefaultShards = 16;
+
+size_t DefaultCapacity() {
+  const char* mb = std::getenv("LAKEINDEX_CACHE_MB");
+  if (mb == nullptr || *mb == '\0') return kDefaultCacheBytes;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(mb, &end, 10);
+  if (end == mb || *end != '\0') return kDefaultCacheBytes;
+  return size_t(v) << 20;
+}
+
+}  // namespace
+
+LruCache::LruCache(size_t capacity_bytes, size_t shards) : capacity_(capacity_bytes) {
+  if (shards == 0) shards = 1;
+  for (size_t i = 0; i < shards; ++i) shards_.push_back(std::make_unique<Shard>());
+  for (auto& s : shards_) s->capacity = capacity_bytes / shards;
+}
+
+LruCache* LruCache::Default() {
+  static LruCache* cache = new LruCache(DefaultCapacity(), kDefaultShards);  // leaked: outlives static teardown
+  return cache;
+}
+
+uint64_t LruCache::NewOwnerId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
+LruCache::Value LruCache::Lookup(const Key& key) {
+  Shard& s = ShardOf(key);
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.entries.find(key);
+  if (it == s.entries.end()) return nullptr;
+  s.lru.splice(s.lru.begin(), s.lru, it->second.lru);
+  hits_.fetch_add(1, std::memory_order_relaxed);
+  return it->second.value;
+}
+
+Result<LruCache::Value> LruCache::GetOrLoad(const Key& key, const Loader& loader, bool* loaded) {
+  if (loaded != nullptr) *loaded = false;
+  Shard& s = ShardOf(key);
+  std::shared_ptr<Flight> flight;
+  {
+    std::unique_lock<std::mutex> lock(s.mu);
+    auto it = s.entries.find(key);
+    if (it != s.entries.end()) {
+      s.lru.splice(s.lru.begin(), s.lru, it->second.lru);
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      return it->second.value;
+    }
+    auto f = s.flights.find(key);
+    if (f != s.flights.end()) {
+      std::shared_ptr<Flight> waiting = f->second;
+      s.flight_done.wait(lock, [&] { return waiting->done; });
+      return waiting->result;
+    }
+    flight = std::make_shared<Flight>();
+    s.flights[key] = flight;
+  }
+  misses_.fetch_add(1, std::memory_order_relaxed);
+  Result<Loaded> got = loader();
+  Result<Value> result = got.ok() ? Result<Value>(got->value) : Result<Value>(got.status());
+  if (result.ok() && *result == nullptr) result = Status::Internal("cache loader returned no value");
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (result.ok()) InsertLocked(s, key, *result, got->charge);
+    flight->result = result;
+    flight->done = true;
+    s.flights.erase(key);
+  }
+  s.flight_done.notify_all();
+  if (loaded != nullptr) *loaded = true;
+  return result;
+}
+
+void LruCache::InsertLocked(Shard& s, const Key& key, Value value, size_t charge) {
+  if (charge > s.capacity) return;
+  auto it = s.entries.find(key);
+  if (it != s.entries.end()) {  // replaced (a racing Insert); keep one charge
+    s.bytes -= it->second.charge;
+    s.lru.erase(it->second.lru);
+    s.entries.erase(it);
+  }
+  s.lru.push_front(key);
+  s.entries.emplace(key, Entry{std::move(value), charge, s.lru.begin()});
+  s.bytes += charge;
+  EvictLocked(s);
+}
+
+void LruCache::EvictLocked(Shard& s) {
+  while (s.bytes > s.capacity && !s.lru.empty()) {
+    auto victim = s.entries.find(s.lru.back());
+    s.bytes -= victim->second.charge;
+    s.entries.erase(victim);
+    s.lru.pop_back();
+  }
+}
+
+void LruCache::SetCapacity(size_t capacity_bytes) {
+  capacity_.store(capacity_bytes);
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    s->capacity = capacity_bytes / shards_.size();
+    EvictLocked(*s);
+  }
+}
+
+size_t LruCache::size_bytes() const {
+  size_t n = 0;
+  for (const auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    n += s->bytes;
+  }
+  return n;
+}
+
+size_t LruCache::num_entries() const {
+  size_t n = 0;
+  for (const auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    n += s->entries.size();
+  }
+  return n;
+}
+
+}  // namespace lakeindex

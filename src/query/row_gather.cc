@@ -1,0 +1,105 @@
+#include "query/row_gather.h"
+
+#include <algorithm>
+#include <string>
+
+namespace lakeindex::query {
+
+uint64_t RangeRows(const Ranges& r) {
+  uint64_t n = 0;
+  for (const auto& [b, e] : r) n += e - b;
+  return n;
+}
+
+Ranges Intersect(const Ranges& a, const Ranges& b) {
+  Ranges out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    uint64_t lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (lo < hi) out.emplace_back(lo, hi);
+    (a[i].second < b[j].second) ? ++i : ++j;
+  }
+  return out;
+}
+
+Ranges RangesOf(const uint32_t* offsets, size_t n) {
+  Ranges out;
+  for (size_t i = 0; i < n; ++i) {
+    if (!out.empty() && out.back().second == offsets[i]) {
+      ++out.back().second;
+    } else {
+      out.emplace_back(offsets[i], uint64_t(offsets[i]) + 1);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Index of the first page whose end is past `row`.
+size_t PageAt(const std::vector<parquet::PageIndexEntry>& pages, uint64_t row, size_t from) {
+  return size_t(std::upper_bound(pages.begin() + std::ptrdiff_t(from), pages.end(), row,
+                                 [](uint64_t r, const parquet::PageIndexEntry& pg) {
+                                   return r < uint64_t(pg.first_row_index + pg.num_rows);
+                                 }) - pages.begin());
+}
+
+// Calls visit(page, from, to) for the rows [from, to) of each page that `ranges` cover, in order.
+template <typename Visit>
+Status WalkPages(const parquet::PageIndex& index, const Ranges& ranges, const std::string& file, Visit&& visit) {
+  const auto& pages = index.pages;
+  size_t p = 0;
+  for (const auto& [b, e] : ranges) {
+    p = PageAt(pages, b, p);
+    uint64_t at = b;
+    while (at < e) {
+      if (p >= pages.size()) return Status::Corruption(file + ": page index does not cover row " + std::to_string(at));
+      const uint64_t pe = uint64_t(pages[p].first_row_index + pages[p].num_rows);
+      const uint64_t to = std::min(e, pe);
+      visit(p, at, to);
+      at = to;
+      if (at == pe) ++p;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::vector<int>> PagesOf(const parquet::PageIndex& index, const Ranges& ranges, const std::string& file) {
+  std::vector<int> out;
+  RETURN_IF_ERROR(WalkPages(index, ranges, file, [&](size_t p, uint64_t, uint64_t) {
+    if (out.empty() || out.back() != int(p)) out.push_back(int(p));
+  }));
+  return out;
+}
+
+uint64_t PageBytes(const parquet::PageIndex& index, const std::vector<int>& pages) {
+  uint64_t n = 0;
+  for (int p : pages) n += uint64_t(index.pages[size_t(p)].compressed_size);
+  return n;
+}
+
+uint64_t ChunkBytes(const parquet::PageIndex& index) {
+  uint64_t n = 0;
+  for (const auto& p : index.pages) n += uint64_t(p.compressed_size);
+  return n;
+}
+
+Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, const Ranges& ranges, Column* out,
+                  GatherCounters* counters) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const parquet::PageIndex> index, reader.SharedPageIndex(rg, column));
+  ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(*index, ranges, reader.path()));
+  counters->pages_total += index->pages.size();
+  counters->pages_read += pages.size();
+  ASSIGN_OR_RETURN(std::vector<parquet::ParquetReader::PagePtr> decoded,
+                   reader.ReadPagesShared(rg, column, pages, kCoalesceHoleBytes, &counters->pages_loaded));
+  size_t k = 0;
+  return WalkPages(*index, ranges, reader.path(), [&](size_t p, uint64_t from, uint64_t to) {
+    while (pages[k] != int(p)) ++k;  // pages ascend with the rows
+    const uint64_t first = uint64_t(index->pages[p].first_row_index);
+    out->AppendSlice(*decoded[k], size_t(from - first), size_t(to - from));
+  });
+}
+
+}  // namespace lakeindex::query

@@ -1,0 +1,52 @@
+// Row gathering: reads chosen rows of one column chunk page by page, so that the cost of a
+// lookup follows the rows it returns, not the size of the file.
+//
+// Rows are given as sorted, disjoint ranges of offsets inside the row group. Every data page
+// holding some of them is fetched and decoded once (through the reader's LruCache, so a hot
+// page is not decoded again by the next query), pages at most kCoalesceHoleBytes apart share one
+// ranged read, and the rows are appended in order.
+// Thread safety: functions; the reader may be shared.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "format/parquet/reader.h"
+#include "lakeindex/batch.h"
+
+namespace lakeindex::query {
+
+using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // sorted, disjoint [begin, end)
+
+// Pages of one column chunk at most this far apart are read with one request (the bytes between
+// are read and dropped): requests, not bytes, dominate the cost of scattered reads on object
+// stores. Measured on the demo's range lookup (2,045 rows of 2M, all columns): no coalescing
+// 16,730 requests / 14.3 MB; 4 KiB holes 8,672 / 28 MB; 8 KiB (Arrow's pre-buffer default)
+// 5,235 / 48 MB.
+inline constexpr uint64_t kCoalesceHoleBytes = 4 * 1024;
+
+uint64_t RangeRows(const Ranges& r);
+Ranges Intersect(const Ranges& a, const Ranges& b);
+// Sorted offsets (ascending, no repeats) as ranges of consecutive offsets.
+Ranges RangesOf(const uint32_t* offsets, size_t n);
+
+struct GatherCounters {
+  uint64_t pages_total = 0;  // data pages of the chunks gathered from
+  uint64_t pages_read = 0;   // pages that held requested rows
+  uint64_t pages_loaded = 0; // of those, read from the store (not in the cache)
+};
+
+// Which pages of `index` hold rows of `ranges`: page numbers ascending. Corruption naming `file`
+// when the index does not cover a row.
+Result<std::vector<int>> PagesOf(const parquet::PageIndex& index, const Ranges& ranges, const std::string& file);
+// Compressed bytes of `pages` of `index`.
+uint64_t PageBytes(const parquet::PageIndex& index, const std::vector<int>& pages);
+// Compressed bytes of every page of `index`.
+uint64_t ChunkBytes(const parquet::PageIndex& index);
+
+// Appends the rows of `ranges` of chunk (rg, column) to *out.
+Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, const Ranges& ranges, Column* out,
+                  GatherCounters* counters);
+
+}  // namespace lakeindex::query
