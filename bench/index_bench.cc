@@ -19,6 +19,9 @@
 //   index_bench rows-once --table DIR --queries FILE.json --query NAME --i K
 //       One whole-row lookup (point K of query NAME) in a new process: Table::Open + OpenIndexes +
 //       Scanner, the cold case of a CLI call (the OS file cache is warm). bench/run.sh repeats it.
+//   index_bench rows --table DIR --queries FILE.json [--repeat R]
+//       Only the whole-row lookups of `btree` (hot), on a table that has (or gets, untimed) btree
+//       indexes on the queries' columns: the quick loop for working on the read path.
 //   index_bench zonemap --table DIR --queries QUERIES.tsv [--repeat R] NAME...
 //       DIR: a copy of the ts-sorted table. Creates a zonemap index on ts if missing (timed), then
 //       runs the named queries of QUERIES.tsv (their table directory is replaced by DIR) R times
@@ -68,7 +71,7 @@ struct Args {
 
 Args ParseArgs(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: index_bench queries|btree|build|rows-once|zonemap [options] (see the file comment)\n");
+    std::fprintf(stderr, "usage: index_bench queries|btree|build|rows|rows-once|zonemap [options] (see the file comment)\n");
     std::exit(1);
   }
   Args a;
@@ -504,6 +507,29 @@ void RunBTree(const Args& a) {
   }
 }
 
+void RunRows(const Args& a) {
+  json queries = LoadJson(a.queries);
+  auto store = OpenStore(a.table);
+  auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
+  auto existing = CheckResult(index::ReadIndexes(table->manifest()), "indexes");
+  for (const json& q : queries) {
+    const std::string column = q["column"].get<std::string>();
+    if (std::none_of(existing.begin(), existing.end(), [&](const auto& m) { return m.column == column; })) {
+      query::IndexOptions options;
+      options.column = column;
+      options.type = "btree";
+      Check(query::CreateIndex(table.get(), options), "create btree on " + column);
+      existing = CheckResult(index::ReadIndexes(table->manifest()), "indexes");
+    }
+  }
+  table = CheckResult(table::Table::Open(store), "reopen table " + a.table);
+  for (const json& q : queries) {
+    if (!q["rows"].get<bool>()) continue;
+    std::fprintf(stderr, "index_bench: %s\n", q["name"].get<std::string>().c_str());
+    MeasureRows(a, *table, store.get(), q);
+  }
+}
+
 void RunBuild(const Args& a) {
   auto store = OpenStore(a.table);
   auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
@@ -589,6 +615,7 @@ int main(int argc, char** argv) {
   if (a.command == "queries") WriteQueries(a);
   else if (a.command == "btree") RunBTree(a);
   else if (a.command == "build") RunBuild(a);
+  else if (a.command == "rows") RunRows(a);
   else if (a.command == "rows-once") RunRowsOnce(a);
   else if (a.command == "zonemap") RunZoneMap(a);
   else Die(lakeindex::Status::InvalidArgument("unknown command " + a.command), "index_bench");

@@ -239,14 +239,7 @@ Value Column::GetValue(size_t i) const {
 
 void Column::AppendSlice(const Column& other, size_t offset, size_t count) {
   if (count == 0) return;
-  if (other.has_validity() || has_validity()) {
-    // Row by row keeps the bitmap logic in one place; validity is the rare case.
-    uint32_t start = uint32_t(offset);
-    std::vector<uint32_t> rows(count);
-    for (size_t i = 0; i < count; ++i) rows[i] = start + uint32_t(i);
-    AppendSelected(other, rows.data(), count);
-    return;
-  }
+  // Values are copied as they lie (NULL slots hold zeros, or empty strings); validity after.
   if (type_ == TypeId::kString) {
     uint32_t base = other.offsets_[offset];
     uint32_t end = other.offsets_[offset + count];
@@ -257,7 +250,24 @@ void Column::AppendSlice(const Column& other, size_t offset, size_t count) {
     size_t w = size_t(FixedWidth(type_));
     fixed_.insert(fixed_.end(), other.fixed_.begin() + offset * w, other.fixed_.begin() + (offset + count) * w);
   }
-  length_ += count;
+  if (!other.has_validity()) {
+    MarkValidRange(count);
+    return;
+  }
+  // The slice's validity bits, moved to start at bit 0 (on the stack for short slices: index
+  // lookups append a row or a few at a time).
+  uint8_t small[64];
+  std::vector<uint8_t> large;
+  uint8_t* bits = small;
+  if (count > sizeof(small) * 8) {
+    large.resize((count + 7) / 8);
+    bits = large.data();
+  }
+  std::memset(bits, 0, (count + 7) / 8);
+  for (size_t i = 0; i < count; ++i) {
+    if (other.IsValid(offset + i)) bits[i >> 3] |= uint8_t(1u << (i & 7));
+  }
+  AppendValidityBits(bits, count);
 }
 
 Column Column::Scattered(const std::vector<const Column*>& pieces, const uint32_t* to) {

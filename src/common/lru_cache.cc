@@ -1,5 +1,8 @@
 #include "common/lru_cache.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -11,11 +14,14 @@ namespace {
 constexpr size_t kDefaultShards = 16;
 
 size_t DefaultCapacity() {
+  size_t bytes = kDefaultCacheBytes;
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0) bytes = std::min(bytes, size_t(pages) * size_t(page_size) / 4);
   const char* mb = std::getenv("LAKEINDEX_CACHE_MB");
-  if (mb == nullptr || *mb == '\0') return kDefaultCacheBytes;
+  if (mb == nullptr || *mb == '\0') return bytes;
   char* end = nullptr;
   unsigned long long v = std::strtoull(mb, &end, 10);
-  if (end == mb || *end != '\0') return kDefaultCacheBytes;
+  if (end == mb || *end != '\0') return bytes;
   return size_t(v) << 20;
 }
 
@@ -42,9 +48,15 @@ LruCache::Value LruCache::Lookup(const Key& key) {
   std::lock_guard<std::mutex> lock(s.mu);
   auto it = s.entries.find(key);
   if (it == s.entries.end()) return nullptr;
-  s.lru.splice(s.lru.begin(), s.lru, it->second.lru);
-  hits_.fetch_add(1, std::memory_order_relaxed);
+  it->second.referenced = true;
+  ++s.hits;
   return it->second.value;
+}
+
+bool LruCache::Contains(const Key& key) {
+  Shard& s = ShardOf(key);
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.entries.count(key) > 0;
 }
 
 Result<LruCache::Value> LruCache::GetOrLoad(const Key& key, const Loader& loader, bool* loaded) {
@@ -55,8 +67,8 @@ Result<LruCache::Value> LruCache::GetOrLoad(const Key& key, const Loader& loader
     std::unique_lock<std::mutex> lock(s.mu);
     auto it = s.entries.find(key);
     if (it != s.entries.end()) {
-      s.lru.splice(s.lru.begin(), s.lru, it->second.lru);
-      hits_.fetch_add(1, std::memory_order_relaxed);
+      it->second.referenced = true;
+      ++s.hits;
       return it->second.value;
     }
     auto f = s.flights.find(key);
@@ -67,8 +79,8 @@ Result<LruCache::Value> LruCache::GetOrLoad(const Key& key, const Loader& loader
     }
     flight = std::make_shared<Flight>();
     s.flights[key] = flight;
+    ++s.misses;
   }
-  misses_.fetch_add(1, std::memory_order_relaxed);
   Result<Loaded> got = loader();
   Result<Value> result = got.ok() ? Result<Value>(got->value) : Result<Value>(got.status());
   if (result.ok() && *result == nullptr) result = Status::Internal("cache loader returned no value");
@@ -101,6 +113,11 @@ void LruCache::InsertLocked(Shard& s, const Key& key, Value value, size_t charge
 void LruCache::EvictLocked(Shard& s) {
   while (s.bytes > s.capacity && !s.lru.empty()) {
     auto victim = s.entries.find(s.lru.back());
+    if (victim->second.referenced) {  // second chance: used since it was last here
+      victim->second.referenced = false;
+      s.lru.splice(s.lru.begin(), s.lru, victim->second.lru);
+      continue;
+    }
     s.bytes -= victim->second.charge;
     s.entries.erase(victim);
     s.lru.pop_back();
@@ -121,6 +138,24 @@ size_t LruCache::size_bytes() const {
   for (const auto& s : shards_) {
     std::lock_guard<std::mutex> lock(s->mu);
     n += s->bytes;
+  }
+  return n;
+}
+
+uint64_t LruCache::hits() const {
+  uint64_t n = 0;
+  for (const auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    n += s->hits;
+  }
+  return n;
+}
+
+uint64_t LruCache::misses() const {
+  uint64_t n = 0;
+  for (const auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    n += s->misses;
   }
   return n;
 }

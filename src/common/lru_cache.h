@@ -1,7 +1,9 @@
 // LruCache: the process's one cache of decoded things — BTree leaf pages, Parquet data pages,
 // page indexes and dictionary pages — bounded by the bytes charged to it (LevelDB's Cache idea:
 // each entry carries a charge, the least recently used entries go when the total passes the
-// capacity), with single-flight loading: when several threads miss on one key at once, one runs
+// capacity; recency is kept by "second chance": a hit only marks its entry, and a marked entry
+// at the back of the list is moved to the front instead of evicted, so hits write no list
+// nodes — a lookup touching thousands of pages is bound by memory latency), with single-flight loading: when several threads miss on one key at once, one runs
 // the loader and the others wait for its result, so a cold item is read from the store once.
 //
 // Keys are two 64-bit words: `owner` from NewOwnerId() (each opened file or segment takes a
@@ -13,8 +15,10 @@
 // that waited on them.
 //
 // Default(): shared by every table, index and query of the process; its capacity is
-// kDefaultCacheBytes (512 MiB), or LAKEINDEX_CACHE_MB (mebibytes; 0 turns caching off) read once
-// at first use; SetCapacity changes it at run time (the CLI's and Python's cache option).
+// kDefaultCacheBytes (1 GiB) or a quarter of the machine's memory if that is less, or
+// LAKEINDEX_CACHE_MB (mebibytes; 0 turns caching off) read once at first use; SetCapacity
+// changes it at run time. Only what queries read is held: a one-shot command fills it with the
+// pages it touched and no more.
 // Thread safety: every method may be called concurrently. Returned values are immutable and stay
 // valid as long as the caller holds the shared_ptr, even after eviction.
 #pragma once
@@ -35,7 +39,7 @@
 
 namespace lakeindex {
 
-inline constexpr size_t kDefaultCacheBytes = size_t(512) << 20;
+inline constexpr size_t kDefaultCacheBytes = size_t(1) << 30;
 
 class LruCache {
  public:
@@ -65,6 +69,8 @@ class LruCache {
   Result<Value> GetOrLoad(const Key& key, const Loader& loader, bool* loaded = nullptr);
   // The cached value or nullptr; never loads, never waits.
   Value Lookup(const Key& key);
+  // Whether `key` is held (no recency change, never waits).
+  bool Contains(const Key& key);
   // Typed forms: T must be the type the value was stored with.
   template <typename T>
   Result<std::shared_ptr<const T>> GetOrLoadAs(const Key& key, const std::function<Result<std::pair<std::shared_ptr<const T>, size_t>>()>& load,
@@ -86,8 +92,8 @@ class LruCache {
   size_t size_bytes() const;  // bytes charged by the entries held
   size_t num_entries() const;
   // Counters since construction (for explain/stats and tests).
-  uint64_t hits() const { return hits_.load(); }
-  uint64_t misses() const { return misses_.load(); }
+  uint64_t hits() const;
+  uint64_t misses() const;
 
  private:
   struct KeyHash {
@@ -102,6 +108,7 @@ class LruCache {
     Value value;
     size_t charge = 0;
     std::list<Key>::iterator lru;
+    bool referenced = false;  // hit since it last reached the back of the list
   };
   struct Flight {
     bool done = false;
@@ -115,6 +122,7 @@ class LruCache {
     std::unordered_map<Key, std::shared_ptr<Flight>, KeyHash> flights;
     size_t bytes = 0;
     size_t capacity = 0;
+    uint64_t hits = 0, misses = 0;  // per shard: no counter line shared by all threads
   };
 
   Shard& ShardOf(const Key& key) { return *shards_[KeyHash()(key) % shards_.size()]; }
@@ -123,7 +131,6 @@ class LruCache {
 
   std::atomic<size_t> capacity_;
   std::vector<std::unique_ptr<Shard>> shards_;
-  std::atomic<uint64_t> hits_{0}, misses_{0};
 };
 
 }  // namespace lakeindex

@@ -36,8 +36,13 @@ Ranges RangesOf(const uint32_t* offsets, size_t n) {
 
 namespace {
 
-// Index of the first page whose end is past `row`.
-size_t PageAt(const std::vector<parquet::PageIndexEntry>& pages, uint64_t row, size_t from) {
+// Index of the first page at or after `from` whose end is past `row`.
+size_t PageAt(const parquet::PageIndex& index, uint64_t row, size_t from) {
+  const auto& ends = index.row_ends;
+  if (ends.size() == index.pages.size()) {
+    return size_t(std::upper_bound(ends.begin() + std::ptrdiff_t(from), ends.end(), int64_t(row)) - ends.begin());
+  }
+  const auto& pages = index.pages;
   return size_t(std::upper_bound(pages.begin() + std::ptrdiff_t(from), pages.end(), row,
                                  [](uint64_t r, const parquet::PageIndexEntry& pg) {
                                    return r < uint64_t(pg.first_row_index + pg.num_rows);
@@ -50,7 +55,7 @@ Status WalkPages(const parquet::PageIndex& index, const Ranges& ranges, const st
   const auto& pages = index.pages;
   size_t p = 0;
   for (const auto& [b, e] : ranges) {
-    p = PageAt(pages, b, p);
+    p = PageAt(index, b, p);
     uint64_t at = b;
     while (at < e) {
       if (p >= pages.size()) return Status::Corruption(file + ": page index does not cover row " + std::to_string(at));

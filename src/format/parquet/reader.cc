@@ -367,7 +367,9 @@ Result<std::shared_ptr<const PageIndex>> ParquetReader::CachedPageIndex(int rg, 
   RETURN_IF_ERROR(CheckChunk(rg, column));
   auto load = [&]() -> Result<std::pair<std::shared_ptr<const PageIndex>, size_t>> {
     ASSIGN_OR_RETURN(PageIndex index, LoadPageIndex(rg, column));
-    const size_t charge = PageIndexCharge(index);
+    index.row_ends.reserve(index.pages.size());
+    for (const PageIndexEntry& e : index.pages) index.row_ends.push_back(e.first_row_index + e.num_rows);
+    const size_t charge = PageIndexCharge(index) + index.row_ends.capacity() * sizeof(int64_t);
     return std::make_pair(std::make_shared<const PageIndex>(std::move(index)), charge);
   };
   std::optional<LruCache::Key> key = CacheKey(CacheItem::kPageIndex, rg, column, 0);
@@ -571,6 +573,18 @@ Result<std::shared_ptr<const PageDictionary>> ParquetReader::CachedDictionary(in
     return loaded.first;
   }
   return cache_->GetOrLoadAs<PageDictionary>(*key, load);
+}
+
+Result<uint64_t> ParquetReader::UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column));
+  uint64_t bytes = 0;
+  for (int p : pages) {
+    if (p < 0 || size_t(p) >= index->pages.size()) return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(p));
+    std::optional<LruCache::Key> key;
+    if (cache_pages_) key = CacheKey(CacheItem::kDataPage, rg, column, p);
+    if (!key || !cache_->Contains(*key)) bytes += uint64_t(index->pages[size_t(p)].compressed_size);
+  }
+  return bytes;
 }
 
 Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const std::vector<int>& pages,

@@ -59,6 +59,9 @@ struct PageIndex {
   // True when min/max/null_page came from a ColumnIndex (or page header statistics when the
   // file has no page index and the pages were scanned instead).
   bool has_statistics = false;
+  // pages[i].first_row_index + pages[i].num_rows for each page: the compact array that row
+  // lookups binary-search (a PageIndexEntry spans two cache lines). Filled by the reader.
+  std::vector<int64_t> row_ends;
 };
 
 // The tail of a Parquet file: [first byte of its page index (of its footer when it has none),
@@ -123,6 +126,9 @@ class ParquetReader {
   using PagePtr = std::shared_ptr<const Column>;
   Result<std::vector<PagePtr>> ReadPagesShared(int rg, int column, const std::vector<int>& pages, uint64_t max_hole,
                                                uint64_t* loaded = nullptr) const;
+  // Compressed bytes of those of `pages` (valid page numbers of the chunk) whose decoded form the
+  // cache does not hold: what ReadPagesShared would read for them.
+  Result<uint64_t> UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const;
   // The page index as kept in the cache (no copy).
   Result<std::shared_ptr<const PageIndex>> SharedPageIndex(int rg, int column) const { return CachedPageIndex(rg, column); }
 
