@@ -554,12 +554,17 @@ void RunRowsOnce(const Args& a) {
   Stopwatch clock;
   auto store = OpenStore(a.table);
   auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
+  const double open_us = Micros(t0);
   auto indexes = CheckResult(query::OpenIndexes(*table, {(*q)["column"].get<std::string>()}), "open indexes");
+  const double indexes_us = Micros(t0);
   query::ScanCounters k;
   uint64_t rows = ScanAll(*table, where, indexes, &k);
   double us = Micros(t0);
   json j = QueryJson(*q, "lakeindex", "rows", "cold process");
   j.update(LatencyJson({us}, clock.cpu()));
+  j["open_table_us"] = open_us;  // phases: Table::Open, then OpenIndexes, then the scan
+  j["open_indexes_us"] = indexes_us - open_us;
+  j["scan_us"] = us - indexes_us;
   j.update(ScanCountersJson(k, 1));
   j["bytes_read"] = store->counters().bytes_read.load();
   j["io_requests"] = store->counters().read_requests.load() + store->counters().list_requests.load();

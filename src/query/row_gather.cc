@@ -93,7 +93,7 @@ uint64_t ChunkBytes(const parquet::PageIndex& index) {
 
 Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, const Ranges& ranges, Column* out,
                   GatherCounters* counters) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const parquet::PageIndex> index, reader.SharedPageIndex(rg, column));
+  ASSIGN_OR_RETURN(std::shared_ptr<const parquet::PageIndex> index, reader.SharedPageIndex(rg, column, /*statistics=*/false));
   ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(*index, ranges, reader.path()));
   counters->pages_total += index->pages.size();
   counters->pages_read += pages.size();

@@ -406,7 +406,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     candidate = RangesOf(local.data(), local.size());
     take = true;
     if (!read_columns_.empty()) {
-      auto pi = reader.SharedPageIndex(rg, file_columns[0]);
+      auto pi = reader.SharedPageIndex(rg, file_columns[0], /*statistics=*/false);
       if (!pi.ok()) return pi.status().WithContext(where());
       ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(**pi, candidate, fragment.file));
       auto uncached = reader.UncachedPageBytes(rg, file_columns[0], pages);
@@ -569,7 +569,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       Ranges rest = RangesOf(passing.data(), passing.size());
       // Whole chunks when the passing rows hold most of their bytes (as for a take above).
       if (whole && first_rest < read_columns_.size()) {
-        auto pi = reader.SharedPageIndex(rg, file_columns[first_rest]);
+        auto pi = reader.SharedPageIndex(rg, file_columns[first_rest], /*statistics=*/false);
         if (!pi.ok()) return pi.status().WithContext(where());
         ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(**pi, rest, fragment.file));
         if (PageBytes(**pi, pages) * 4 > ChunkBytes(**pi) * 3) {

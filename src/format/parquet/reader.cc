@@ -363,24 +363,27 @@ size_t ColumnCharge(const Column& c) {
 }
 }  // namespace
 
-Result<std::shared_ptr<const PageIndex>> ParquetReader::CachedPageIndex(int rg, int column) const {
+Result<std::shared_ptr<const PageIndex>> ParquetReader::CachedPageIndex(int rg, int column, bool statistics) const {
   RETURN_IF_ERROR(CheckChunk(rg, column));
   auto load = [&]() -> Result<std::pair<std::shared_ptr<const PageIndex>, size_t>> {
-    ASSIGN_OR_RETURN(PageIndex index, LoadPageIndex(rg, column));
+    ASSIGN_OR_RETURN(PageIndex index, LoadPageIndex(rg, column, statistics));
     index.row_ends.reserve(index.pages.size());
     for (const PageIndexEntry& e : index.pages) index.row_ends.push_back(e.first_row_index + e.num_rows);
     const size_t charge = PageIndexCharge(index) + index.row_ends.capacity() * sizeof(int64_t);
     return std::make_pair(std::make_shared<const PageIndex>(std::move(index)), charge);
   };
-  std::optional<LruCache::Key> key = CacheKey(CacheItem::kPageIndex, rg, column, 0);
-  if (!key) {
+  std::optional<LruCache::Key> full = CacheKey(CacheItem::kPageIndex, rg, column, 0);
+  if (!full) {
     ASSIGN_OR_RETURN(auto loaded, load());
     return loaded.first;
   }
-  return cache_->GetOrLoadAs<PageIndex>(*key, load);
+  if (statistics) return cache_->GetOrLoadAs<PageIndex>(*full, load);
+  // Locations only: the full index serves as well when it is already held.
+  if (auto held = cache_->LookupAs<PageIndex>(*full)) return held;
+  return cache_->GetOrLoadAs<PageIndex>(*CacheKey(CacheItem::kPageLocations, rg, column, 0), load);
 }
 
-Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column) const {
+Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column, bool statistics) const {
   const ColumnChunk& cc = meta_.row_groups[size_t(rg)].columns[size_t(column)];
   if (!cc.offset_index_offset || !cc.offset_index_length) return ScanPageHeaders(rg, column);
   const std::string where = Where(rg, column);
@@ -407,6 +410,7 @@ Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column) const {
   const int64_t rows = row_group_num_rows(rg);
   PageIndex index;
   const auto& locs = oi.page_locations;
+  index.pages.reserve(locs.size());
   for (size_t i = 0; i < locs.size(); ++i) {
     const PageLocation& l = locs[i];
     int64_t next_first = i + 1 < locs.size() ? locs[i + 1].first_row_index : rows;
@@ -429,7 +433,7 @@ Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column) const {
   }
   if (rows > 0 && index.pages.empty()) return Status::Corruption(where + ": empty offset index");
 
-  if (cc.column_index_offset && cc.column_index_length) {
+  if (statistics && cc.column_index_offset && cc.column_index_length) {
     ColumnIndex ci;
     RETURN_IF_ERROR(read_struct(*cc.column_index_offset, *cc.column_index_length, "column index", &ci));
     if (ci.null_pages.size() != index.pages.size()) {
@@ -541,7 +545,7 @@ const std::shared_ptr<const PageDictionary>& NoDictionary() {
 }  // namespace
 
 Result<std::shared_ptr<const PageDictionary>> ParquetReader::CachedDictionary(int rg, int column) const {
-  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column));
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column, false));
   ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
   const uint64_t first = index->pages.empty() ? range.first : uint64_t(index->pages[0].offset);
   if (range.first >= first) return std::shared_ptr<const PageDictionary>();
@@ -576,7 +580,7 @@ Result<std::shared_ptr<const PageDictionary>> ParquetReader::CachedDictionary(in
 }
 
 Result<uint64_t> ParquetReader::UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const {
-  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column));
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column, false));
   uint64_t bytes = 0;
   for (int p : pages) {
     if (p < 0 || size_t(p) >= index->pages.size()) return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(p));
@@ -598,7 +602,7 @@ Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const s
 
 Result<std::vector<ParquetReader::PagePtr>> ParquetReader::ReadPagesShared(int rg, int column, const std::vector<int>& pages,
                                                                            uint64_t max_hole, uint64_t* loaded) const {
-  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> shared, CachedPageIndex(rg, column));
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> shared, CachedPageIndex(rg, column, false));
   const PageIndex& index = *shared;
   const std::string where = Where(rg, column);
   for (size_t k = 0; k < pages.size(); ++k) {

@@ -130,7 +130,11 @@ class ParquetReader {
   // cache does not hold: what ReadPagesShared would read for them.
   Result<uint64_t> UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const;
   // The page index as kept in the cache (no copy).
-  Result<std::shared_ptr<const PageIndex>> SharedPageIndex(int rg, int column) const { return CachedPageIndex(rg, column); }
+  // With `statistics` false only the page locations are needed (min/max/null counts may be
+  // absent): a lookup of a column the filter does not test skips decoding its ColumnIndex.
+  Result<std::shared_ptr<const PageIndex>> SharedPageIndex(int rg, int column, bool statistics = true) const {
+    return CachedPageIndex(rg, column, statistics);
+  }
 
  private:
   ParquetReader(ObjectStore* store, std::string path) : store_(store), path_(std::move(path)) {}
@@ -141,8 +145,8 @@ class ParquetReader {
   // [start, start + length) of a column chunk's pages in the file, validated.
   Result<std::pair<uint64_t, uint64_t>> ChunkRange(int rg, int column) const;
   Status ReadChunkInto(int rg, int column, Column* out) const;
-  Result<std::shared_ptr<const PageIndex>> CachedPageIndex(int rg, int column) const;
-  Result<PageIndex> LoadPageIndex(int rg, int column) const;
+  Result<std::shared_ptr<const PageIndex>> CachedPageIndex(int rg, int column, bool statistics = true) const;
+  Result<PageIndex> LoadPageIndex(int rg, int column, bool statistics) const;
   Result<PageIndex> ScanPageHeaders(int rg, int column) const;
   Result<std::vector<int>> ResolveColumns(const std::vector<int>& columns) const;
   Status Error(const std::string& message) const;
@@ -166,7 +170,7 @@ class ParquetReader {
   Result<std::shared_ptr<const PageDictionary>> CachedDictionary(int rg, int column) const;
   // The cache key of one item of this file; nullopt when rg/column/page exceed the key's fields
   // (then the item is not cached).
-  enum class CacheItem : uint64_t { kPageIndex = 1, kDictionary = 2, kDataPage = 3 };
+  enum class CacheItem : uint64_t { kPageIndex = 1, kDictionary = 2, kDataPage = 3, kPageLocations = 4 };
   std::optional<LruCache::Key> CacheKey(CacheItem item, int rg, int column, int page) const;
 
   LruCache* cache_ = nullptr;

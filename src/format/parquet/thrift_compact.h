@@ -168,6 +168,7 @@ Status ReadStructList(CompactReader& r, CType type, std::vector<T>* out) {
   RETURN_IF_ERROR(r.ListBegin(type, &elem, &n));
   if (elem != CType::kStruct) return r.Error("expected a list of structs");
   out->clear();
+  out->reserve(n);  // n is bounded by the bytes left (ListBegin)
   for (uint32_t i = 0; i < n; ++i) {
     out->emplace_back();
     RETURN_IF_ERROR(out->back().Read(r));
