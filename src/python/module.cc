@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "layout/otree/layout_writer.h"
@@ -132,7 +133,7 @@ class PyTable {
 
   uint64_t Delete(const std::string& where) {
     return Check(Unlocked([&]() -> Result<uint64_t> {
-      ASSIGN_OR_RETURN(auto indexes, query::OpenIndexes(*table_, {}));
+      ASSIGN_OR_RETURN(auto indexes, Indexes());
       return query::DeleteWhere(table_.get(), where, std::move(indexes));
     }));
   }
@@ -241,14 +242,26 @@ class PyTable {
     request.sample = sample;
     request.limit = limit;
     if (!where.empty()) {
-      ASSIGN_OR_RETURN(request.indexes, query::OpenIndexes(*table_, {}));
+      ASSIGN_OR_RETURN(request.indexes, Indexes());
     }
     return query::Scanner::Make(table_.get(), request);
+  }
+
+  // The indexes of the current version, opened once per version (not per query).
+  Result<std::vector<query::IndexHandle>> Indexes() {
+    std::lock_guard<std::mutex> lock(*indexes_mu_);
+    if (!indexes_ || indexes_->first != table_->version()) {
+      ASSIGN_OR_RETURN(auto opened, query::OpenIndexes(*table_, {}));
+      indexes_.emplace(table_->version(), std::move(opened));
+    }
+    return indexes_->second;
   }
 
   std::string path_;
   std::shared_ptr<InstrumentedStore> store_;
   std::unique_ptr<table::Table> table_;
+  std::unique_ptr<std::mutex> indexes_mu_ = std::make_unique<std::mutex>();  // (a pointer: PyTable moves)
+  std::optional<std::pair<uint64_t, std::vector<query::IndexHandle>>> indexes_;
 };
 
 // ---- the steps of distributed builds (lakeindex.dask): plain values in and out ----------------

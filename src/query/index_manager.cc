@@ -270,13 +270,21 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
       if (std::none_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return h.fragments.count(f) > 0; })) {
         continue;
       }
+      // Segments are opened once per Table (their directory, NULL bitmap and lazily opened leaf
+      // file are then shared by every query), as data files are.
       if (meta.type == "btree") {
-        ASSIGN_OR_RETURN(auto segment, index::btree::BTreeSegment::Open(table.store(), seg.uuid));
-        std::shared_ptr<const index::btree::BTreeSegment> shared = std::move(segment);
+        ASSIGN_OR_RETURN(auto opened, table.SharedObject("btree:" + seg.uuid, [&]() -> Result<std::shared_ptr<const void>> {
+          ASSIGN_OR_RETURN(auto segment, index::btree::BTreeSegment::Open(table.store(), seg.uuid));
+          return std::shared_ptr<const void>(std::shared_ptr<const index::btree::BTreeSegment>(std::move(segment)));
+        }));
+        auto shared = std::static_pointer_cast<const index::btree::BTreeSegment>(opened);
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
       } else {
-        ASSIGN_OR_RETURN(auto segment, index::zonemap::ZoneMapSegment::Open(table.store(), seg.uuid));
-        std::shared_ptr<const index::zonemap::ZoneMapSegment> shared = std::move(segment);
+        ASSIGN_OR_RETURN(auto opened, table.SharedObject("zonemap:" + seg.uuid, [&]() -> Result<std::shared_ptr<const void>> {
+          ASSIGN_OR_RETURN(auto segment, index::zonemap::ZoneMapSegment::Open(table.store(), seg.uuid));
+          return std::shared_ptr<const void>(std::shared_ptr<const index::zonemap::ZoneMapSegment>(std::move(segment)));
+        }));
+        auto shared = std::static_pointer_cast<const index::zonemap::ZoneMapSegment>(opened);
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
       }
     }

@@ -341,14 +341,17 @@ const std::vector<uint32_t>* Scanner::IndexCandidates(uint32_t fragment_id) cons
 }
 
 bool Scanner::FragmentMayMatch(const table::FragmentMeta& frag, std::set<int>* no_nan) const {
+  if (!filter_) return true;
+  // Only the filter's columns matter (MayMatch reads no other, nor does no_nan's user).
   MapStatsProvider stats;
-  for (const auto& [name, s] : frag.stats) {
-    int c = table_->schema().FindField(name);
-    if (c < 0) continue;
-    stats.Set(c, s, /*nan_known=*/true);
-    if (s.nan_count == 0) no_nan->insert(c);
+  for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
+    const int c = read_columns_[pos];
+    auto it = frag.stats.find(table_->schema().field(size_t(c)).name);
+    if (it == frag.stats.end()) continue;
+    stats.Set(c, it->second, /*nan_known=*/true);
+    if (it->second.nan_count == 0) no_nan->insert(c);
   }
-  return !filter_ || MayMatch(*filter_, stats);
+  return MayMatch(*filter_, stats);
 }
 
 Status Scanner::Explain(bool analyze) {

@@ -410,6 +410,17 @@ Result<std::shared_ptr<const parquet::ParquetReader>> Table::OpenDataFile(const 
   return reader;
 }
 
+Result<std::shared_ptr<const void>> Table::SharedObject(
+    const std::string& key, const std::function<Result<std::shared_ptr<const void>>()>& open) const {
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (auto it = object_cache_.find(key); it != object_cache_.end()) return it->second;
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const void> opened, open());
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  return object_cache_.emplace(key, std::move(opened)).first->second;
+}
+
 Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFileUncached(const FragmentMeta& fragment) const {
   parquet::OpenOptions options;
   // Data files are read at random by index lookups: their decoded pages are worth keeping.

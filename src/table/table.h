@@ -131,6 +131,12 @@ class Table {
   // Opened files are cached per Table (data files never change; their footers and page indexes
   // are then read once per Table, not once per query).
   Result<std::shared_ptr<const parquet::ParquetReader>> OpenDataFile(const FragmentMeta& fragment) const;
+  // An immutable object of this table opened once per Table and shared by every query through it
+  // (index segments, by their directory): `open` runs on a miss; when two threads miss at once,
+  // both open and the first result is kept. Survives this Table's later commits (the objects
+  // never change; a version that no longer lists one simply does not ask for it).
+  Result<std::shared_ptr<const void>> SharedObject(const std::string& key,
+                                                   const std::function<Result<std::shared_ptr<const void>>()>& open) const;
   // All live rows of a fragment (deleted rows dropped), columns by schema index (empty = all).
   Result<Batch> ReadFragment(const FragmentMeta& fragment, const std::vector<int>& columns) const;
   // All live rows of this version, fragment by fragment (tests, small tables, optimize).
@@ -174,6 +180,7 @@ class Table {
   mutable std::mutex cache_mu_;
   mutable std::map<std::string, std::shared_ptr<const roaring::Roaring>> deletion_cache_;
   mutable std::map<std::string, std::shared_ptr<const parquet::ParquetReader>> reader_cache_;  // by file
+  mutable std::map<std::string, std::shared_ptr<const void>> object_cache_;                    // SharedObject
 };
 
 }  // namespace lakeindex::table
