@@ -22,6 +22,12 @@
 //   index_bench rows --table DIR --queries FILE.json [--repeat R]
 //       Only the whole-row lookups of `btree` (hot), on a table that has (or gets, untimed) btree
 //       indexes on the queries' columns: the quick loop for working on the read path.
+//   index_bench lookups --table DIR --queries LOOKUP_QUERIES.json [--repeat R]
+//       The library side of bench/lookup_bench.sh: the lookups that `node bench/lookup_peers.mjs
+//       queries` wrote (the same ones every peer runs), through Table::Open once + OpenIndexes +
+//       Scanner (hot), SELECT * and SELECT id; point queries once per point, the others R
+//       times, each after a warm-up pass. Prints the JSON lines of lookup_peers.mjs (engine
+//       "lakeindex"), with the scanner's counters and the store's bytes and requests per lookup.
 //   index_bench zonemap --table DIR --queries QUERIES.tsv [--repeat R] NAME...
 //       DIR: a copy of the ts-sorted table. Creates a zonemap index on ts if missing (timed), then
 //       runs the named queries of QUERIES.tsv (their table directory is replaced by DIR) R times
@@ -37,6 +43,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "common/lru_cache.h"
 #include "format/parquet/reader.h"
 #include "index/btree/btree_builder.h"
 #include "index/btree/btree_reader.h"
@@ -71,7 +78,7 @@ struct Args {
 
 Args ParseArgs(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: index_bench queries|btree|build|rows|rows-once|zonemap [options] (see the file comment)\n");
+    std::fprintf(stderr, "usage: index_bench queries|btree|build|rows|rows-once|lookups|zonemap [options] (see the file comment)\n");
     std::exit(1);
   }
   Args a;
@@ -530,6 +537,65 @@ void RunRows(const Args& a) {
   }
 }
 
+void RunLookups(const Args& a) {
+  json spec = LoadJson(a.queries);
+  auto store = OpenStore(a.table);
+  auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
+  auto indexes = CheckResult(query::OpenIndexes(*table, {}), "open indexes");
+  for (const json& q : spec["queries"]) {
+    std::vector<std::string> wheres = q["wheres"].get<std::vector<std::string>>();
+    const bool points = q["kind"] == "points";
+    for (const char* select : {"*", "id"}) {
+      auto run = [&](const std::string& where, query::ScanCounters* k) {
+        query::ScanRequest request;
+        request.where = where;
+        request.indexes = indexes;
+        if (std::string(select) == "id") request.select = {"id"};
+        auto scanner = CheckResult(query::Scanner::Make(table.get(), request), "scanner " + where);
+        uint64_t rows = 0;
+        Batch batch;
+        while (CheckResult(scanner->Next(&batch), "scan " + where)) rows += batch.num_rows();
+        if (k != nullptr) *k = scanner->counters();
+        return rows;
+      };
+      uint64_t rows = 0;
+      for (const std::string& w : wheres) rows += run(w, nullptr);  // warm-up, and the row count
+      const int passes = points ? std::max(1, a.repeat / 5) : a.repeat;  // --repeat 5 (default): one pass of points
+      std::vector<double> us;
+      query::ScanCounters sum;
+      const uint64_t bytes0 = store->counters().bytes_read, req0 = store->counters().read_requests;
+      Stopwatch clock;
+      for (int p = 0; p < passes; ++p) {
+        for (const std::string& w : wheres) {
+          query::ScanCounters k;
+          auto t0 = std::chrono::steady_clock::now();
+          run(w, &k);
+          us.push_back(Micros(t0));
+          sum.pages_read += k.pages_read;
+          sum.rows_read += k.rows_read;
+          sum.fragments_scanned += k.fragments_scanned;
+          sum.index.pages_read += k.index.pages_read;
+        }
+      }
+      const double n = double(us.size());
+      json j = {{"bench", "lookups"}, {"engine", "lakeindex"}, {"query", q["name"]}, {"select", select},
+                {"rows", rows}, {"rows_ok", rows == q["rows"].get<uint64_t>()}, {"lookups", wheres.size()},
+                {"runs", us.size()}};
+      j.update(LatencyJson(us, clock.cpu()));
+      j["pages_read"] = double(sum.pages_read) / n;
+      j["rows_read"] = double(sum.rows_read) / n;
+      j["fragments_scanned"] = double(sum.fragments_scanned) / n;
+      j["index_pages_read"] = double(sum.index.pages_read) / n;
+      j["bytes_read"] = double(store->counters().bytes_read - bytes0) / n;
+      j["io_requests"] = double(store->counters().read_requests - req0) / n;
+      Emit(j);
+    }
+  }
+  json e = {{"bench", "lookups_engine"}, {"engine", "lakeindex"}, {"rss_bytes", RssBytes()},
+            {"cache_bytes", LruCache::Default()->size_bytes()}, {"cache_capacity", LruCache::Default()->capacity_bytes()}};
+  Emit(e);
+}
+
 void RunBuild(const Args& a) {
   auto store = OpenStore(a.table);
   auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
@@ -621,6 +687,7 @@ int main(int argc, char** argv) {
   else if (a.command == "btree") RunBTree(a);
   else if (a.command == "build") RunBuild(a);
   else if (a.command == "rows") RunRows(a);
+  else if (a.command == "lookups") RunLookups(a);
   else if (a.command == "rows-once") RunRowsOnce(a);
   else if (a.command == "zonemap") RunZoneMap(a);
   else Die(lakeindex::Status::InvalidArgument("unknown command " + a.command), "index_bench");

@@ -54,6 +54,8 @@ class RowSet {
   std::vector<uint64_t> ToVector() const;
   // Offsets of one fragment, ascending.
   std::vector<uint32_t> OffsetsIn(uint32_t fragment_id) const;
+  // How many of one fragment's offsets the set holds.
+  uint64_t CardinalityIn(uint32_t fragment_id) const;
 
   RowSet& operator|=(const RowSet& o) { bits_ |= o.bits_; return *this; }
   RowSet& operator&=(const RowSet& o) { bits_ &= o.bits_; return *this; }

@@ -213,6 +213,12 @@ std::vector<uint64_t> RowSet::ToVector() const {
   return out;
 }
 
+uint64_t RowSet::CardinalityIn(uint32_t fragment_id) const {
+  const uint64_t last = MakeRowAddress(fragment_id, UINT32_MAX);
+  const uint64_t before = fragment_id == 0 ? 0 : bits_.rank(MakeRowAddress(fragment_id, 0) - 1);
+  return bits_.rank(last) - before;
+}
+
 std::vector<uint32_t> RowSet::OffsetsIn(uint32_t fragment_id) const {
   std::vector<uint32_t> out;
   for (SetBitCursor it(bits_, MakeRowAddress(fragment_id, 0));

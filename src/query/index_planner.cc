@@ -1,5 +1,7 @@
 #include "query/index_planner.h"
 
+#include <optional>
+
 #include <cmath>
 #include <memory>
 
@@ -177,14 +179,40 @@ void CollectIndexes(const Node& n, std::set<const IndexHandle*>* out) {
   for (const auto& c : n.children) CollectIndexes(*c, out);
 }
 
-// Evaluates the node over `universe` (all rows of the covered fragments).
-Result<SearchResult> Evaluate(const Node& n, const RowSet& universe, IndexPlan* plan) {
+// All rows of the covered fragments, built only when needed: for NOT, and to restrict a leaf's
+// answer when it may hold rows of fragments outside `covered` (several indexes, or segments over
+// fragments this version lacks). A point lookup needs neither, and building it costs more than
+// the search (a run container per 64Ki rows of every covered fragment).
+class Universe {
+ public:
+  Universe(const std::set<uint32_t>& covered, const std::map<uint32_t, uint64_t>& rows, bool restrict_leaves)
+      : covered_(covered), rows_(rows), restrict_leaves_(restrict_leaves) {}
+  bool restrict_leaves() const { return restrict_leaves_; }
+  const RowSet& Get() {
+    if (!set_) {
+      set_.emplace();
+      for (uint32_t f : covered_) set_->AddRange(MakeRowAddress(f, 0), MakeRowAddress(f, 0) + rows_.at(f));
+    }
+    return *set_;
+  }
+
+ private:
+  const std::set<uint32_t>& covered_;
+  const std::map<uint32_t, uint64_t>& rows_;
+  const bool restrict_leaves_;
+  std::optional<RowSet> set_;
+};
+
+// Evaluates the node over the universe (all rows of the covered fragments).
+Result<SearchResult> Evaluate(const Node& n, Universe& universe, IndexPlan* plan) {
   SearchResult out;
   switch (n.kind) {
     case Node::Kind::kLeaf: {
       ASSIGN_OR_RETURN(out, n.index->search(n.query, &plan->counters));
-      out.rows.true_rows &= universe;
-      out.rows.null_rows &= universe;
+      if (universe.restrict_leaves()) {
+        out.rows.true_rows &= universe.Get();
+        out.rows.null_rows &= universe.Get();
+      }
       plan->explain.push_back("index " + n.index->name + " (" + n.index->type + ") serves " + n.text + ": " +
                               std::to_string(out.rows.true_rows.Cardinality()) + " candidate rows" +
                               (out.exactness == Exactness::kExact ? " (exact)" : " (to recheck)"));
@@ -192,7 +220,7 @@ Result<SearchResult> Evaluate(const Node& n, const RowSet& universe, IndexPlan* 
     }
     case Node::Kind::kNot: {
       ASSIGN_OR_RETURN(SearchResult child, Evaluate(*n.children[0], universe, plan));
-      out.rows = NullableRowSet::Not(child.rows, universe);
+      out.rows = NullableRowSet::Not(child.rows, universe.Get());
       return out;
     }
     case Node::Kind::kAnd:
@@ -287,16 +315,17 @@ Result<IndexPlan> PlanWithIndexes(const Expr& filter, const std::vector<IndexHan
       plan.covered = std::move(both);
     }
   }
-  RowSet universe;
+  bool dropped = false;
   for (auto it = plan.covered.begin(); it != plan.covered.end();) {
-    auto rows = fragment_rows.find(*it);
-    if (rows == fragment_rows.end()) {
+    if (!fragment_rows.count(*it)) {
       it = plan.covered.erase(it);  // an index segment over a fragment this version no longer has
+      dropped = true;
       continue;
     }
-    universe.AddRange(MakeRowAddress(*it, 0), MakeRowAddress(*it, 0) + rows->second);
     ++it;
   }
+  // One index whose covered fragments all exist answers only over those fragments.
+  Universe universe(plan.covered, fragment_rows, used.size() > 1 || dropped);
   if (plan.covered.empty()) {
     plan.explain.push_back("indexes cover none of the fragments: full scan");
     return plan;
@@ -317,7 +346,9 @@ Result<IndexPlan> PlanWithIndexes(const Expr& filter, const std::vector<IndexHan
   plan.exact = combined.exactness == Exactness::kExact;
   plan.residual = served.size() < total || !plan.exact;
   plan.candidates = std::move(combined.rows.true_rows);
-  plan.explain.push_back(std::to_string(plan.candidates.Cardinality()) + " candidate rows in " +
+  uint64_t candidates = 0;  // of covered fragments only (a leaf's answer may hold others: see Universe)
+  for (uint32_t f : plan.covered) candidates += plan.candidates.CardinalityIn(f);
+  plan.explain.push_back(std::to_string(candidates) + " candidate rows in " +
                          std::to_string(plan.covered.size()) + " covered fragments" +
                          (plan.residual ? ", rechecked with the full filter" : ", no recheck needed"));
   return plan;

@@ -34,7 +34,9 @@ struct IndexPlan {
   bool exact = false;                // the served part's answer is exact
   bool residual = true;              // some conjunct was not served (or the answer is inexact)
   std::set<uint32_t> covered;        // fragments every used index covers
-  RowSet candidates;                 // rows of covered fragments that may pass (true_rows)
+  // Rows that may pass (true_rows), authoritative for covered fragments only: rows of other
+  // fragments it may hold (a stale segment's, or another index's) mean nothing.
+  RowSet candidates;
   index::SearchCounters counters;
   std::vector<std::string> explain;  // one line per decision
 };

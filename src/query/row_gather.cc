@@ -86,6 +86,7 @@ uint64_t PageBytes(const parquet::PageIndex& index, const std::vector<int>& page
 }
 
 uint64_t ChunkBytes(const parquet::PageIndex& index) {
+  if (index.row_ends.size() == index.pages.size() && !index.pages.empty()) return index.total_bytes;
   uint64_t n = 0;
   for (const auto& p : index.pages) n += uint64_t(p.compressed_size);
   return n;

@@ -368,7 +368,10 @@ Result<std::shared_ptr<const PageIndex>> ParquetReader::CachedPageIndex(int rg, 
   auto load = [&]() -> Result<std::pair<std::shared_ptr<const PageIndex>, size_t>> {
     ASSIGN_OR_RETURN(PageIndex index, LoadPageIndex(rg, column, statistics));
     index.row_ends.reserve(index.pages.size());
-    for (const PageIndexEntry& e : index.pages) index.row_ends.push_back(e.first_row_index + e.num_rows);
+    for (const PageIndexEntry& e : index.pages) {
+      index.row_ends.push_back(e.first_row_index + e.num_rows);
+      index.total_bytes += uint64_t(e.compressed_size);
+    }
     const size_t charge = PageIndexCharge(index) + index.row_ends.capacity() * sizeof(int64_t);
     return std::make_pair(std::make_shared<const PageIndex>(std::move(index)), charge);
   };
@@ -604,10 +607,9 @@ Result<std::vector<ParquetReader::PagePtr>> ParquetReader::ReadPagesShared(int r
                                                                            uint64_t max_hole, uint64_t* loaded) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> shared, CachedPageIndex(rg, column, false));
   const PageIndex& index = *shared;
-  const std::string where = Where(rg, column);
   for (size_t k = 0; k < pages.size(); ++k) {
     if (pages[k] < 0 || size_t(pages[k]) >= index.pages.size() || (k > 0 && pages[k] <= pages[k - 1])) {
-      return Status::InvalidArgument(where + ": no page " + std::to_string(pages[k]) + " (or pages out of order)");
+      return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(pages[k]) + " (or pages out of order)");
     }
   }
   std::vector<PagePtr> out(pages.size());
@@ -621,6 +623,7 @@ Result<std::vector<ParquetReader::PagePtr>> ParquetReader::ReadPagesShared(int r
     if (!out[k]) missing.push_back(k);
   }
   if (missing.empty()) return out;
+  const std::string where = Where(rg, column);
   if (loaded != nullptr) *loaded += missing.size();
   const LeafColumn& leaf = leaves_[size_t(column)];
   const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;

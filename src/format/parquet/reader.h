@@ -62,6 +62,7 @@ struct PageIndex {
   // pages[i].first_row_index + pages[i].num_rows for each page: the compact array that row
   // lookups binary-search (a PageIndexEntry spans two cache lines). Filled by the reader.
   std::vector<int64_t> row_ends;
+  uint64_t total_bytes = 0;  // sum of compressed_size (with row_ends)
 };
 
 // The tail of a Parquet file: [first byte of its page index (of its footer when it has none),
