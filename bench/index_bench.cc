@@ -539,6 +539,8 @@ void RunRows(const Args& a) {
 
 void RunLookups(const Args& a) {
   json spec = LoadJson(a.queries);
+  ResetPeakRss();
+  const uint64_t rss_before = RssBytes();
   auto store = OpenStore(a.table);
   auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
   auto indexes = CheckResult(query::OpenIndexes(*table, {}), "open indexes");
@@ -591,7 +593,9 @@ void RunLookups(const Args& a) {
       Emit(j);
     }
   }
-  json e = {{"bench", "lookups_engine"}, {"engine", "lakeindex"}, {"rss_bytes", RssBytes()},
+  // Memory held = RSS now less RSS before the table was opened (the query file is loaded before).
+  json e = {{"bench", "lookups_engine"}, {"engine", "lakeindex"}, {"lakeindex_version", "library (index_bench)"},
+            {"rss_held_bytes", RssBytes() - rss_before}, {"peak_rss_bytes", PeakRssBytes()},
             {"cache_bytes", LruCache::Default()->size_bytes()}, {"cache_capacity", LruCache::Default()->capacity_bytes()}};
   Emit(e);
 }

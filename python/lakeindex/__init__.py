@@ -88,6 +88,12 @@ class Table:
         names, columns = self._t.query(where or "", _names(select), sample, limit)
         return dict(zip(names, columns))
 
+    def count(self, where=None):
+        """How many rows `where` (SQL) holds for (every live row when None). A filter that a
+        BTree answers exactly is counted from the index and the deletion vectors, without reading
+        data files; other filters read only the columns they test."""
+        return self._t.count(where or "")
+
     def explain(self, where=None, sample=None, analyze=False):
         """The plan (as `lakeindex explain --json`): pruning decisions, fragments to scan and,
         with analyze=True, what running it read."""

@@ -77,6 +77,10 @@ class TableTest(unittest.TestCase):
         self.assertEqual(stats["columns"]["id"]["min"], 0)
         analyzed = t.explain("id = 1500", analyze=True)
         self.assertEqual(analyzed["rows_returned"], 1)
+        # Counts agree with the rows, through the index (exact) and without it (a scan).
+        self.assertEqual(t.count(), len(left))
+        self.assertEqual(t.count("id < 1000"), len([i for i in left if i < 1000]))
+        self.assertEqual(t.count("id < 1000 AND x > 250"), len(t.query("id < 1000 AND x > 250", select=["id"])["id"]))
         # Time travel: version 1 still has every row.
         self.assertEqual(len(lakeindex.Table.open(t.path, version=1).query(select=["id"])["id"]), ROWS)
 

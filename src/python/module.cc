@@ -177,6 +177,17 @@ class PyTable {
     return py::make_tuple(names, columns);
   }
 
+  // COUNT(*) WHERE where: from the index and deletion vectors where an exact index answers.
+  uint64_t Count(const std::string& where) {
+    return Check(Unlocked([&]() -> Result<uint64_t> {
+      std::vector<query::IndexHandle> indexes;
+      if (!where.empty()) {
+        ASSIGN_OR_RETURN(indexes, Indexes());
+      }
+      return query::CountWhere(*table_, where, std::move(indexes));
+    }));
+  }
+
   // The plan and counters of `lakeindex explain --json` (analyze: run the query and count).
   py::dict Explain(const std::string& where, std::optional<double> sample, bool analyze) {
     nlohmann::json j = Check(Unlocked([&]() -> Result<nlohmann::json> {
@@ -498,6 +509,7 @@ PYBIND11_MODULE(_lakeindex, m) {
            py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
       .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
+      .def("count", &PyTable::Count, py::arg("where"))
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
       .def("stats", &PyTable::Stats)

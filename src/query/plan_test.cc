@@ -139,5 +139,45 @@ TEST(PlanTest, TakeNeverReadsMoreDataBytesThanTheScan) {
   EXPECT_GT(takes, 5u);
 }
 
+// Counting: the count of every random filter equals the rows the scan returns, with and without
+// indexes; a filter the btree answers exactly is counted without reading a data file.
+TEST(PlanTest, CountsMatchTheScanAndExactIndexCountsReadNoDataFile) {
+  size_t from_index = 0;
+  for (uint64_t seed : {1, 2}) {
+    Fixture fx;
+    MakeTable(&fx, seed);
+    Schema schema = Schema::Parse(testgen::kSchema).value();
+    Rng rng(seed * 31);
+    ExprGen gen(schema, rng);
+    auto indexes = OpenIndexes(*fx.table, {});
+    ASSERT_TRUE(indexes.ok());
+    std::vector<std::string> filters = {"", "i64 = 1", "i64 IN (0, 2)", "s = 'a'", "i64 BETWEEN -1 AND 0", "i64 IS NULL"};
+    for (int i = 0; i < 100; ++i) filters.push_back(gen.Gen(2));
+    for (const std::string& where : filters) {
+      ScanCounters counters;
+      const size_t rows = testgen::ScanRids(*fx.table, where, &counters).size();
+      auto plain = CountWhere(*fx.table, where);
+      ASSERT_TRUE(plain.ok()) << where << ": " << plain.status().ToString();
+      EXPECT_EQ(*plain, rows) << where;
+      fx.store->data_bytes = 0;
+      auto indexed = CountWhere(*fx.table, where, *indexes);
+      ASSERT_TRUE(indexed.ok()) << where;
+      EXPECT_EQ(*indexed, rows) << where;
+      if (fx.store->data_bytes == 0) ++from_index;
+    }
+    // The exact btree filters of the list: no data file read at all.
+    for (std::string where : {"i64 = 1", "i64 IN (0, 2)", "s = 'a'", "i64 BETWEEN -1 AND 0", ""}) {
+      auto fresh = table::Table::Open(fx.store);
+      ASSERT_TRUE(fresh.ok());
+      auto idx = OpenIndexes(**fresh, {});
+      ASSERT_TRUE(idx.ok());
+      fx.store->data_bytes = 0;
+      ASSERT_TRUE(CountWhere(**fresh, where, *idx).ok());
+      EXPECT_EQ(fx.store->data_bytes, 0u) << where;
+    }
+  }
+  EXPECT_GT(from_index, 10u);
+}
+
 }  // namespace
 }  // namespace lakeindex::query

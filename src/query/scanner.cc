@@ -121,7 +121,10 @@ Status Scanner::Init(const ScanRequest& request) {
     CollectColumns(*filter_, &filter_columns);
   }
   std::vector<int> output;
-  if (request.select.empty()) {
+  count_only_ = request.count_only;
+  if (count_only_) {
+    // No output column: only the filter's columns are read.
+  } else if (request.select.empty()) {
     for (size_t c = 0; c < schema.num_fields(); ++c) {
       if (schema.field(c).name.rfind('_', 0) != 0) output.push_back(int(c));
     }
@@ -234,12 +237,42 @@ PlanStep Scanner::DecideFragment(const table::FragmentMeta& frag, std::set<int>*
   return step;
 }
 
+Result<bool> Scanner::CountWithoutReading(const table::FragmentMeta& frag, const PlanStep& step, UnitOutput* out) const {
+  uint64_t n = 0;
+  if (step.kind == StepKind::kFragmentTake && !index_plan_.residual && !limit_) {
+    // The index's answer is exact and complete: its candidates less the deleted rows.
+    const std::vector<uint32_t>* candidates = IndexCandidates(frag.id);
+    ASSIGN_OR_RETURN(std::shared_ptr<const roaring::Roaring> deleted, table_->Deletions(frag));
+    n = candidates->size();
+    if (!deleted->isEmpty()) {
+      for (uint32_t r : *candidates) n -= deleted->contains(r) ? 1 : 0;
+    }
+  } else if (step.kind == StepKind::kFragmentScan && !filter_ && !limit_) {
+    n = frag.live_rows();
+  } else {
+    return false;
+  }
+  if (n > 0) {
+    out->batches.push_back(Batch(output_schema_, {}, size_t(n)));
+    out->addresses.emplace_back();
+    out->counters.rows_returned += n;
+  }
+  return true;
+}
+
 Result<std::shared_ptr<Scanner::OpenFragment>> Scanner::OpenFragmentAt(const table::FragmentMeta& frag,
                                                                         UnitOutput* out) const {
   auto open = std::make_shared<OpenFragment>();
   open->meta = &frag;
   PlanStep step = DecideFragment(frag, &open->no_nan);
   const bool read = step.kind == StepKind::kFragmentTake || step.kind == StepKind::kFragmentScan;
+  if (read && count_only_) {
+    ASSIGN_OR_RETURN(bool counted, CountWithoutReading(frag, step, out));
+    if (counted) {
+      out->plan.push_back(std::move(step));
+      return std::shared_ptr<OpenFragment>();
+    }
+  }
   out->plan.push_back(std::move(step));
   if (!read) return std::shared_ptr<OpenFragment>();
   ++out->counters.fragments_scanned;
@@ -637,6 +670,21 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
   j["bytes_read"] = io.bytes_read.load();
   j["io_requests"] = io.read_requests.load() + io.list_requests.load();
   return j;
+}
+
+Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes) {
+  ScanRequest request;
+  request.where = where;
+  request.count_only = true;
+  request.indexes = std::move(indexes);
+  ASSIGN_OR_RETURN(auto scanner, Scanner::Make(&table, request));
+  uint64_t n = 0;
+  Batch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
+    if (!more) return n;
+    n += batch.num_rows();
+  }
 }
 
 Result<uint64_t> DeleteWhere(table::Table* table, const std::string& where, std::vector<IndexHandle> indexes) {

@@ -46,6 +46,11 @@ struct ScanRequest {
   // it (deterministic and nested across fractions), reading only blocks whose weights start
   // below it.
   std::optional<double> sample;
+  // Count only: batches have no columns, just the number of matching rows (`select` is
+  // ignored). Fragments that an exact index answers whole are counted from the index and the
+  // deletion vector, without opening their data file; without a filter, from the manifest.
+  // Other fragments read only the filter's columns.
+  bool count_only = false;
 };
 
 // Counters that do not depend on machine load (see DESIGN.md, explain --analyze).
@@ -102,6 +107,9 @@ class Scanner {
   // What to do with a fragment: the one decision plain explain shows and the scan follows.
   // `no_nan` receives the table columns the manifest proves NaN-free.
   PlanStep DecideFragment(const table::FragmentMeta& frag, std::set<int>* no_nan) const;
+  // count_only: counts `frag` without reading its data file when `step` allows (an exact take, or
+  // no filter), into *out; false when the fragment must be read.
+  Result<bool> CountWithoutReading(const table::FragmentMeta& frag, const PlanStep& step, UnitOutput* out) const;
   // Opens a fragment for reading, or returns nullptr when statistics or indexes skip it.
   Result<std::shared_ptr<OpenFragment>> OpenFragmentAt(const table::FragmentMeta& frag, UnitOutput* out) const;
   // Every row group of one fragment (parallel scans run one per pool task).
@@ -129,6 +137,7 @@ class Scanner {
   Schema output_schema_;
   std::optional<uint64_t> limit_;
   bool want_addresses_ = false;
+  bool count_only_ = false;
   bool moveable_output_ = true;  // no output column repeats a read column
   IndexPlan index_plan_;
   std::map<uint32_t, std::vector<uint32_t>> index_candidates_;  // covered fragment -> offsets
@@ -146,6 +155,10 @@ class Scanner {
   std::vector<PlanStep> plan_;
   bool done_ = false;
 };
+
+// The number of rows of `table` where `where` is TRUE (every live row when empty), as
+// ScanRequest::count_only counts them.
+Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes = {});
 
 // Deletes the rows of `table` where `where` is TRUE (using `indexes` to find them) and commits a
 // new version; returns how many rows were newly deleted (0: no new version).
