@@ -27,7 +27,7 @@ demo: build
 	./$(BUILD)/lakeindex demo
 
 bench: build
-	@[ -d bench/node_modules/better-sqlite3 ] || (cd bench && npm ci --no-audit --no-fund >&2)
+	@[ -d bench/node_modules/better-sqlite3 ] && [ -d bench/node_modules/@lancedb/lancedb ] || (cd bench && npm ci --no-audit --no-fund >&2)
 	bench/run.sh $(BUILD)
 
 sanitize: deps

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 
 import { layoutSection } from './report_layout.mjs';
+import { lookupTables } from './report_lookups.mjs';
 
 const lines = readFileSync(process.argv[2], 'utf8').split('\n').filter((l) => l.trim() !== '');
 const meta = {};
@@ -387,6 +388,28 @@ if (zm.length) {
       }
     }
   }
+  p();
+}
+
+// ---- whole-row lookups beside Lance (issue 16): bench/lookup_bench.sh, bench/report_lookups.mjs ----
+const lookupLines = results.filter((r) => r.bench === 'lookups' || r.bench === 'lookups_engine');
+if (lookupLines.length) {
+  p('## Lookups beside Lance, DuckDB and SQLite (issue 16)');
+  p();
+  p('Run by `bench/run.sh` after the index benchmarks (`BENCH_LOOKUPS=1`, the default), or alone:');
+  p('`bench/lookup_bench.sh BUILD_DIR` (docs/lookup-bench.md). One query set for every engine');
+  p('(`bench/lookup_peers.mjs queries`, literal values drawn from the data, expected row counts from');
+  p('DuckDB), 10M events rows, hot: each engine opens its table once and runs every lookup once before');
+  p('timing it. *lakeindex* = the library (`index_bench lookups`: Table::Open + OpenIndexes once, a');
+  p('Scanner per lookup), *lakeindex_python* = `Table.query(where=..., select=...)` of the Python');
+  p('module (numpy arrays out); the table has 1M-row files with 1024-row pages and BTrees on id, score');
+  p('and name. Lance = LanceDB\'s Node SDK 0.31.0 with BTREE scalar indexes (its plans show');
+  p('`ScalarIndexQuery` for every query); DuckDB native = an in-memory table with ART indexes (they');
+  p('serve `=` and `IN`; ranges and prefixes are scans), DuckDB Parquet = `read_parquet` of the file');
+  p('(no index); SQLite = a file database with B-tree indexes (prefixes as `GLOB`). Cells: median per');
+  p('lookup (p90).');
+  p();
+  for (const line of lookupTables(lookupLines)) p(line);
   p();
 }
 

@@ -8,6 +8,8 @@
 # BENCH_OUT (default bench/RESULTS.md); BENCH_INDEX (default 1: also the index benchmarks, BTree
 # vs DuckDB ART / SQLite / in-memory and zone map vs DuckDB, after the rounds) on their own data
 # of BENCH_INDEX_ROWS rows (default 10000000), each measurement BENCH_INDEX_REPEAT times (5);
+# BENCH_LOOKUPS (default 1: also the whole-row lookups beside Lance, DuckDB and SQLite of issue
+# 16, bench/lookup_bench.sh, after the index benchmarks; needs `(cd bench && npm ci)`);
 # BENCH_LAYOUT (default 1: also the layout benchmarks of issue 9, bench/layout_bench.sh, last).
 # The index peers need SQLite: `(cd bench && npm ci)` (better-sqlite3, bench/package.json).
 # Generated data is cached under bench/data/events-<rows>-<seed>/ (gitignored); delete it to
@@ -27,6 +29,7 @@ index=${BENCH_INDEX:-1}
 index_rows=${BENCH_INDEX_ROWS:-10000000}
 index_repeat=${BENCH_INDEX_REPEAT:-5}
 layout=${BENCH_LAYOUT:-1}
+lookups=${BENCH_LOOKUPS:-1}
 
 cli=$build/lakeindex
 pq=$build/parquet_bench
@@ -140,6 +143,13 @@ if [[ $index = 1 ]]; then
   rm -rf "$idata/scratch"
 fi
 
+# ---- whole-row lookups beside Lance (issue 16): bench/lookup_bench.sh -----------------------------
+if [[ $lookups = 1 ]]; then
+  log "lookups beside Lance, DuckDB and SQLite (bench/lookup_bench.sh)"
+  LOOKUP_ROWS=$index_rows LOOKUP_SEED=$seed "$root/bench/lookup_bench.sh" "$build" >&2
+  cat "$root/bench/data/events-$index_rows-$seed/lookups.jsonl" >>"$results"
+fi
+
 # ---- layouts (issue 9): bench/layout_bench.sh, appending to the same results ----------------------
 if [[ $layout = 1 ]]; then
   log "layouts (bench/layout_bench.sh)"
@@ -155,6 +165,7 @@ cmd="bench/run.sh ${1:-build}"
 [[ $index_rows = 10000000 ]] || cmd="BENCH_INDEX_ROWS=$index_rows $cmd"
 [[ $index_repeat = 5 ]] || cmd="BENCH_INDEX_REPEAT=$index_repeat $cmd"
 [[ $layout = 1 ]] || cmd="BENCH_LAYOUT=$layout $cmd"
+[[ $lookups = 1 ]] || cmd="BENCH_LOOKUPS=$lookups $cmd"
 {
   printf '{"meta": {'
   printf '"command": %s, ' "$(json_str "$cmd   (or: make bench)")"

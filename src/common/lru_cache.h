@@ -71,6 +71,9 @@ class LruCache {
   Value Lookup(const Key& key);
   // Whether `key` is held (no recency change, never waits).
   bool Contains(const Key& key);
+  // Adds `delta` bytes to the charge of a held entry (a value that grows after it was inserted,
+  // such as a chunk's table of decoded pages); evicts as needed. No-op when `key` is not held.
+  void AddCharge(const Key& key, size_t delta);
   // Typed forms: T must be the type the value was stored with.
   template <typename T>
   Result<std::shared_ptr<const T>> GetOrLoadAs(const Key& key, const std::function<Result<std::pair<std::shared_ptr<const T>, size_t>>()>& load,

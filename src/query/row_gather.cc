@@ -98,13 +98,13 @@ Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, cons
   ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(*index, ranges, reader.path()));
   counters->pages_total += index->pages.size();
   counters->pages_read += pages.size();
-  ASSIGN_OR_RETURN(std::vector<parquet::ParquetReader::PagePtr> decoded,
+  ASSIGN_OR_RETURN(parquet::ParquetReader::PageSpan decoded,
                    reader.ReadPagesShared(rg, column, pages, kCoalesceHoleBytes, &counters->pages_loaded));
   size_t k = 0;
   return WalkPages(*index, ranges, reader.path(), [&](size_t p, uint64_t from, uint64_t to) {
     while (pages[k] != int(p)) ++k;  // pages ascend with the rows
     const uint64_t first = uint64_t(index->pages[p].first_row_index);
-    out->AppendSlice(*decoded[k], size_t(from - first), size_t(to - from));
+    out->AppendSlice(*decoded.pages[k], size_t(from - first), size_t(to - from));
   });
 }
 

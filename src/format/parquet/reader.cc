@@ -582,29 +582,51 @@ Result<std::shared_ptr<const PageDictionary>> ParquetReader::CachedDictionary(in
   return cache_->GetOrLoadAs<PageDictionary>(*key, load);
 }
 
+namespace {
+// The decoded data pages of one column chunk held by the cache, by page number (null = not
+// decoded). Pages are only ever added, so a page stays valid as long as the table does; the
+// cache charges the table for every page added and drops the whole table when it is evicted.
+struct ChunkPages {
+  explicit ChunkPages(size_t n) : pages(n) {}
+  mutable std::mutex mu;
+  mutable std::vector<std::shared_ptr<const Column>> pages;  // guarded by mu
+  size_t MemoryBytes() const { return sizeof(*this) + pages.capacity() * sizeof(pages[0]); }
+};
+
+// The decoded pages of a read that did not go through the cache.
+struct LoosePages {
+  std::vector<std::shared_ptr<const Column>> pages;
+};
+}  // namespace
+
 Result<uint64_t> ParquetReader::UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column, false));
+  std::shared_ptr<const ChunkPages> chunk;
+  if (cache_pages_) {
+    if (auto key = CacheKey(CacheItem::kChunkPages, rg, column, 0)) chunk = cache_->LookupAs<ChunkPages>(*key);
+  }
+  std::unique_lock<std::mutex> lock;
+  if (chunk) lock = std::unique_lock<std::mutex>(chunk->mu);
   uint64_t bytes = 0;
   for (int p : pages) {
     if (p < 0 || size_t(p) >= index->pages.size()) return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(p));
-    std::optional<LruCache::Key> key;
-    if (cache_pages_) key = CacheKey(CacheItem::kDataPage, rg, column, p);
-    if (!key || !cache_->Contains(*key)) bytes += uint64_t(index->pages[size_t(p)].compressed_size);
+    if (!chunk || !chunk->pages[size_t(p)]) bytes += uint64_t(index->pages[size_t(p)].compressed_size);
   }
   return bytes;
 }
 
 Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const std::vector<int>& pages,
                                                     uint64_t max_hole) const {
-  ASSIGN_OR_RETURN(std::vector<PagePtr> shared, ReadPagesShared(rg, column, pages, max_hole));
+  ASSIGN_OR_RETURN(PageSpan span, ReadPagesShared(rg, column, pages, max_hole));
   std::vector<Column> out;
-  out.reserve(shared.size());
-  for (const PagePtr& p : shared) out.push_back(*p);
+  out.reserve(span.pages.size());
+  for (const Column* p : span.pages) out.push_back(*p);
   return out;
 }
 
-Result<std::vector<ParquetReader::PagePtr>> ParquetReader::ReadPagesShared(int rg, int column, const std::vector<int>& pages,
-                                                                           uint64_t max_hole, uint64_t* loaded) const {
+
+Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(int rg, int column, const std::vector<int>& pages,
+                                                               uint64_t max_hole, uint64_t* loaded) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> shared, CachedPageIndex(rg, column, false));
   const PageIndex& index = *shared;
   for (size_t k = 0; k < pages.size(); ++k) {
@@ -612,15 +634,31 @@ Result<std::vector<ParquetReader::PagePtr>> ParquetReader::ReadPagesShared(int r
       return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(pages[k]) + " (or pages out of order)");
     }
   }
-  std::vector<PagePtr> out(pages.size());
+  PageSpan out;
+  out.pages.resize(pages.size());
   if (pages.empty()) return out;
-  // Pages the cache holds are shared; the rest are read below.
+  // The chunk's table of cached pages; those it holds are shared, the rest are read below.
+  std::shared_ptr<const ChunkPages> chunk;
+  std::optional<LruCache::Key> chunk_key;
+  if (cache_pages_) chunk_key = CacheKey(CacheItem::kChunkPages, rg, column, 0);
+  if (chunk_key) {
+    const size_t n = index.pages.size();
+    ASSIGN_OR_RETURN(chunk, cache_->GetOrLoadAs<ChunkPages>(*chunk_key, [n]() -> Result<std::pair<std::shared_ptr<const ChunkPages>, size_t>> {
+      auto table = std::make_shared<const ChunkPages>(n);
+      const size_t charge = table->MemoryBytes();
+      return std::make_pair(std::move(table), charge);
+    }));
+    out.owner = chunk;
+  }
   std::vector<size_t> missing;  // positions in `pages`
-  for (size_t k = 0; k < pages.size(); ++k) {
-    std::optional<LruCache::Key> key;
-    if (cache_pages_) key = CacheKey(CacheItem::kDataPage, rg, column, pages[k]);
-    if (key) out[k] = cache_->LookupAs<Column>(*key);
-    if (!out[k]) missing.push_back(k);
+  if (chunk) {
+    std::lock_guard<std::mutex> lock(chunk->mu);
+    for (size_t k = 0; k < pages.size(); ++k) {
+      out.pages[k] = chunk->pages[size_t(pages[k])].get();
+      if (out.pages[k] == nullptr) missing.push_back(k);
+    }
+  } else {
+    for (size_t k = 0; k < pages.size(); ++k) missing.push_back(k);
   }
   if (missing.empty()) return out;
   const std::string where = Where(rg, column);
@@ -634,6 +672,8 @@ Result<std::vector<ParquetReader::PagePtr>> ParquetReader::ReadPagesShared(int r
   ColumnChunkDecoder decoder(leaf, Codec(uint8_t(m.codec)), bound);
   ASSIGN_OR_RETURN(std::shared_ptr<const PageDictionary> dict, CachedDictionary(rg, column));
   if (dict != nullptr && dict != NoDictionary()) decoder.UseDictionary(std::move(dict));
+  auto loose = chunk ? nullptr : std::make_shared<LoosePages>();
+  size_t added = 0;  // bytes added to the chunk's table
   // Runs of pages no more than max_hole bytes apart, each fetched with one read.
   size_t i = 0;
   while (i < missing.size()) {
@@ -662,19 +702,25 @@ Result<std::vector<ParquetReader::PagePtr>> ParquetReader::ReadPagesShared(int r
         return Status::Corruption(where + ": page at offset " + std::to_string(e.offset) + " holds " +
                                   std::to_string(got) + " rows, the page index says " + std::to_string(e.num_rows));
       }
-      std::optional<LruCache::Key> key;
-      if (cache_pages_) key = CacheKey(CacheItem::kDataPage, rg, column, pages[k]);
-      if (key) {
-        // Another thread may have decoded the same page meanwhile: either copy is the same.
-        const size_t charge = ColumnCharge(*col);
-        PagePtr page = col;
-        ASSIGN_OR_RETURN(out[k], cache_->GetOrLoadAs<Column>(*key, [&]() -> Result<std::pair<PagePtr, size_t>> {
-          return std::make_pair(page, charge);
-        }));
+      if (chunk) {
+        // Another thread may have decoded the same page meanwhile: keep the first copy.
+        std::lock_guard<std::mutex> lock(chunk->mu);
+        auto& slot = chunk->pages[size_t(pages[k])];
+        if (!slot) {
+          added += ColumnCharge(*col);
+          slot = std::move(col);
+        }
+        out.pages[k] = slot.get();
       } else {
-        out[k] = std::move(col);
+        out.pages[k] = col.get();
+        loose->pages.push_back(std::move(col));
       }
     }
+  }
+  if (chunk) {
+    if (added > 0) cache_->AddCharge(*chunk_key, added);
+  } else {
+    out.owner = std::move(loose);
   }
   return out;
 }

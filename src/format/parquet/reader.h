@@ -123,10 +123,14 @@ class ParquetReader {
   Result<std::vector<Column>> ReadPages(int rg, int column, const std::vector<int>& pages, uint64_t max_hole) const;
   // The same without copies: pages held by the cache are shared, the others are read (with
   // `max_hole` as above), decoded and, with OpenOptions::cache_pages, kept. `*loaded` (optional)
-  // is incremented by the number of pages that were read from the store.
-  using PagePtr = std::shared_ptr<const Column>;
-  Result<std::vector<PagePtr>> ReadPagesShared(int rg, int column, const std::vector<int>& pages, uint64_t max_hole,
-                                               uint64_t* loaded = nullptr) const;
+  // is incremented by the number of pages that were read from the store. The pages stay valid as
+  // long as the returned span lives.
+  struct PageSpan {
+    std::vector<const Column*> pages;    // one per requested page
+    std::shared_ptr<const void> owner;   // keeps them alive
+  };
+  Result<PageSpan> ReadPagesShared(int rg, int column, const std::vector<int>& pages, uint64_t max_hole,
+                                   uint64_t* loaded = nullptr) const;
   // Compressed bytes of those of `pages` (valid page numbers of the chunk) whose decoded form the
   // cache does not hold: what ReadPagesShared would read for them.
   Result<uint64_t> UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const;
@@ -171,7 +175,9 @@ class ParquetReader {
   Result<std::shared_ptr<const PageDictionary>> CachedDictionary(int rg, int column) const;
   // The cache key of one item of this file; nullopt when rg/column/page exceed the key's fields
   // (then the item is not cached).
-  enum class CacheItem : uint64_t { kPageIndex = 1, kDictionary = 2, kDataPage = 3, kPageLocations = 4 };
+  // kChunkPages: one entry per column chunk, the table of its decoded data pages (ChunkPages in
+  // reader.cc), so that a lookup costs one cache probe per chunk, not one per page.
+  enum class CacheItem : uint64_t { kPageIndex = 1, kDictionary = 2, kChunkPages = 3, kPageLocations = 4 };
   std::optional<LruCache::Key> CacheKey(CacheItem item, int rg, int column, int page) const;
 
   LruCache* cache_ = nullptr;
