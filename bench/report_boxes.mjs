@@ -7,7 +7,8 @@
 // over all timed runs of the selectivity's boxes; "rows" = mean rows per box; "read/ret" =
 // lakeindex's rows read over rows returned (Table.explain(analyze=True)); "!" marks an engine
 // whose row counts differ from the query file's (DuckDB count(*) on read_parquet).
-// Table 2: per engine, setup steps and times, memory held, peak RSS and on-disk size.
+// Table 2: per engine, setup steps and times, memory held, peak RSS and on-disk size (lakeindex:
+// the current version's data files, then the table directories with the pre-layout files).
 
 import { readFileSync } from 'node:fs';
 
@@ -62,6 +63,6 @@ for (const e of engines) {
   if (!l) continue;
   const version = l.duckdb_version ?? l.sqlite_version ?? l.lakeindex_version ?? '';
   const setup = Object.entries(l.setup ?? {}).map(([k, v]) => `${k} ${sec(v)}`).join('; ');
-  out.push(`| ${e} | ${version} | ${setup} | ${l.open_s !== undefined ? `${(l.open_s * 1000).toFixed(0)} ms` : '—'} | ${mib(l.rss_held_bytes)} | ${mib(l.peak_rss_bytes)} | ${l.disk_bytes ? mib(l.disk_bytes) : '—'} |`);
+  out.push(`| ${e} | ${version} | ${setup} | ${l.open_s !== undefined ? `${(l.open_s * 1000).toFixed(0)} ms` : '—'} | ${mib(l.rss_held_bytes)} | ${mib(l.peak_rss_bytes)} | ${l.data_bytes ? `${mib(l.data_bytes)} (dir ${mib(l.disk_bytes)})` : l.disk_bytes ? mib(l.disk_bytes) : '—'} |`);
 }
 process.stdout.write(out.join('\n') + '\n');

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "query/index_manager.h"
 #include "query/random_expr_for_test.h"
 #include "query/scanner.h"
@@ -15,7 +17,8 @@ using lakeindex::testing::Rng;
 using testgen::ExprGen;
 using testgen::WithRid;
 
-// Counts the bytes read from data files (under data/), on top of the usual counters.
+// Counts the bytes read from data files (under data/), on top of the usual counters (atomic:
+// parallel scans read fragments from several threads).
 class DataBytesStore : public InstrumentedStore {
  public:
   using InstrumentedStore::InstrumentedStore;
@@ -24,7 +27,7 @@ class DataBytesStore : public InstrumentedStore {
     if (path.find("data/") != std::string_view::npos) data_bytes += bytes.size();
     return bytes;
   }
-  uint64_t data_bytes = 0;
+  std::atomic<uint64_t> data_bytes{0};
 };
 
 std::vector<std::pair<StepKind, uint32_t>> FragmentDecisions(const Scanner& s) {
@@ -125,7 +128,7 @@ TEST(PlanTest, TakeNeverReadsMoreDataBytesThanTheScan) {
         ScanCounters counters;
         *rids = testgen::ScanRids(**t, where, &counters, r.indexes);
         *rows_read = counters.rows_read;
-        return fx.store->data_bytes;
+        return fx.store->data_bytes.load();
       };
       std::vector<uint32_t> scanned, taken;
       uint64_t scan_rows = 0, take_rows = 0;
@@ -173,7 +176,7 @@ TEST(PlanTest, CountsMatchTheScanAndExactIndexCountsReadNoDataFile) {
       ASSERT_TRUE(idx.ok());
       fx.store->data_bytes = 0;
       ASSERT_TRUE(CountWhere(**fresh, where, *idx).ok());
-      EXPECT_EQ(fx.store->data_bytes, 0u) << where;
+      EXPECT_EQ(fx.store->data_bytes.load(), 0u) << where;
     }
   }
   EXPECT_GT(from_index, 10u);

@@ -48,6 +48,29 @@ class MapStatsProvider : public StatsProvider {
   std::set<int> nan_known_;
 };
 
+// Statistics of one column only (a page of the page index): no allocation per page.
+class OneColumnStats : public StatsProvider {
+ public:
+  const ColumnStats* Stats(int column_index) const override { return column_index == column_ && known_ ? &stats_ : nullptr; }
+  bool NanCountKnown(int column_index) const override { return column_index == column_ && nan_known_; }
+  // The page's statistics; known() is false when the page has none (its null count is unknown).
+  void SetPage(int column, const parquet::PageIndexEntry& page, bool nan_known) {
+    column_ = column;
+    nan_known_ = nan_known;
+    known_ = page.null_count.has_value();
+    if (!known_) return;
+    stats_.min = page.null_page ? std::nullopt : page.min;
+    stats_.max = page.null_page ? std::nullopt : page.max;
+    stats_.null_count = uint64_t(*page.null_count);
+    stats_.row_count = uint64_t(page.num_rows);
+  }
+
+ private:
+  int column_ = -1;
+  bool nan_known_ = false, known_ = false;
+  ColumnStats stats_;
+};
+
 }  // namespace
 
 struct Scanner::OpenFragment {
@@ -105,7 +128,8 @@ Status Scanner::Init(const ScanRequest& request) {
   if (!request.where.empty()) {
     ASSIGN_OR_RETURN(parsed, ParseExpression(request.where));
   }
-  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(table_->manifest()));
+  ASSIGN_OR_RETURN(std::shared_ptr<const std::optional<layout::LayoutMeta>> shared_layout, layout::LoadLayout(*table_));
+  const std::optional<layout::LayoutMeta>& table_layout = *shared_layout;
   if (request.sample) {
     const double f = *request.sample;
     if (!(f > 0 && f <= 1)) return Status::InvalidArgument("--sample must be a fraction in (0, 1], got " + FormatDouble(f));
@@ -479,16 +503,10 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       if (!pi.ok()) return pi.status().WithContext(where());
       if (!(*pi)->has_statistics) continue;
       Ranges keep;
+      OneColumnStats page_stats;
+      const bool nan_known = open.no_nan.count(c) > 0;
       for (const parquet::PageIndexEntry& page : (*pi)->pages) {
-        MapStatsProvider page_stats;
-        if (page.null_count) {
-          ColumnStats s;
-          s.min = page.null_page ? std::nullopt : page.min;
-          s.max = page.null_page ? std::nullopt : page.max;
-          s.null_count = uint64_t(*page.null_count);
-          s.row_count = uint64_t(page.num_rows);
-          page_stats.Set(c, std::move(s), open.no_nan.count(c) > 0);
-        }
+        page_stats.SetPage(c, page, nan_known);
         if (MayMatch(*filter_, page_stats)) {
           uint64_t b = uint64_t(page.first_row_index), e = b + uint64_t(page.num_rows);
           if (!keep.empty() && keep.back().second == b) {

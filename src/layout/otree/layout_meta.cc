@@ -137,4 +137,13 @@ Result<std::optional<LayoutMeta>> LoadLayout(const table::Manifest& manifest) {
   return std::optional<LayoutMeta>(std::move(m));
 }
 
+Result<std::shared_ptr<const std::optional<LayoutMeta>>> LoadLayout(const table::Table& table) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const void> parsed,
+                   table.SharedObject("layout@" + std::to_string(table.version()), [&]() -> Result<std::shared_ptr<const void>> {
+                     ASSIGN_OR_RETURN(std::optional<LayoutMeta> meta, LoadLayout(table.manifest()));
+                     return std::shared_ptr<const void>(std::make_shared<const std::optional<LayoutMeta>>(std::move(meta)));
+                   }));
+  return std::static_pointer_cast<const std::optional<LayoutMeta>>(parsed);
+}
+
 }  // namespace lakeindex::layout

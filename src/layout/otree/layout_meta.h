@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@
 #include "lakeindex/status.h"
 #include "lakeindex/types.h"
 #include "table/manifest.h"
+#include "table/table.h"
 
 namespace lakeindex::layout {
 
@@ -76,5 +79,8 @@ struct LayoutMeta {
 
 // The layout of a manifest: nullopt when it has none.
 Result<std::optional<LayoutMeta>> LoadLayout(const table::Manifest& manifest);
+// The same for the table's version, parsed once per Table and version (Table::SharedObject):
+// queries on an OTree table would otherwise parse every block's cube from JSON each time.
+Result<std::shared_ptr<const std::optional<LayoutMeta>>> LoadLayout(const table::Table& table);
 
 }  // namespace lakeindex::layout
