@@ -2,7 +2,7 @@
 // bench/index_peers.mjs): opening DuckDB (from tests/duckdb) and SQLite (from bench/), SQL
 // quoting, timing, peak memory and the JSON result lines that bench/report.mjs reads.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -92,4 +92,34 @@ export function latencyJson(us, cpuS) {
   const pct = (p) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : 0);
   return { n: us.length, median_us: median(us), p10_us: pct(0.1), p90_us: pct(0.9),
            cpu_us: us.length ? (cpuS * 1e6) / us.length : 0 };
+}
+
+// Runs the garbage collector when node was started with --expose-gc (between measurements).
+export const gc = () => { if (globalThis.gc) globalThis.gc(); };
+
+// The 90th percentile of xs.
+export function p90(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(0.9 * s.length))] : NaN;
+}
+
+// Bytes of a file, or of every file under a directory (0 when missing).
+export function dirBytes(p) {
+  if (!existsSync(p)) return 0;
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.size;
+  let n = 0;
+  for (const e of readdirSync(p)) n += dirBytes(path.join(p, e));
+  return n;
+}
+
+// mulberry32: a small deterministic PRNG, uniform in [0, 1).
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

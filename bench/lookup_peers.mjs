@@ -44,6 +44,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { dirBytes, gc, p90, prng } from './bench_util.mjs';
 import { emitLine, median, openDuckDB, peakRssBytes, rssBytes, sqliteDatabaseClass,
          sqlString } from './bench_util.mjs';
 
@@ -72,35 +73,12 @@ function parseArgs(argv) {
   return args;
 }
 
-const gc = () => { if (globalThis.gc) globalThis.gc(); };
 const log = (s) => process.stderr.write(`lookup_peers: ${s}\n`);
 
-function p90(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(0.9 * s.length))] : NaN;
-}
 
-function dirBytes(p) {
-  if (!existsSync(p)) return 0;
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.size;
-  let n = 0;
-  for (const e of readdirSync(p)) n += dirBytes(path.join(p, e));
-  return n;
-}
 
 // ---- the query set ---------------------------------------------------------------------------
 
-// mulberry32: a small deterministic PRNG, uniform in [0, 1).
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function makeQueries(args) {
   const { conn, instance } = await openDuckDB('default');

@@ -27,37 +27,14 @@ import time
 
 import lakeindex
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_util import dir_bytes, emit, p90, status_bytes  # noqa: E402
+
 SETS = {"xy": "x,y", "xyz": "x,y,z"}
-
-
-def status_bytes(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def p90(xs):
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(0.9 * len(s)))] if s else float("nan")
-
-
-def emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
 
 
 def log(s):
     sys.stderr.write(f"python_boxes: {s}\n")
-
-
-def dir_bytes(p):
-    n = 0
-    for root, _, files in os.walk(p):
-        for f in files:
-            n += os.path.getsize(os.path.join(root, f))
-    return n
 
 
 def ensure_table(cli, src, table, columns, cube_rows):
