@@ -2,6 +2,7 @@
 // bench/index_peers.mjs): opening DuckDB (from tests/duckdb) and SQLite (from bench/), SQL
 // quoting, timing, peak memory and the JSON result lines that bench/report.mjs reads.
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -122,4 +123,20 @@ export function prng(seed) {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+// The build record written next to a peer's SQLite database once it is complete.
+export const sqliteBuildFile = (db) => `${db}.build.json`;
+
+// Builds args.db (with its build record) once, by running `script sqlite-load --src SRC --db DB`
+// in a child process (so that the load's memory does not count against the measuring process),
+// and returns the build record.
+export function ensureSqliteDb(script, args, log) {
+  if (!existsSync(args.db) || !existsSync(sqliteBuildFile(args.db))) {
+    log(`sqlite: creating ${args.db} (once; reused afterwards)`);
+    const child = spawnSync(process.execPath, [script, 'sqlite-load', '--src', args.src, '--db', args.db],
+                            { stdio: ['ignore', 'inherit', 'inherit'] });
+    if (child.status !== 0) throw new Error('sqlite load failed');
+  }
+  return JSON.parse(readFileSync(sqliteBuildFile(args.db), 'utf8'));
 }

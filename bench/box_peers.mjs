@@ -44,7 +44,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { dirBytes, gc, p90, prng } from './bench_util.mjs';
+import { dirBytes, ensureSqliteDb, gc, p90, prng, sqliteBuildFile } from './bench_util.mjs';
 import { emitLine, median, openDuckDB, peakRssBytes, rssBytes, sqliteDatabaseClass,
          sqlString } from './bench_util.mjs';
 
@@ -237,7 +237,6 @@ async function runDuckDB(args) {
 
 // ---- SQLite ----------------------------------------------------------------------------------
 
-const sqliteBuildFile = (db) => `${db}.build.json`;
 
 // The child process of `sqlite`: copies SRC into DB and builds the R*Trees; records the times.
 async function sqliteLoad(args) {
@@ -287,13 +286,7 @@ async function sqliteLoad(args) {
 }
 
 async function runSqlite(args) {
-  if (!existsSync(args.db) || !existsSync(sqliteBuildFile(args.db))) {
-    log(`sqlite: creating ${args.db} (once; reused afterwards)`);
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), 'sqlite-load', '--src', args.src,
-                                               '--db', args.db], { stdio: ['ignore', 'inherit', 'inherit'] });
-    if (child.status !== 0) throw new Error('sqlite load failed');
-  }
-  const build = JSON.parse(readFileSync(sqliteBuildFile(args.db), 'utf8'));
+  const build = ensureSqliteDb(fileURLToPath(import.meta.url), args, log);
   const qs = loadQueries(args.queries);
   const Database = sqliteDatabaseClass();
   gc();
