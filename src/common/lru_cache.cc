@@ -154,39 +154,19 @@ void LruCache::SetCapacity(size_t capacity_bytes) {
 }
 
 size_t LruCache::size_bytes() const {
-  size_t n = 0;
-  for (const auto& s : shards_) {
-    std::lock_guard<std::mutex> lock(s->mu);
-    n += s->bytes;
-  }
-  return n;
+  return Sum([](const Shard& s) { return uint64_t(s.bytes); });
 }
 
 uint64_t LruCache::hits() const {
-  uint64_t n = 0;
-  for (const auto& s : shards_) {
-    std::lock_guard<std::mutex> lock(s->mu);
-    n += s->hits;
-  }
-  return n;
+  return Sum([](const Shard& s) { return uint64_t(s.hits); });
 }
 
 uint64_t LruCache::misses() const {
-  uint64_t n = 0;
-  for (const auto& s : shards_) {
-    std::lock_guard<std::mutex> lock(s->mu);
-    n += s->misses;
-  }
-  return n;
+  return Sum([](const Shard& s) { return uint64_t(s.misses); });
 }
 
 size_t LruCache::num_entries() const {
-  size_t n = 0;
-  for (const auto& s : shards_) {
-    std::lock_guard<std::mutex> lock(s->mu);
-    n += s->entries.size();
-  }
-  return n;
+  return Sum([](const Shard& s) { return uint64_t(s.entries.size()); });
 }
 
 }  // namespace lakeindex

@@ -131,6 +131,16 @@ class LruCache {
   Shard& ShardOf(const Key& key) { return *shards_[KeyHash()(key) % shards_.size()]; }
   static void InsertLocked(Shard& s, const Key& key, Value value, size_t charge);
   static void EvictLocked(Shard& s);
+  // f(shard) added over the shards, each read under its lock.
+  template <typename F>
+  uint64_t Sum(F&& f) const {
+    uint64_t n = 0;
+    for (const auto& s : shards_) {
+      std::lock_guard<std::mutex> lock(s->mu);
+      n += f(*s);
+    }
+    return n;
+  }
 
   std::atomic<size_t> capacity_;
   std::vector<std::unique_ptr<Shard>> shards_;
