@@ -22,6 +22,7 @@
 //   index_bench rows --table DIR --queries FILE.json [--repeat R]
 //       Only the whole-row lookups of `btree` (hot), on a table that has (or gets, untimed) btree
 //       indexes on the queries' columns: the quick loop for working on the read path.
+//       --points-times K looks each point up K times (for a profiler).
 //   index_bench lookups --table DIR --queries LOOKUP_QUERIES.json [--repeat R]
 //       The library side of bench/lookup_bench.sh: the lookups that `node bench/lookup_peers.mjs
 //       queries` wrote (the same ones every peer runs), through Table::Open once + OpenIndexes +
@@ -72,6 +73,7 @@ struct Args {
   std::string command, table, queries, scratch, output, query;
   uint64_t rows = 10'000'000, seed = 42;
   int repeat = 5;
+  int points_times = 1;
   size_t i = 0;
   std::vector<std::string> names;
 };
@@ -98,6 +100,7 @@ Args ParseArgs(int argc, char** argv) {
     else if (k == "--seed") a.seed = std::stoull(value());
     else if (k == "--repeat") a.repeat = std::stoi(value());
     else if (k == "--i") a.i = std::stoull(value());
+    else if (k == "--points-times") a.points_times = std::stoi(value());
     else a.names.push_back(k);
   }
   return a;
@@ -432,6 +435,11 @@ void MeasureRows(const Args& a, const table::Table& table, InstrumentedStore* st
   std::vector<int64_t> inst = Instances(q, kRowPoints, a.repeat);
   uint64_t rows = 0;
   for (int64_t v : inst) rows = ScanAll(table, WhereOf(q, v), indexes, nullptr);  // warm up
+  // Points are looked up once each; --points-times K (profiling) goes over them K times.
+  if (q["kind"] == "eq" && a.points_times > 1) {
+    const std::vector<int64_t> once = inst;
+    for (int k = 1; k < a.points_times; ++k) inst.insert(inst.end(), once.begin(), once.end());
+  }
   std::vector<double> us;
   query::ScanCounters sum;
   uint64_t bytes0 = store->counters().bytes_read, req0 = store->counters().read_requests;

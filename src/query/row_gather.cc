@@ -38,6 +38,11 @@ namespace {
 
 // Index of the first page at or after `from` whose end is past `row`.
 size_t PageAt(const parquet::PageIndex& index, uint64_t row, size_t from) {
+  if (index.uniform_rows > 0 && index.row_ends.size() == index.pages.size()) {
+    const size_t p = size_t(row / uint64_t(index.uniform_rows));
+    if (p >= index.pages.size() || row >= uint64_t(index.row_ends[p])) return index.pages.size();  // past the end
+    return std::max(from, p);
+  }
   const auto& ends = index.row_ends;
   if (ends.size() == index.pages.size()) {
     return size_t(std::upper_bound(ends.begin() + std::ptrdiff_t(from), ends.end(), int64_t(row)) - ends.begin());
@@ -99,7 +104,7 @@ Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, cons
   counters->pages_total += index->pages.size();
   counters->pages_read += pages.size();
   ASSIGN_OR_RETURN(parquet::ParquetReader::PageSpan decoded,
-                   reader.ReadPagesShared(rg, column, pages, kCoalesceHoleBytes, &counters->pages_loaded));
+                   reader.ReadPagesShared(rg, column, pages, kCoalesceHoleBytes, &counters->pages_loaded, index));
   size_t k = 0;
   return WalkPages(*index, ranges, reader.path(), [&](size_t p, uint64_t from, uint64_t to) {
     while (pages[k] != int(p)) ++k;  // pages ascend with the rows

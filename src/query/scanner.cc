@@ -54,14 +54,14 @@ class OneColumnStats : public StatsProvider {
   const ColumnStats* Stats(int column_index) const override { return column_index == column_ && known_ ? &stats_ : nullptr; }
   bool NanCountKnown(int column_index) const override { return column_index == column_ && nan_known_; }
   // The page's statistics; known() is false when the page has none (its null count is unknown).
-  void SetPage(int column, const parquet::PageIndexEntry& page, bool nan_known) {
+  void SetPage(int column, const parquet::PageIndexEntry& page, const parquet::PageStatistics& stats, bool nan_known) {
     column_ = column;
     nan_known_ = nan_known;
-    known_ = page.null_count.has_value();
+    known_ = stats.null_count.has_value();
     if (!known_) return;
-    stats_.min = page.null_page ? std::nullopt : page.min;
-    stats_.max = page.null_page ? std::nullopt : page.max;
-    stats_.null_count = uint64_t(*page.null_count);
+    stats_.min = stats.null_page ? std::nullopt : stats.min;
+    stats_.max = stats.null_page ? std::nullopt : stats.max;
+    stats_.null_count = uint64_t(*stats.null_count);
     stats_.row_count = uint64_t(page.num_rows);
   }
 
@@ -505,8 +505,10 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       Ranges keep;
       OneColumnStats page_stats;
       const bool nan_known = open.no_nan.count(c) > 0;
-      for (const parquet::PageIndexEntry& page : (*pi)->pages) {
-        page_stats.SetPage(c, page, nan_known);
+      const parquet::PageIndex& index = **pi;
+      for (size_t p = 0; p < index.pages.size(); ++p) {
+        const parquet::PageIndexEntry& page = index.pages[p];
+        page_stats.SetPage(c, page, index.stats[p], nan_known);
         if (MayMatch(*filter_, page_stats)) {
           uint64_t b = uint64_t(page.first_row_index), e = b + uint64_t(page.num_rows);
           if (!keep.empty() && keep.back().second == b) {

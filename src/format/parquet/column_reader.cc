@@ -534,7 +534,7 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
 
 Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
                          const LeafColumn& leaf, Codec codec, int64_t total_uncompressed,
-                         int64_t num_rows, Column* out) {
+                         int64_t num_rows, Column* out, size_t* end) {
   int64_t bound = total_uncompressed > 0 ? std::min(total_uncompressed, kMaxPageBytes) : kMaxPageBytes;
   ColumnChunkDecoder decoder(leaf, codec, bound);
   size_t pos = 0;
@@ -557,6 +557,7 @@ Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
                        uint64_t(num_rows - rows), 256 * uint64_t(size - pos) + (uint64_t(1) << 20));
     }
   }
+  if (end != nullptr) *end = pos;
   return Status::OK();
 }
 

@@ -103,10 +103,11 @@ class ColumnChunkDecoder {
 };
 
 // Decodes a whole column chunk data[0, size) (starting at file position `file_offset`) that
-// must hold exactly `num_rows` rows, appending them to *out.
+// must hold exactly `num_rows` rows, appending them to *out. With `end`, the bytes may go on
+// after the chunk: *end receives where its pages end (the first byte after its last page).
 Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
                          const LeafColumn& leaf, Codec codec, int64_t total_uncompressed,
-                         int64_t num_rows, Column* out);
+                         int64_t num_rows, Column* out, size_t* end = nullptr);
 
 // Reserves characters in the string column *out for `rows` more rows that are like the
 // `sample_rows` rows whose strings took `sample_chars` characters (+1/8 slack), at most `limit`

@@ -350,8 +350,9 @@ std::optional<LruCache::Key> ParquetReader::CacheKey(CacheItem item, int rg, int
 
 namespace {
 size_t PageIndexCharge(const PageIndex& index) {
-  size_t bytes = sizeof(PageIndex) + index.pages.capacity() * sizeof(PageIndexEntry);
-  for (const PageIndexEntry& e : index.pages) {
+  size_t bytes = sizeof(PageIndex) + index.pages.capacity() * sizeof(PageIndexEntry) +
+                 index.stats.capacity() * sizeof(PageStatistics);
+  for (const PageStatistics& e : index.stats) {
     if (e.min && e.min->type() == TypeId::kString && !e.min->is_null()) bytes += e.min->string_value().capacity();
     if (e.max && e.max->type() == TypeId::kString && !e.max->is_null()) bytes += e.max->string_value().capacity();
   }
@@ -371,6 +372,13 @@ Result<std::shared_ptr<const PageIndex>> ParquetReader::CachedPageIndex(int rg, 
     for (const PageIndexEntry& e : index.pages) {
       index.row_ends.push_back(e.first_row_index + e.num_rows);
       index.total_bytes += uint64_t(e.compressed_size);
+    }
+    const size_t n = index.pages.size();
+    if (n > 0) {
+      const int64_t first = index.pages[0].num_rows;
+      bool uniform = first > 0 && index.pages[n - 1].num_rows <= first;
+      for (size_t i = 0; uniform && i + 1 < n; ++i) uniform = index.pages[i].num_rows == first;
+      if (uniform) index.uniform_rows = first;
     }
     const size_t charge = PageIndexCharge(index) + index.row_ends.capacity() * sizeof(int64_t);
     return std::make_pair(std::make_shared<const PageIndex>(std::move(index)), charge);
@@ -396,13 +404,15 @@ Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column, bool statisti
                                 std::to_string(len) + ") lies outside the file");
     }
     std::string bytes;
+    std::string_view view;
     if (!tail_.empty() && uint64_t(off) >= tail_offset_) {
-      bytes = tail_.substr(size_t(uint64_t(off) - tail_offset_), size_t(len));  // in range: footer_start_ bound
+      view = std::string_view(tail_).substr(size_t(uint64_t(off) - tail_offset_), size_t(len));  // in range: footer_start_ bound
     } else {
       ASSIGN_OR_RETURN(bytes, store_->ReadRange(path_, uint64_t(off), uint64_t(len)));
+      view = bytes;
     }
-    if (bytes.size() != size_t(len)) return Status::Corruption(where + ": short read of the " + what);
-    Status st = thrift::ParseStruct(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+    if (view.size() != size_t(len)) return Status::Corruption(where + ": short read of the " + what);
+    Status st = thrift::ParseStruct(reinterpret_cast<const uint8_t*>(view.data()), view.size(),
                                     out, nullptr, uint64_t(off));
     if (!st.ok()) return st.WithContext(where + ": " + what);
     return Status::OK();
@@ -448,8 +458,9 @@ Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column, bool statisti
                                                     : meta_.column_orders[size_t(column)];
     bool is_float = leaf.physical == PhysicalType::kFloat || leaf.physical == PhysicalType::kDouble;
     bool order_ok = order == ColumnOrder::kTypeDefined || (order == ColumnOrder::kIeee754Total && is_float);
+    index.stats.resize(index.pages.size());
     for (size_t i = 0; i < index.pages.size(); ++i) {
-      PageIndexEntry& e = index.pages[i];
+      PageStatistics& e = index.stats[i];
       e.null_page = ci.null_pages[i];
       if (ci.null_counts) e.null_count = (*ci.null_counts)[i];
       if (!e.null_page && order_ok) {
@@ -515,16 +526,17 @@ Result<PageIndex> ParquetReader::ScanPageHeaders(int rg, int column) const {
     e.num_rows = page_rows;
     e.offset = int64_t(page_offset);
     e.compressed_size = int32_t(page_size);
+    PageStatistics& ps = index.stats.emplace_back();
     if (stats != nullptr) {
       ColumnStatistics cs = StatsFrom(*stats, leaf, order);
-      e.min = std::move(cs.min);
-      e.max = std::move(cs.max);
-      e.null_count = cs.null_count;
-      e.null_page = e.null_count && *e.null_count == page_rows;
+      ps.min = std::move(cs.min);
+      ps.max = std::move(cs.max);
+      ps.null_count = cs.null_count;
+      ps.null_page = ps.null_count && *ps.null_count == page_rows;
     } else {
       index.has_statistics = false;
     }
-    index.pages.push_back(std::move(e));
+    index.pages.push_back(e);
     seen += page_rows;
     if (pos >= bytes.size() && seen < rows) {
       return Status::Corruption(where + ": column chunk ends after " + std::to_string(seen) +
@@ -626,8 +638,11 @@ Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const s
 
 
 Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(int rg, int column, const std::vector<int>& pages,
-                                                               uint64_t max_hole, uint64_t* loaded) const {
-  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> shared, CachedPageIndex(rg, column, false));
+                                                               uint64_t max_hole, uint64_t* loaded,
+                                                               std::shared_ptr<const PageIndex> shared) const {
+  if (shared == nullptr) {
+    ASSIGN_OR_RETURN(shared, CachedPageIndex(rg, column, false));
+  }
   const PageIndex& index = *shared;
   for (size_t k = 0; k < pages.size(); ++k) {
     if (pages[k] < 0 || size_t(pages[k]) >= index.pages.size() || (k > 0 && pages[k] <= pages[k - 1])) {

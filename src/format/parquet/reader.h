@@ -44,11 +44,16 @@ struct ColumnStatistics {
   std::optional<int64_t> null_count;
 };
 
+// Where a data page lies (32 bytes: a lookup's page index is mostly these).
 struct PageIndexEntry {
   int64_t first_row_index = 0;  // within the row group
   int64_t num_rows = 0;
   int64_t offset = 0;            // file offset of the page header
   int32_t compressed_size = 0;   // header + compressed page bytes
+};
+
+// What a page's statistics say of it.
+struct PageStatistics {
   std::optional<Value> min, max;
   std::optional<int64_t> null_count;
   bool null_page = false;        // known to hold only NULLs
@@ -56,6 +61,9 @@ struct PageIndexEntry {
 
 struct PageIndex {
   std::vector<PageIndexEntry> pages;  // data pages in file order
+  // One per page when has_statistics (a page without statistics has empty fields), else empty:
+  // a reader that needs only locations does not decode (or hold) them.
+  std::vector<PageStatistics> stats;
   // True when min/max/null_page came from a ColumnIndex (or page header statistics when the
   // file has no page index and the pages were scanned instead).
   bool has_statistics = false;
@@ -63,6 +71,9 @@ struct PageIndex {
   // lookups binary-search (a PageIndexEntry spans two cache lines). Filled by the reader.
   std::vector<int64_t> row_ends;
   uint64_t total_bytes = 0;  // sum of compressed_size (with row_ends)
+  // When every page but the last holds this many rows (as our writers cut them), row r lies in
+  // page r / uniform_rows: no search. 0 otherwise. Filled by the reader with row_ends.
+  int64_t uniform_rows = 0;
 };
 
 // The tail of a Parquet file: [first byte of its page index (of its footer when it has none),
@@ -129,8 +140,10 @@ class ParquetReader {
     std::vector<const Column*> pages;    // one per requested page
     std::shared_ptr<const void> owner;   // keeps them alive
   };
+  // `index` (optional) is the chunk's SharedPageIndex when the caller holds it already (saves a
+  // cache probe).
   Result<PageSpan> ReadPagesShared(int rg, int column, const std::vector<int>& pages, uint64_t max_hole,
-                                   uint64_t* loaded = nullptr) const;
+                                   uint64_t* loaded = nullptr, std::shared_ptr<const PageIndex> index = nullptr) const;
   // Compressed bytes of those of `pages` (valid page numbers of the chunk) whose decoded form the
   // cache does not hold: what ReadPagesShared would read for them.
   Result<uint64_t> UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const;

@@ -168,6 +168,8 @@ const std::vector<ColumnStats>& ParquetWriter::column_stats() const { return imp
 
 const std::string& ParquetWriter::tail() const { return impl_->tail; }
 
+const FileMetaData& ParquetWriter::metadata() const { return impl_->meta; }
+
 Result<std::string> ParquetWriter::Finish() {
   if (impl_->sink != nullptr) {
     return Status::InvalidArgument("parquet writer: Finish on a streaming writer (FinishToSink)");

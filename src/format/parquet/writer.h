@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "format/parquet/compression.h"
+#include "format/parquet/metadata.h"
 #include "lakeindex/batch.h"
 #include "lakeindex/column_stats.h"
 #include "lakeindex/object_store.h"
@@ -127,6 +128,9 @@ class ParquetWriter {
   // Sink mode, after FinishToSink: the file's tail (page indexes and footer, what a reader's
   // TailOffset finds), which starts at bytes_written() - tail().size(). Empty otherwise.
   const std::string& tail() const;
+  // The file's metadata so far: every row group flushed (with its column chunks' offsets, sizes
+  // and codecs), as the footer will hold it.
+  const FileMetaData& metadata() const;
 
   const Schema& schema() const { return schema_; }
 

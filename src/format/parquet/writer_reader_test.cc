@@ -123,10 +123,12 @@ void RoundTrip(const Batch& batch, const WriteOptions& options, const std::strin
         want.AppendSlice(batch.column(c), row + size_t(e.first_row_index), size_t(e.num_rows));
         ASSERT_TRUE(page->Equals(want)) << where << " page " << p;
         if (options.statistics && index->has_statistics) {
-          ColumnStatistics ps{e.min, e.max, e.null_count};
+          ASSERT_EQ(index->stats.size(), index->pages.size()) << where;
+          const PageStatistics& st = index->stats[p];
+          ColumnStatistics ps{st.min, st.max, st.null_count};
           ColumnStatistics expected = ExpectedStats(batch.column(c), row + size_t(e.first_row_index), size_t(e.num_rows));
           ExpectStatsEqual(ps, expected, where + " page " + std::to_string(p));
-          EXPECT_EQ(e.null_page, *expected.null_count == e.num_rows);
+          EXPECT_EQ(st.null_page, *expected.null_count == e.num_rows);
         }
       }
       ASSERT_EQ(size_t(next), rows) << where;

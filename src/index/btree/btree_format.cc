@@ -23,13 +23,22 @@ void PutU64(uint64_t x, std::string* out) {
 
 constexpr char kBase64Chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-Schema LookupSchema(TypeId type) {
-  return Schema({{"min", type, false},
+Schema LookupSchema(TypeId type, bool locations) {
+  Schema schema({{"min", type, false},
                  {"max", type, false},
                  {"null_count", TypeId::kInt64, false},
                  {"page_idx", TypeId::kInt32, false},
                  {"rows", TypeId::kInt32, false}});
+  if (locations) {
+    schema.AddField({"offset", TypeId::kInt64, false});
+    schema.AddField({"bytes", TypeId::kInt32, false});
+    schema.AddField({"codecs", TypeId::kInt32, false});
+  }
+  return schema;
 }
+
+// Codecs the Parquet reader decodes (compression.h).
+bool KnownCodec(uint32_t c) { return c <= uint32_t(parquet::Codec::kLz4Raw); }
 
 template <typename T>
 bool ParseNumber(const std::string& s, T* out) {
@@ -65,6 +74,13 @@ uint64_t LookupChecksum(const PageDirectory& dir, std::string_view null_rows_byt
     PutU32(uint32_t(dir.maxs[i].size()), &canon);
     canon.append(dir.maxs[i]);
     PutU32(dir.rows[i], &canon);
+    if (!dir.locations.empty()) {
+      const PageDirectory::Location& at = dir.locations[i];
+      PutU64(at.offset, &canon);
+      PutU32(at.bytes, &canon);
+      canon.push_back(char(at.value_codec));
+      canon.push_back(char(at.address_codec));
+    }
   }
   canon.append(null_rows_bytes);
   return XXH64(canon.data(), canon.size(), 0);
@@ -124,8 +140,13 @@ Result<std::string> Base64Decode(std::string_view text) {
 
 Result<std::string> SerializeLookup(PageDirectory* dir) {
   const std::string null_bytes = dir->null_rows.Serialize();
+  const bool locations = !dir->locations.empty();
+  if (locations && dir->locations.size() != dir->num_pages()) {
+    return Status::Internal("btree: " + std::to_string(dir->locations.size()) + " page locations for " +
+                            std::to_string(dir->num_pages()) + " pages");
+  }
   dir->checksum = LookupChecksum(*dir, null_bytes);
-  Schema schema = LookupSchema(dir->type);
+  Schema schema = LookupSchema(dir->type, locations);
   Batch batch(schema);
   for (size_t i = 0; i < dir->num_pages(); ++i) {
     RETURN_IF_ERROR(AppendDecodedKey(dir->mins[i], &batch.mutable_column(kLookupMin)));
@@ -133,6 +154,12 @@ Result<std::string> SerializeLookup(PageDirectory* dir) {
     batch.mutable_column(kLookupNullCount).Append<int64_t>(0);
     batch.mutable_column(kLookupPageIdx).Append<int32_t>(int32_t(i));
     batch.mutable_column(kLookupRows).Append<int32_t>(int32_t(dir->rows[i]));
+    if (locations) {
+      const PageDirectory::Location& at = dir->locations[i];
+      batch.mutable_column(kLookupOffset).Append<int64_t>(int64_t(at.offset));
+      batch.mutable_column(kLookupBytes).Append<int32_t>(int32_t(at.bytes));
+      batch.mutable_column(kLookupCodecs).Append<int32_t>(int32_t(at.value_codec | uint32_t(at.address_codec) << 8));
+    }
   }
   RETURN_IF_ERROR(batch.Seal());
   parquet::WriteOptions options;
@@ -140,7 +167,7 @@ Result<std::string> SerializeLookup(PageDirectory* dir) {
   options.page_index = false;
   options.key_value_metadata = {
       {kKeyMagic, kMagic},
-      {kKeyFormatVersion, std::to_string(kFormatVersion)},
+      {kKeyFormatVersion, std::to_string(locations ? kFormatVersionWithLocations : 1)},
       {kKeyValueType, TypeName(dir->type)},
       {kKeyPageRows, std::to_string(dir->page_rows)},
       {kKeyNumRows, std::to_string(dir->num_rows)},
@@ -199,9 +226,10 @@ Result<PageDirectory> ParseLookup(const uint8_t* data, size_t size, std::string_
   if (data_bytes == nullptr || !ParseNumber(*data_bytes, &dir.data_bytes)) return corrupt("bad data_bytes");
   if (null_rows == nullptr || checksum == nullptr) return corrupt("missing null_rows or checksum");
 
-  if (!(reader.schema() == LookupSchema(dir.type))) {
+  const bool locations = version >= kFormatVersionWithLocations;
+  if (!(reader.schema() == LookupSchema(dir.type, locations))) {
     // Compare names and types only: the nullable flag does not change what we read.
-    const Schema expect = LookupSchema(dir.type);
+    const Schema expect = LookupSchema(dir.type, locations);
     bool same = reader.schema().num_fields() == expect.num_fields();
     for (size_t i = 0; same && i < expect.num_fields(); ++i) {
       same = reader.schema().field(i).name == expect.field(i).name &&
@@ -237,6 +265,21 @@ Result<PageDirectory> ParseLookup(const uint8_t* data, size_t size, std::string_
     dir.maxs.Append(key);
     if (dir.mins[i] > dir.maxs[i]) return corrupt(where + "min > max");
     if (i > 0 && dir.maxs[i - 1] > dir.mins[i]) return corrupt(where + "pages out of order");
+    if (locations) {
+      const int64_t offset = batch.column(kLookupOffset).Get<int64_t>(i);
+      const int32_t bytes = batch.column(kLookupBytes).Get<int32_t>(i);
+      const int32_t codecs = batch.column(kLookupCodecs).Get<int32_t>(i);
+      const uint64_t prev_end = i == 0 ? 4 : dir.locations.back().offset + dir.locations.back().bytes;
+      // Pages follow one another from the magic on, inside the file.
+      if (offset < 0 || bytes <= 0 || uint64_t(offset) < prev_end || uint64_t(offset) + uint64_t(bytes) > dir.data_bytes) {
+        return corrupt(where + "location [" + std::to_string(offset) + ", +" + std::to_string(bytes) +
+                       ") outside page_data or out of order");
+      }
+      if (codecs < 0 || !KnownCodec(uint32_t(codecs) & 0xFF) || !KnownCodec(uint32_t(codecs) >> 8)) {
+        return corrupt(where + "unknown codecs " + std::to_string(codecs));
+      }
+      dir.locations.push_back({uint64_t(offset), uint32_t(bytes), uint8_t(codecs & 0xFF), uint8_t(uint32_t(codecs) >> 8)});
+    }
   }
   if (total != dir.num_rows) return corrupt("pages hold " + std::to_string(total) + " rows, metadata says " + *num_rows);
 

@@ -7,9 +7,16 @@
 //                                                    directory reads like Lance's)
 //                page_idx   int32          REQUIRED  == row number == row group in page_data
 //                rows       int32          REQUIRED  values in the page, 1..page_rows
+//       format version 2 adds where each leaf page lies in page_data, so that a reader fetches
+//       and decodes a page without reading page_data's footer (one Parquet row group per page:
+//       parsing it cost most of a cold lookup):
+//                offset     int64          REQUIRED  first byte of the page's row group
+//                bytes      int32          REQUIRED  its length (value chunk, then address chunk)
+//                codecs     int32          REQUIRED  the value chunk's Parquet codec | the
+//                                                    address chunk's << 8
 //       one row group; key-value metadata (all values are text):
 //         lakeindex.btree.magic           "lakeindex-btree"
-//         lakeindex.btree.format_version  "1"
+//         lakeindex.btree.format_version  "2" (written; "1", without the locations, is read)
 //         lakeindex.btree.value_type      TypeName(), e.g. "int64"
 //         lakeindex.btree.page_rows       target rows per leaf page (every page but the last)
 //         lakeindex.btree.num_rows        non-NULL rows (sum of `rows`)
@@ -56,7 +63,9 @@ inline constexpr char kIndicesDir[] = "_indices/";
 inline constexpr char kLookupFileName[] = "page_lookup.parquet";
 inline constexpr char kDataFileName[] = "page_data.parquet";
 inline constexpr char kMagic[] = "lakeindex-btree";
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
+// The first version whose page_lookup records each page's location (offset, bytes, codecs).
+inline constexpr uint32_t kFormatVersionWithLocations = 2;
 inline constexpr uint32_t kDefaultPageRows = 4096;
 // A page_rows beyond this is refused (keeps a corrupt directory from sizing huge buffers).
 inline constexpr uint32_t kMaxPageRows = 1u << 24;
@@ -73,7 +82,10 @@ inline constexpr char kKeySegment[] = "lakeindex.btree.segment";
 inline constexpr char kKeyDataBytes[] = "lakeindex.btree.data_bytes";
 
 // Column order of the two files.
-enum LookupColumn : int { kLookupMin = 0, kLookupMax, kLookupNullCount, kLookupPageIdx, kLookupRows };
+enum LookupColumn : int {
+  kLookupMin = 0, kLookupMax, kLookupNullCount, kLookupPageIdx, kLookupRows,
+  kLookupOffset, kLookupBytes, kLookupCodecs  // format version 2
+};
 enum DataColumn : int { kDataValue = 0, kDataRowAddress };
 
 // "_indices/{uuid}/page_lookup.parquet" and ".../page_data.parquet".
@@ -89,6 +101,15 @@ struct PageDirectory {
   KeyArray mins{kFixedKeyWidth};     // encoded keys (btree_key.h), one per page
   KeyArray maxs{kFixedKeyWidth};
   std::vector<uint32_t> rows;        // rows per page
+  // Where each page lies in page_data (format version 2; empty for a version 1 directory,
+  // whose pages are found through page_data's footer).
+  struct Location {
+    uint64_t offset = 0;         // first byte of the page's row group
+    uint32_t bytes = 0;          // its length: the value chunk, then the address chunk
+    uint8_t value_codec = 0;     // Parquet codec of each chunk
+    uint8_t address_codec = 0;
+  };
+  std::vector<Location> locations;
   RowSet null_rows;
   uint64_t checksum = 0;             // set by Serialize/ParseLookup
 
@@ -99,16 +120,19 @@ struct PageDirectory {
 
 // XXH64 of: value type (1 byte), page_rows (u32 LE), num_rows (u64 LE), data_bytes (u64 LE),
 // number of pages (u64 LE),
-// then per page min and max (each u32 LE length + key bytes) and rows (u32 LE), then the
-// serialized null bitmap. Keys are the encoded keys of btree_key.h.
+// then per page min and max (each u32 LE length + key bytes) and rows (u32 LE) and, when the
+// directory has locations, offset (u64 LE), bytes (u32 LE) and the two codecs (1 byte each),
+// then the serialized null bitmap. Keys are the encoded keys of btree_key.h.
 uint64_t LookupChecksum(const PageDirectory& dir, std::string_view null_rows_bytes);
 
-// Writes the directory as page_lookup.parquet bytes; sets dir->checksum.
+// Writes the directory as page_lookup.parquet bytes (format version 2 when it has a location
+// per page, else 1); sets dir->checksum.
 Result<std::string> SerializeLookup(PageDirectory* dir);
 
 // Parses page_lookup.parquet bytes and validates everything: magic, version, type, schema,
 // page_idx == row, 1 <= rows <= page_rows, sum of rows == num_rows, min <= max within a page
-// and max <= next min, null bitmap and its count, checksum. Corruption naming `file_name`
+// and max <= next min, locations (version 2) ascending, inside data_bytes and with known codecs,
+// null bitmap and its count, checksum. Corruption naming `file_name`
 // otherwise; NotSupported for a newer format version. No I/O.
 Result<PageDirectory> ParseLookup(const uint8_t* data, size_t size, std::string_view file_name);
 

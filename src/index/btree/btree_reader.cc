@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/thread_pool.h"
+#include "format/parquet/column_reader.h"
 #include "format/parquet/reader.h"
 #include "index/btree/btree_page_plan.h"
 
@@ -83,6 +84,9 @@ Result<std::shared_ptr<BTreeSegment>> BTreeSegment::Open(ObjectStore* store, std
   ASSIGN_OR_RETURN(PageDirectory dir,
                    ParseLookup(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), path));
   std::shared_ptr<BTreeSegment> seg(new BTreeSegment(store, std::string(uuid), std::move(dir), options));
+  // page_data's columns as our writer declares them (btree_segment_writer.cc).
+  ASSIGN_OR_RETURN(seg->value_leaf_, parquet::ResolveLeaf(parquet::SchemaElementFor(Field{"value", seg->dir_.type, false})));
+  ASSIGN_OR_RETURN(seg->address_leaf_, parquet::ResolveLeaf(parquet::SchemaElementFor(Field{"row_address", TypeId::kInt64, false})));
   BTreeSegmentInfo& info = seg->info_;
   info.uuid = seg->uuid_;
   info.type = seg->dir_.type;
@@ -136,10 +140,10 @@ Result<const parquet::ParquetReader*> BTreeSegment::DataReader() const {
   return data_reader_.get();
 }
 
-Result<std::shared_ptr<const LeafPage>> BTreeSegment::LoadPage(uint32_t page, uint64_t* bytes_read) const {
-  if (page >= dir_.num_pages()) return Status::InvalidArgument("btree: no page " + std::to_string(page));
-  ASSIGN_OR_RETURN(const parquet::ParquetReader* reader, DataReader());
+// Format version 1: the page's row group is found through page_data's footer.
+Result<Batch> BTreeSegment::ReadPageThroughFooter(uint32_t page, uint64_t* bytes_read) const {
   const std::string where = "btree page_data '" + data_path_ + "' page " + std::to_string(page) + ": ";
+  ASSIGN_OR_RETURN(const parquet::ParquetReader* reader, DataReader());
 
   // The row group's byte range, to fetch it with one request (see WindowStore). With metadata
   // that does not describe one sane range, fall back to the reader's per-chunk reads, which
@@ -183,11 +187,58 @@ Result<std::shared_ptr<const LeafPage>> BTreeSegment::LoadPage(uint32_t page, ui
     return batch_or.status();
   }
   if (bytes_read != nullptr) *bytes_read += sane ? window_bytes.size() : 0;
-  const Batch& batch = *batch_or;
-  const Column& values = batch.column(kDataValue);
-  const Column& addresses = batch.column(kDataRowAddress);
-  const size_t n = batch.num_rows();
-  if (n != dir_.rows[page] || values.length() != n || addresses.length() != n) {
+  return std::move(*batch_or);
+}
+
+Status BTreeSegment::CheckDataSize() const {
+  std::lock_guard<std::mutex> lock(data_mu_);
+  if (data_size_checked_) return Status::OK();
+  ASSIGN_OR_RETURN(const uint64_t size, store_->Size(data_path_));
+  if (size != dir_.data_bytes) {
+    return Status::Corruption("btree page_data '" + data_path_ + "': " + std::to_string(size) +
+                              " bytes, the directory says " + std::to_string(dir_.data_bytes));
+  }
+  data_size_checked_ = true;
+  return Status::OK();
+}
+
+Status BTreeSegment::ReadLocatedPage(uint32_t page, Column* values, Column* addresses, uint64_t* bytes_read) const {
+  RETURN_IF_ERROR(CheckDataSize());
+  const PageDirectory::Location& at = dir_.locations[page];
+  const std::string where = "btree page_data '" + data_path_ + "' page " + std::to_string(page) + ": ";
+  ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(data_path_, at.offset, at.bytes));
+  if (bytes.size() != at.bytes) return Status::Corruption(where + "short read");
+  if (bytes_read != nullptr) *bytes_read += bytes.size();
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  const int64_t rows = int64_t(dir_.rows[page]);
+  // The value chunk's pages, then the address chunk's, each holding exactly the page's rows.
+  size_t pos = 0;
+  for (int c : {kDataValue, kDataRowAddress}) {
+    const bool value = c == kDataValue;
+    size_t used = 0;
+    Status st = parquet::DecodeColumnChunk(data + pos, bytes.size() - pos, at.offset + pos, value ? value_leaf_ : address_leaf_,
+                                           parquet::Codec(value ? at.value_codec : at.address_codec), 0, rows,
+                                           value ? values : addresses, &used);
+    if (!st.ok()) return st.WithContext(where.substr(0, where.size() - 2));
+    pos += used;
+  }
+  if (pos != bytes.size()) return Status::Corruption(where + std::to_string(bytes.size() - pos) + " bytes after the pages");
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const LeafPage>> BTreeSegment::LoadPage(uint32_t page, uint64_t* bytes_read) const {
+  if (page >= dir_.num_pages()) return Status::InvalidArgument("btree: no page " + std::to_string(page));
+  const std::string where = "btree page_data '" + data_path_ + "' page " + std::to_string(page) + ": ";
+  Column values(dir_.type), addresses(TypeId::kInt64);
+  if (!dir_.locations.empty()) {
+    RETURN_IF_ERROR(ReadLocatedPage(page, &values, &addresses, bytes_read));
+  } else {
+    ASSIGN_OR_RETURN(Batch batch, ReadPageThroughFooter(page, bytes_read));
+    values = std::move(batch.mutable_column(kDataValue));
+    addresses = std::move(batch.mutable_column(kDataRowAddress));
+  }
+  const size_t n = values.length();
+  if (n != dir_.rows[page] || addresses.length() != n) {
     return Status::Corruption(where + std::to_string(n) + " rows, the directory says " + std::to_string(dir_.rows[page]));
   }
   if (values.null_count() != 0 || addresses.null_count() != 0) return Status::Corruption(where + "NULL in a leaf page");

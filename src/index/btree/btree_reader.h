@@ -1,9 +1,11 @@
 // BTreeSegment: an opened, immutable BTree segment answering ScalarQuery exactly.
 //
 // Open() reads page_lookup.parquet whole (one request) and validates it (btree_format.h); the
-// directory and the NULL bitmap stay in memory. page_data.parquet is opened lazily, on the first
-// page-cache miss (three requests: size, footer tail, footer), and each leaf page is then one
-// ranged read of its row group.
+// directory and the NULL bitmap stay in memory. A leaf page is one ranged read of its row group
+// in page_data.parquet, decoded as is: page_lookup (format version 2) says where it lies, so
+// page_data's footer (a row group per page: 256 KB on 10M rows) is never read; the first page
+// read also checks page_data's size (one Size request). Version 1 segments open page_data's
+// footer lazily on the first page-cache miss (three requests: size, footer tail, footer).
 //
 // Search(): every query kind becomes a sorted list of disjoint key intervals (= is [v, v], IN is
 // one point per value, LIKE 'p%' is [p, successor(p)), IS NULL has none) that is walked against
@@ -24,6 +26,7 @@
 #include <string>
 #include <string_view>
 
+#include "format/parquet/schema_mapping.h"
 #include "index/btree/btree_format.h"
 #include "index/btree/btree_page_cache.h"
 #include "index/scalar_index.h"
@@ -70,6 +73,12 @@ class BTreeSegment {
   BTreeSegment(ObjectStore* store, std::string uuid, PageDirectory dir, BTreeSegmentOptions options);
   Result<const parquet::ParquetReader*> DataReader() const;
   Result<std::shared_ptr<const LeafPage>> LoadPage(uint32_t page, uint64_t* bytes_read) const;
+  // Format version 2: one ranged read of the page's location, decoded without page_data's footer.
+  Status ReadLocatedPage(uint32_t page, Column* values, Column* addresses, uint64_t* bytes_read) const;
+  // Format version 1: the page's row group through page_data's footer (opened on first use).
+  Result<Batch> ReadPageThroughFooter(uint32_t page, uint64_t* bytes_read) const;
+  // Once per segment, before the first located read: page_data's size is the directory's.
+  Status CheckDataSize() const;
 
   std::unique_ptr<ObjectStore> window_store_;  // the store seen by the page_data reader
   ObjectStore* store_;
@@ -80,8 +89,11 @@ class BTreeSegment {
   BTreeSegmentOptions options_;
   uint64_t cache_id_;
 
+  parquet::LeafColumn value_leaf_, address_leaf_;  // page_data's columns (located reads)
+
   mutable std::mutex data_mu_;
   mutable std::unique_ptr<parquet::ParquetReader> data_reader_;
+  mutable bool data_size_checked_ = false;
 };
 
 }  // namespace lakeindex::index::btree

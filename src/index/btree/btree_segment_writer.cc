@@ -80,6 +80,22 @@ Status SegmentWriter::FlushPage() {
   Status st = data_writer_->Write(batch);
   if (st.ok()) st = data_writer_->FlushRowGroup();
   if (!st.ok()) return status_ = st;
+  // Where the page lies (page_lookup's locations): the row group just flushed, its value chunk
+  // then its address chunk, back to back.
+  const parquet::RowGroup& rg = data_writer_->metadata().row_groups.back();
+  PageDirectory::Location at;
+  uint64_t end = 0;
+  for (size_t c = 0; c < rg.columns.size(); ++c) {
+    const parquet::ColumnMetaData& m = *rg.columns[c].meta_data;
+    const uint64_t start = uint64_t(m.dictionary_page_offset.value_or(m.data_page_offset));
+    if (c == 0) at.offset = start;
+    if (start != (c == 0 ? at.offset : end)) return status_ = Status::Internal("btree: page_data chunks are not contiguous");
+    end = start + uint64_t(m.total_compressed_size);
+    (c == kDataValue ? at.value_codec : at.address_codec) = uint8_t(m.codec);
+  }
+  if (end - at.offset > uint64_t(INT32_MAX)) return status_ = Status::InvalidArgument("btree: a leaf page of more than 2 GiB");
+  at.bytes = uint32_t(end - at.offset);
+  dir_.locations.push_back(at);
   dir_.mins.Append(first_key_);
   dir_.maxs.Append(last_key_);
   dir_.rows.push_back(uint32_t(n));
