@@ -101,6 +101,7 @@ Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, cons
                   GatherCounters* counters) {
   ASSIGN_OR_RETURN(std::shared_ptr<const parquet::PageIndex> index, reader.SharedPageIndex(rg, column, /*statistics=*/false));
   ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(*index, ranges, reader.path()));
+  out->Reserve(out->length() + size_t(RangeRows(ranges)));
   counters->pages_total += index->pages.size();
   counters->pages_read += pages.size();
   ASSIGN_OR_RETURN(parquet::ParquetReader::PageSpan decoded,

@@ -249,6 +249,11 @@ PlanStep Scanner::DecideFragment(const table::FragmentMeta& frag, std::set<int>*
     step.kind = StepKind::kFragmentSkippedByIndex;
   } else if (LayoutSkipsFragment(frag.id)) {
     step.kind = StepKind::kFragmentSkippedByLayout;
+  } else if (candidates && !index_plan_.residual) {
+    // An exact index answer with nothing left to check: these rows match, statistics cannot
+    // rule the fragment out.
+    step.kind = StepKind::kFragmentTake;
+    step.rows = candidates->size();
   } else if (!FragmentMayMatch(frag, no_nan)) {
     step.kind = StepKind::kFragmentSkippedByStats;
   } else if (candidates) {
