@@ -71,6 +71,10 @@ class ObjectStore {
   virtual Result<std::string> ReadRange(std::string_view path, uint64_t offset,
                                         uint64_t length) = 0;
   virtual Result<uint64_t> Size(std::string_view path) = 0;
+  // Whether anything sits at `path`: an object, or — on a file system — a directory or a link
+  // that is no readable object. A probe for absence asks this, so that damage (a directory where
+  // the newest manifest was) is not taken for nothing. The default: Size succeeds.
+  virtual Result<bool> Occupied(std::string_view path);
   // Writes the whole object, replacing any existing one. Atomic: readers see the old or the new
   // object, never a partial one.
   virtual Status Write(std::string_view path, std::string_view data) = 0;
@@ -132,6 +136,7 @@ class InstrumentedStore : public ObjectStore {
   Result<std::string> Read(std::string_view path) override;
   Result<std::string> ReadRange(std::string_view path, uint64_t offset, uint64_t length) override;
   Result<uint64_t> Size(std::string_view path) override;
+  Result<bool> Occupied(std::string_view path) override;
   Status Write(std::string_view path, std::string_view data) override;
   Status CreateIfAbsent(std::string_view path, std::string_view data) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;

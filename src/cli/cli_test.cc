@@ -81,6 +81,9 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
       {{"query", dir.Join("no_table")}, "", "no_table"},
       {{"create", table, "--from", dir.Join("a.csv")}, "", "already exists"},
       {{"query", table, "--format", "xml"}, "", "--format"},
+      // A vacuum that could delete the files of a write in progress needs --force.
+      {{"vacuum", table, "--older-than", "0"}, "", "--force"},
+      {{"vacuum", table, "--older-than", "0.5"}, "", "--force"},
   };
   for (const Case& c : cases) {
     if (!c.file_text.empty()) WriteFileText(dir.Join("bad.csv"), c.file_text);
@@ -93,6 +96,8 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
   CliResult q = RunCli(dir, {"query", table, "--format", "csv", "--select", "id"});
   EXPECT_EQ(q.code, 0);
   EXPECT_EQ(CountLines(q.out), 51);
+  EXPECT_EQ(RunCli(dir, {"vacuum", table, "--older-than", "0", "--force"}).code, 0);
+  EXPECT_EQ(RunCli(dir, {"vacuum", table}).code, 0);  // the default grace: a day
 }
 
 TEST(CliTest, QueryFormatsAndTimeTravel) {

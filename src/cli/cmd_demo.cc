@@ -19,6 +19,7 @@
 #include "format/csv/csv_writer.h"
 #include "layout/otree/layout_writer.h"
 #include "lakeindex/events.h"
+#include "ops/operations.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/batch_source.h"
@@ -291,10 +292,11 @@ Status RunDemo(const DemoArgs& args) {
   options.write = MakeWriteConfig(1000000, progress);
   options.progress = [progress](const std::string&, uint64_t done, uint64_t) { progress->Update(done); };
   start = Clock::now();
-  ASSIGN_OR_RETURN(layout::LayoutReport report, layout::LayoutTable(table.get(), options));
+  ASSIGN_OR_RETURN(ops::LayoutResult laid, ops::Layout(table.get(), options));  // re-indexed in the same commit
+  const layout::LayoutReport& report = laid.report;
+  const size_t segments = laid.index_segments;
   options = layout::LayoutOptions();  // drops the callbacks' references: the bar is cleared now
   progress.reset();
-  ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(table.get(), ""));
   std::printf("      %s rows in %zu cubes (depth %d), %zu files, in %.2f s; the indexes now cover the new files "
               "(%zu segments rebuilt): version %llu\n\n",
               Grouped(report.rows).c_str(), report.cubes, report.depth, report.files, SecondsSince(start), segments,

@@ -8,6 +8,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "layout/otree/layout_writer.h"
+#include "ops/operations.h"
 #include "query/binder.h"
 #include "query/index_manager.h"
 #include "query/layout_pruning.h"
@@ -43,11 +44,11 @@ Status RunLayout(const LayoutArgs& args) {
   options.write = MakeWriteConfig(args.rows_per_file, progress);
   options.progress = [progress](const std::string&, uint64_t done, uint64_t) { progress->Update(done); };
   auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(layout::LayoutReport report, layout::LayoutTable(h.table.get(), options));
+  // The rewritten rows are indexed in the same commit (ops::Layout).
+  ASSIGN_OR_RETURN(ops::LayoutResult result, ops::Layout(h.table.get(), options));
+  const layout::LayoutReport& report = result.report;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // The rewritten fragments are new to every index: index them so queries keep using them.
-  ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), ""));
-  if (segments > 0) std::fprintf(stderr, "indexed the rewritten fragments: %zu new segments\n", segments);
+  if (result.index_segments > 0) std::fprintf(stderr, "indexed the rewritten rows: %zu new segments\n", result.index_segments);
   std::fprintf(stderr, "laid out %llu rows as %s on (%s) in %.2f s: %zu files, %zu blocks",
                static_cast<unsigned long long>(report.rows), options.kind.c_str(),
                (args.otree + args.sort + args.zorder + args.hilbert).c_str(), seconds, report.files, report.blocks);

@@ -13,6 +13,7 @@
 #include "format/csv/csv_writer.h"
 #include "format/parquet/writer.h"
 #include "layout/otree/layout_writer.h"
+#include "ops/operations.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -50,19 +51,13 @@ Status RunAppend(const LoadArgs& args) {
   // An OTree table's hidden `_weight` is drawn at append, not read from the input.
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema()));
   auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
-  uint64_t before = h.table->manifest().total_rows();
-  if (otree) {
-    ASSIGN_OR_RETURN(layout::LayoutReport report,
-                     layout::AppendToLayout(h.table.get(), source.get(), MakeWriteConfig(args.rows_per_file, progress)));
-    std::fprintf(stderr, "placed the new rows into the OTree: %zu blocks in %zu files\n", report.blocks, report.files);
-  } else {
-    RETURN_IF_ERROR(h.table->Append(source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  // Rows, their OTree blocks and their index segments: one commit (ops::Append).
+  ASSIGN_OR_RETURN(ops::AppendResult result, ops::Append(h.table.get(), source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  if (result.otree) {
+    std::fprintf(stderr, "placed the new rows into the OTree: %zu blocks in %zu files\n", result.layout.blocks, result.layout.files);
   }
-  // The new fragments get index segments of their own (zones / leaf pages for them only).
-  ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), ""));
-  if (segments > 0) std::fprintf(stderr, "indexed the new fragments: %zu new segments\n", segments);
-  std::fprintf(stderr, "appended %llu rows: version %llu\n",
-               static_cast<unsigned long long>(h.table->manifest().total_rows() - before),
+  if (result.index_segments > 0) std::fprintf(stderr, "indexed the new fragments: %zu new segments\n", result.index_segments);
+  std::fprintf(stderr, "appended %llu rows: version %llu\n", static_cast<unsigned long long>(result.rows),
                static_cast<unsigned long long>(h.table->version()));
   return Status::OK();
 }
@@ -281,24 +276,14 @@ struct OptimizeArgs {
 Status RunOptimize(const OptimizeArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   auto progress = std::make_shared<Progress>("optimize " + args.table, h.table->manifest().total_rows());
-  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(h.table->manifest()));
-  size_t rewritten = 0;
-  if (table_layout && table_layout->is_otree()) {
-    ASSIGN_OR_RETURN(rewritten, layout::OptimizeLayout(h.table.get(), MakeWriteConfig(args.rows_per_file, progress)));
-  } else {
-    ASSIGN_OR_RETURN(rewritten, h.table->Optimize(MakeWriteConfig(args.rows_per_file, progress)));
-  }
-  if (rewritten == 0) {
+  // The rewritten rows are re-indexed, and each index merged into one segment, in the same
+  // commit (ops::Optimize).
+  ASSIGN_OR_RETURN(ops::OptimizeResult result, ops::Optimize(h.table.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  if (result.rewritten == 0) {
     std::fprintf(stderr, "nothing to optimize: version %llu\n", static_cast<unsigned long long>(h.table->version()));
   } else {
-    // Rewritten fragments have new ids that no index segment covers yet: index them now so
-    // queries keep using the indexes (until then they are scanned, never answered stale), and
-    // merge each index's segments into one, as optimize does for the data.
-    query::UpdateOptions merge;
-    merge.merge = true;
-    ASSIGN_OR_RETURN(size_t segments, query::UpdateIndexes(h.table.get(), "", merge));
-    if (segments > 0) std::fprintf(stderr, "indexed the rewritten fragments: %zu new segments\n", segments);
-    std::fprintf(stderr, "rewrote %zu fragments into %zu: version %llu\n", rewritten, h.table->manifest().fragments.size(),
+    if (result.index_segments > 0) std::fprintf(stderr, "indexed the rewritten fragments: %zu new segments\n", result.index_segments);
+    std::fprintf(stderr, "rewrote %zu fragments into %zu: version %llu\n", result.rewritten, h.table->manifest().fragments.size(),
                  static_cast<unsigned long long>(h.table->version()));
   }
   return Status::OK();
@@ -317,13 +302,25 @@ Status RunVerify(const VerifyArgs& args) {
   return Status::OK();
 }
 
+// A writer's files exist before its commit names them; vacuum must not take a file for garbage
+// while its writer may still commit. Large layouts and appends take minutes, so the default
+// grace is a day (Delta keeps 7 days, Lance's cleanup 14), and less than an hour needs --force.
+constexpr double kDefaultVacuumHours = 24;
+constexpr double kMinVacuumHoursUnforced = 1;
+
 struct VacuumArgs {
   std::string table;
-  double older_than_hours = 1.0;
+  double older_than_hours = kDefaultVacuumHours;
+  bool force = false;
 };
 
 Status RunVacuum(const VacuumArgs& args) {
   if (!(args.older_than_hours >= 0)) return Status::InvalidArgument("--older-than must be >= 0 hours");
+  if (args.older_than_hours < kMinVacuumHoursUnforced && !args.force) {
+    return Status::InvalidArgument("--older-than below 1 hour may delete the files of a write still in progress "
+                                   "(they become part of the table when it commits); add --force if no other process "
+                                   "writes to the table");
+  }
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   ASSIGN_OR_RETURN(auto removed, h.table->Vacuum(int64_t(args.older_than_hours * 3600 * 1000)));
   for (const std::string& path : removed) std::printf("removed %s\n", path.c_str());
@@ -453,6 +450,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   vc->add_option("TABLE", vacuum->table, "Table directory")->required();
   vc->add_option("--older-than", vacuum->older_than_hours,
                  "Only files older than this many hours (protects writers about to commit)")->capture_default_str();
+  vc->add_flag("--force", vacuum->force, "Allow --older-than below 1 hour (no other process may be writing)");
   commands->emplace_back(vc, [vacuum] { return RunVacuum(*vacuum); });
 
   auto* idx = app.add_subcommand("index", "Create, list, update or drop scalar indexes (btree, zonemap)");

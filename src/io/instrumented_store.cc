@@ -93,6 +93,12 @@ Result<uint64_t> InstrumentedStore::Size(std::string_view path) {
   return base_->Size(path);
 }
 
+Result<bool> InstrumentedStore::Occupied(std::string_view path) {
+  RETURN_IF_ERROR(Before(StoreOp::kRead, path));
+  ++counters_.read_requests;
+  return base_->Occupied(path);
+}
+
 Status InstrumentedStore::Write(std::string_view path, std::string_view data) {
   RETURN_IF_ERROR(Before(StoreOp::kWrite, path));
   ++counters_.write_requests;

@@ -244,6 +244,18 @@ class LocalStore final : public ObjectStore {
     return uint64_t(st.st_size);
   }
 
+  Result<bool> Occupied(std::string_view path) override {
+    RETURN_IF_ERROR(ValidateObjectPath(path));
+    // The path as named, links not followed: a link out of the store still occupies it.
+    const std::string full = root_ + "/" + std::string(path);
+    struct stat st;
+    if (::lstat(full.c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return false;
+      return IOErrorFor("lstat", full, errno);
+    }
+    return true;
+  }
+
   Status Write(std::string_view path, std::string_view data) override {
     ASSIGN_OR_RETURN(std::string full, Resolve(path));
     RETURN_IF_ERROR(MakeParents(path));

@@ -53,6 +53,13 @@ Status ObjectWriter::Close() {
   return status_;
 }
 
+Result<bool> ObjectStore::Occupied(std::string_view path) {
+  auto size = Size(path);
+  if (size.ok()) return true;
+  if (size.status().IsNotFound()) return false;
+  return size.status();
+}
+
 Result<std::unique_ptr<ObjectWriter>> ObjectStore::OpenWriter(std::string_view path) {
   RETURN_IF_ERROR(ValidateObjectPath(path));
   return std::unique_ptr<ObjectWriter>(

@@ -14,6 +14,7 @@
 #include "layout/otree/layout_writer.h"
 #include "layout/otree/partitioned_layout.h"
 #include "python/convert.h"
+#include "ops/operations.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -115,19 +116,14 @@ class PyTable {
     return out;
   }
 
-  // As `lakeindex append`: an OTree table places the rows into its tree; indexes are updated.
+  // As `lakeindex append` (ops::Append): rows, OTree blocks and index segments in one commit.
   void Append(const std::string& source, std::optional<uint64_t> rows_per_file) {
     Check(Unlocked([&]() -> Status {
       ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table_->manifest()));
       const bool otree = meta && meta->is_otree();
       ASSIGN_OR_RETURN(auto src, table::OpenLocalFileSource(
                                      source, otree ? layout::VisibleSchema(table_->schema()) : table_->schema()));
-      if (otree) {
-        RETURN_IF_ERROR(layout::AppendToLayout(table_.get(), src.get(), Config(rows_per_file)).status());
-      } else {
-        RETURN_IF_ERROR(table_->Append(src.get(), Config(rows_per_file)));
-      }
-      return query::UpdateIndexes(table_.get(), "").status();
+      return ops::Append(table_.get(), src.get(), Config(rows_per_file)).status();
     }));
   }
 
@@ -143,13 +139,12 @@ class PyTable {
     Check(Unlocked([&] { return query::CreateIndex(table_.get(), IndexOptionsFrom(column, kind, name, page_rows, zone_rows)); }));
   }
 
-  // As `lakeindex layout --otree`: rewrites the table, then indexes the new fragments.
+  // As `lakeindex layout --otree` (ops::Layout): the rewritten rows and their index segments in one commit.
   py::dict LayoutOTree(const py::dict& options) {
     layout::LayoutOptions o = LayoutOptionsFrom(options);
     layout::LayoutReport report = Check(Unlocked([&]() -> Result<layout::LayoutReport> {
-      ASSIGN_OR_RETURN(layout::LayoutReport r, layout::LayoutTable(table_.get(), o));
-      RETURN_IF_ERROR(query::UpdateIndexes(table_.get(), "").status());
-      return r;
+      ASSIGN_OR_RETURN(ops::LayoutResult r, ops::Layout(table_.get(), o));
+      return r.report;
     }));
     return ReportToPy(report);
   }
@@ -485,9 +480,8 @@ py::dict LayoutCommit(const std::string& path, uint64_t version, const py::dict&
   layout::LayoutReport report = Check(Unlocked([&]() -> Result<layout::LayoutReport> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
     ASSIGN_OR_RETURN(layout::Revision rev, layout::RevisionFromJson(revision, *t, o));
-    ASSIGN_OR_RETURN(layout::LayoutReport r, layout::CommitPartitionedLayout(t.get(), o, std::move(rev), parts));
-    RETURN_IF_ERROR(query::UpdateIndexes(t.get(), "").status());  // as `lakeindex layout`
-    return r;
+    ASSIGN_OR_RETURN(ops::LayoutResult r, ops::CommitPartitionedLayout(t.get(), o, std::move(rev), parts));  // as `lakeindex layout`
+    return r.report;
   }));
   return ReportToPy(report);
 }

@@ -171,21 +171,28 @@ Status CreateIndex(table::Table* table, const IndexOptions& options) {
   return CommitIndex(table, std::move(meta));
 }
 
-Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const UpdateOptions& options) {
-  ASSIGN_OR_RETURN(auto indexes, index::ReadIndexes(table->manifest()));
-  struct Change {
-    std::string index_name;
-    std::vector<std::string> removed;  // segment uuids
-    std::optional<SegmentMeta> added;
-  };
-  std::vector<Change> changes;
+namespace {
+
+// What bringing one index up to date changes: segments removed, one segment added.
+struct IndexChange {
+  std::string index_name;
+  std::vector<std::string> removed;  // segment uuids
+  std::optional<SegmentMeta> added;
+};
+
+// Writes the segments that bring the indexes of `table`'s version (all when `name` is empty) up
+// to date with its fragments, as described in the header; commits nothing.
+Result<std::vector<IndexChange>> PrepareIndexUpdate(const table::Table& table, const std::string& name,
+                                                    const UpdateOptions& options) {
+  ASSIGN_OR_RETURN(auto indexes, index::ReadIndexes(table.manifest()));
+  std::vector<IndexChange> changes;
   std::set<uint32_t> live;
-  for (const auto& f : table->manifest().fragments) live.insert(f.id);
+  for (const auto& f : table.manifest().fragments) live.insert(f.id);
   bool found = name.empty();
   for (const IndexMeta& meta : indexes) {
     if (!name.empty() && meta.name != name) continue;
     found = true;
-    Change change;
+    IndexChange change;
     change.index_name = meta.name;
     std::vector<MergedSegment> merged;  // stale segments, and every segment when merging
     std::vector<const SegmentMeta*> kept;
@@ -203,7 +210,7 @@ Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const
       if (!m.live.empty()) merged.push_back(std::move(m));
     }
     std::vector<table::FragmentMeta> missing;
-    for (const auto& f : table->manifest().fragments) {
+    for (const auto& f : table.manifest().fragments) {
       if (!covered.count(f.id)) missing.push_back(f);
     }
     const bool writes = !merged.empty() || !missing.empty();
@@ -215,31 +222,62 @@ Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const
       }
     }
     if (!merged.empty() || !missing.empty()) {
-      ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(*table, meta, missing, merged));
+      ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(table, meta, missing, merged));
       change.added = std::move(seg);
     }
     if (change.added || !change.removed.empty()) changes.push_back(std::move(change));
   }
   if (!found) return Status::InvalidArgument("index update: no index named '" + name + "'");
-  if (changes.empty()) return size_t(0);
-  size_t written = 0;
-  for (const Change& c : changes) written += c.added ? 1 : 0;
-  RETURN_IF_ERROR(CommitIndexes(table, "update_index", [changes](std::vector<IndexMeta>* list) -> Status {
-    for (const Change& c : changes) {
-      auto it = std::find_if(list->begin(), list->end(), [&](const IndexMeta& m) { return m.name == c.index_name; });
-      if (it == list->end()) return Status::Conflict("index '" + c.index_name + "' was dropped concurrently");
-      for (const std::string& uuid : c.removed) {
-        const size_t before = it->segments.size();
-        std::erase_if(it->segments, [&](const SegmentMeta& s) { return s.uuid == uuid; });
-        if (it->segments.size() == before) {
-          return Status::Conflict("index '" + c.index_name + "' was updated concurrently");
-        }
+  return changes;
+}
+
+// Applies `changes` to an index list (Conflict when an index or segment they change is gone).
+Status ApplyIndexChanges(const std::vector<IndexChange>& changes, std::vector<IndexMeta>* list) {
+  for (const IndexChange& c : changes) {
+    auto it = std::find_if(list->begin(), list->end(), [&](const IndexMeta& m) { return m.name == c.index_name; });
+    if (it == list->end()) return Status::Conflict("index '" + c.index_name + "' was dropped concurrently");
+    for (const std::string& uuid : c.removed) {
+      const size_t before = it->segments.size();
+      std::erase_if(it->segments, [&](const SegmentMeta& s) { return s.uuid == uuid; });
+      if (it->segments.size() == before) {
+        return Status::Conflict("index '" + c.index_name + "' was updated concurrently");
       }
-      if (c.added) it->segments.push_back(*c.added);
     }
-    return Status::OK();
+    if (c.added) it->segments.push_back(*c.added);
+  }
+  return Status::OK();
+}
+
+size_t SegmentsAdded(const std::vector<IndexChange>& changes) {
+  size_t n = 0;
+  for (const IndexChange& c : changes) n += c.added ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const UpdateOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<IndexChange> changes, PrepareIndexUpdate(*table, name, options));
+  if (changes.empty()) return size_t(0);
+  RETURN_IF_ERROR(CommitIndexes(table, "update_index", [changes](std::vector<IndexMeta>* list) -> Status {
+    return ApplyIndexChanges(changes, list);
   }));
-  return written;
+  return SegmentsAdded(changes);
+}
+
+table::CommitHook MaintainIndexes(std::shared_ptr<ObjectStore> store, const UpdateOptions& options, size_t* written) {
+  return [store = std::move(store), options, written](table::Manifest* next) -> Status {
+    if (next->indexes.is_null() || next->indexes.empty()) return Status::OK();
+    // The version being committed, as a table: its new fragments are read from their files.
+    std::unique_ptr<table::Table> view = table::Table::View(store, *next);
+    ASSIGN_OR_RETURN(std::vector<IndexChange> changes, PrepareIndexUpdate(*view, "", options));
+    if (written != nullptr) *written = SegmentsAdded(changes);
+    if (changes.empty()) return Status::OK();
+    ASSIGN_OR_RETURN(std::vector<IndexMeta> list, index::ReadIndexes(*next));
+    RETURN_IF_ERROR(ApplyIndexChanges(changes, &list));
+    next->indexes = index::IndexesToJson(list);
+    return Status::OK();
+  };
 }
 
 Status DropIndex(table::Table* table, const std::string& name) {

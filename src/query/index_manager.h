@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,12 @@ struct UpdateOptions {
 // Brings indexes up to date with the table's fragments as described above (all indexes when
 // `name` is empty) and commits when something changed. Returns how many segments were written.
 Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const UpdateOptions& options = {});
+// The same as a commit hook (table::WriteConfig::before_commit): on every attempt to commit an
+// operation, the indexes of the manifest being committed are brought up to date in that very
+// commit (segments for its new fragments, stale segments rewritten), so data and indexes become
+// visible together. `*written` (optional) receives the segments the last attempt wrote.
+table::CommitHook MaintainIndexes(std::shared_ptr<ObjectStore> store, const UpdateOptions& options = {},
+                                  size_t* written = nullptr);
 // Removes the index from the next version (its files stay for time travel until vacuum).
 Status DropIndex(table::Table* table, const std::string& name);
 

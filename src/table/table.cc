@@ -176,6 +176,9 @@ Status CheckNoConflict(const Manifest& base, const Manifest& latest, uint32_t id
 }
 }  // namespace
 
+// Versions committed between a listing and the probes that follow it, followed at most this far.
+constexpr int kMaxVersionProbes = 64;
+
 Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
   ASSIGN_OR_RETURN(auto objects, store->List(kVersionsDir));
   std::optional<uint64_t> latest;
@@ -184,6 +187,21 @@ Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
     if (v && (!latest || *v > *latest)) latest = v;
   }
   if (!latest) return Status::NotFound("no lakeindex table at " + store->Describe());
+  // The path of the version after the newest listed must hold nothing: one that is there but is
+  // not a readable manifest (a directory, a symlink out of the table) is damage to report, never
+  // a reason to serve an older version. A manifest that appeared since the listing is newer.
+  for (int probe = 0; probe < kMaxVersionProbes; ++probe) {
+    const std::string next = ManifestPath(*latest + 1);
+    ASSIGN_OR_RETURN(const bool occupied, store->Occupied(next));
+    if (!occupied) break;
+    auto size = store->Size(next);
+    if (size.status().IsNotFound() || size.status().IsInvalidArgument()) {
+      return Status::Corruption(next + ": something that is not a readable manifest is there (" +
+                                size.status().message() + "); the table's newest version is damaged");
+    }
+    RETURN_IF_ERROR(size.status());
+    ++*latest;
+  }
   return *latest;
 }
 
@@ -254,6 +272,7 @@ Status Table::Append(BatchSource* source, const WriteConfig& config) {
   txn.operation = "append";
   ASSIGN_OR_RETURN(txn.added, WriteFragments(source, schema(), config));
   if (txn.added.empty()) return Status::OK();  // nothing to append: no new version
+  txn.apply_extra = config.before_commit;
   return Commit(std::move(txn));
 }
 
@@ -275,6 +294,7 @@ Result<size_t> Table::Optimize(const WriteConfig& config) {
   for (const FragmentMeta* f : rewrite) txn.removed.insert(f->id);
   FragmentsSource source(this, rewrite);
   ASSIGN_OR_RETURN(txn.added, WriteFragments(&source, schema(), config));
+  txn.apply_extra = config.before_commit;
   RETURN_IF_ERROR(Commit(std::move(txn)));
   return rewrite.size();
 }
@@ -326,6 +346,13 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
         next = base;
       } else {
         ASSIGN_OR_RETURN(next, LoadManifest(store, latest_version));
+        // Files written for the old schema cannot join a table whose schema changed (a layout
+        // adds or drops hidden columns): nothing is committed, the caller sees Conflict.
+        if (!(next.schema == base.schema) && (!txn.added.empty() || txn.schema_bound)) {
+          return Status::Conflict("the table's schema changed in a concurrent commit (now at version " +
+                                  std::to_string(latest_version) + "): " + txn.operation +
+                                  " committed nothing; run it again");
+        }
         for (uint32_t id : txn.removed) RETURN_IF_ERROR(CheckNoConflict(base, next, id));
         for (const auto& [id, ref] : txn.deletions) RETURN_IF_ERROR(CheckNoConflict(base, next, id));
       }

@@ -41,11 +41,18 @@ inline parquet::WriteOptions TableWriteOptions() {
   return options;
 }
 
+// Runs on the manifest of every attempt to commit, after the operation's own changes, to add
+// what must become visible in the same commit (the operations layer brings index segments up to
+// date there: ops/operations.h). An error aborts the commit: nothing is visible.
+using CommitHook = std::function<Status(Manifest* next)>;
+
 struct WriteConfig {
   uint64_t rows_per_file = 1000000;  // --rows-per-file
   parquet::WriteOptions parquet = TableWriteOptions();
   // Called with rows written so far (for progress output); may be empty.
   std::function<void(uint64_t)> progress;
+  // Chained after the operation's own changes on every commit attempt (may be empty).
+  CommitHook before_commit;
 };
 
 struct VersionInfo {
@@ -63,6 +70,9 @@ struct Transaction {
   std::set<uint32_t> removed;
   std::map<uint32_t, std::optional<DeletionRef>> deletions;  // fragment -> its new deletion file
   std::optional<Schema> schema;                              // create only
+  // The commit depends on the base's schema even without adding files (e.g. an index built on
+  // it): a concurrent schema change is then a Conflict, as it always is for added files.
+  bool schema_bound = false;
   // Further changes (indexes, layout) re-applied on every attempt; may return Conflict.
   std::function<Status(Manifest*)> apply_extra;
 };
@@ -97,6 +107,11 @@ Result<FragmentMeta> StreamDataFile(ObjectStore* store, const Schema& schema, co
 
 class Table {
  public:
+  // A read-only view of `manifest` — e.g. the one being committed, whose new fragments a commit
+  // hook indexes before it becomes visible. Its write methods must not be called.
+  static std::unique_ptr<Table> View(std::shared_ptr<ObjectStore> store, Manifest manifest) {
+    return std::unique_ptr<Table>(new Table(std::move(store), std::move(manifest)));
+  }
   // Creates version 1 from `source`. InvalidArgument if a table already exists there.
   static Result<std::unique_ptr<Table>> Create(std::shared_ptr<ObjectStore> store, BatchSource* source,
                                                const WriteConfig& config);

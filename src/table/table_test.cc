@@ -1,5 +1,7 @@
 #include "table/table.h"
 
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -264,6 +266,42 @@ TEST(TableTest, VerifyFindsDamageAndVacuumRemovesOnlyOrphans) {
   auto bad = (*Table::Open(store))->Verify();
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find(file), std::string::npos) << bad.status().ToString();
+}
+
+// The newest manifest replaced by something that is not a manifest (a directory, a link out of
+// the table): opening is Corruption naming it, never the previous version served as the newest.
+TEST(TableTest, DamagedNewestManifestIsCorruptionNotARollback) {
+  for (const std::string damage : {"directory", "symlink", "garbage"}) {
+    SCOPED_TRACE(damage);
+    testing::TempDir dir;
+    const std::string root = dir.path() + "/t";
+    auto store = OpenTableStore(root, /*create=*/true);
+    ASSERT_TRUE(store.ok());
+    Batch batch = RandomBatch(TestSchema(), 300, 3, 0.1);
+    auto t = CreateFrom(*store, batch, 100);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    ASSERT_TRUE((*t)->DeleteRows(RowSet::Of({MakeRowAddress(0, 1)})).ok());
+    ASSERT_EQ((*t)->version(), 2u);
+    const std::string newest = root + "/" + ManifestPath(2);
+    std::filesystem::remove(newest);
+    if (damage == "directory") {
+      std::filesystem::create_directory(newest);
+    } else if (damage == "symlink") {
+      const std::string outside = dir.path() + "/outside.manifest";
+      std::filesystem::copy_file(root + "/" + ManifestPath(1), outside);
+      std::filesystem::create_symlink(outside, newest);
+    } else {
+      std::ofstream(newest) << "not a manifest";
+    }
+    auto reopened = Table::Open(*store);
+    ASSERT_FALSE(reopened.ok()) << "served version " << (*reopened)->version();
+    EXPECT_TRUE(reopened.status().IsCorruption()) << reopened.status().ToString();
+    EXPECT_NE(reopened.status().message().find(ManifestPath(2)), std::string::npos) << reopened.status().ToString();
+    // The versions before it stay readable by number.
+    auto v1 = Table::Open(*store, 1);
+    ASSERT_TRUE(v1.ok()) << v1.status().ToString();
+    EXPECT_EQ((*v1)->manifest().total_rows(), 300u);
+  }
 }
 
 }  // namespace

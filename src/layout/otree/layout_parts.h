@@ -88,9 +88,10 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
                                             const LayoutMeta& meta, const table::WriteConfig& config);
 // Commits a layout change made against the table's version: fragments `removed` go, `files`
 // come in, the layout becomes `meta` plus the blocks of `files`. Conflict if another writer
-// committed in between.
+// committed in between. `before_commit` (may be empty) runs last on the manifest (WriteConfig).
 Status CommitLayout(table::Table* table, const std::string& operation, std::set<uint32_t> removed,
-                    std::vector<WrittenFile> files, LayoutMeta meta, const Schema& schema);
+                    std::vector<WrittenFile> files, LayoutMeta meta, const Schema& schema,
+                    const table::CommitHook& before_commit);
 // InvalidArgument for bad layout options (columns, kind, transformation, sizes).
 Status CheckColumns(const Schema& schema, const LayoutOptions& options);
 // The layout record of `options` (kind, columns and parameters; no revisions or blocks yet).

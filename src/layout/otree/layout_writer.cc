@@ -311,14 +311,15 @@ void CountRows(LayoutMeta* meta) {
 // in, and the layout becomes `meta` plus the blocks of `files` (blocks of removed fragments are
 // dropped). A commit from another writer in between is a Conflict.
 Status CommitLayout(table::Table* table, const std::string& operation, std::set<uint32_t> removed,
-                    std::vector<WrittenFile> files, LayoutMeta meta, const Schema& schema) {
+                    std::vector<WrittenFile> files, LayoutMeta meta, const Schema& schema,
+                    const table::CommitHook& before_commit) {
   const uint64_t base_version = table->version();
   table::Transaction txn;
   txn.operation = operation;
   txn.removed = std::move(removed);
   for (const WrittenFile& f : files) txn.added.push_back(f.meta);
   std::erase_if(meta.blocks, [&](const BlockMeta& b) { return txn.removed.count(b.fragment) > 0; });
-  txn.apply_extra = [base_version, files = std::move(files), meta = std::move(meta), schema](Manifest* next) -> Status {
+  txn.apply_extra = [base_version, files = std::move(files), meta = std::move(meta), schema, before_commit](Manifest* next) -> Status {
     if (next->parent_version != base_version) {
       return Status::Conflict("the table changed (version " + std::to_string(next->parent_version) +
                               ") while its layout was being written from version " + std::to_string(base_version) +
@@ -336,7 +337,7 @@ Status CommitLayout(table::Table* table, const std::string& operation, std::set<
     CountRows(&out);
     next->schema = schema;
     next->layout = out.ToJson();
-    return Status::OK();
+    return before_commit ? before_commit(next) : Status::OK();
   };
   return table->Commit(std::move(txn));
 }
@@ -536,7 +537,8 @@ Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& optio
   report.files = files.size();
   std::set<uint32_t> removed;
   for (const FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
-  RETURN_IF_ERROR(CommitLayout(table, "layout", std::move(removed), std::move(files), std::move(meta), schema));
+  RETURN_IF_ERROR(CommitLayout(table, "layout", std::move(removed), std::move(files), std::move(meta), schema,
+                               options.write.before_commit));
   if (options.progress) options.progress("done", report.rows, report.rows);
   return report;
 }
@@ -616,7 +618,7 @@ Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* sou
   }
   report.files = files.size();
   for (const WrittenFile& f : files) report.blocks += f.blocks.size();
-  RETURN_IF_ERROR(CommitLayout(table, "append", {}, std::move(files), std::move(meta), schema));
+  RETURN_IF_ERROR(CommitLayout(table, "append", {}, std::move(files), std::move(meta), schema, config.before_commit));
   return report;
 }
 
@@ -731,7 +733,8 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
     for (auto& f : written) files.push_back(std::move(f));
   }
   const size_t rewritten = rewrite.size();
-  RETURN_IF_ERROR(CommitLayout(table, "optimize", std::move(rewrite), std::move(files), std::move(meta), schema));
+  RETURN_IF_ERROR(CommitLayout(table, "optimize", std::move(rewrite), std::move(files), std::move(meta), schema,
+                               config.before_commit));
   return rewritten;
 }
 

@@ -362,7 +362,8 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
   meta.revisions.push_back(std::move(revision));
   std::set<uint32_t> removed;
   for (const table::FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
-  RETURN_IF_ERROR(parts::CommitLayout(table, "layout", std::move(removed), std::move(files), std::move(meta), schema));
+  RETURN_IF_ERROR(parts::CommitLayout(table, "layout", std::move(removed), std::move(files), std::move(meta), schema,
+                                      options.write.before_commit));
   return report;
 }
 

@@ -1,0 +1,87 @@
+#include "ops/operations.h"
+
+#include <optional>
+
+#include "layout/otree/layout_meta.h"
+#include "query/index_manager.h"
+
+namespace lakeindex::ops {
+namespace {
+
+// `config` with the index maintenance of `table`'s store chained after its own hook.
+table::WriteConfig WithIndexMaintenance(const table::Table& table, table::WriteConfig config,
+                                        const query::UpdateOptions& options, size_t* written) {
+  table::CommitHook own = std::move(config.before_commit);
+  table::CommitHook indexes = query::MaintainIndexes(table.shared_store(), options, written);
+  config.before_commit = [own = std::move(own), indexes = std::move(indexes)](table::Manifest* next) -> Status {
+    if (own) RETURN_IF_ERROR(own(next));
+    return indexes(next);
+  };
+  return config;
+}
+
+Result<bool> IsOTree(const table::Table& table) {
+  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table.manifest()));
+  return meta && meta->is_otree();
+}
+
+}  // namespace
+
+Result<AppendResult> Append(table::Table* table, table::BatchSource* source, table::WriteConfig config) {
+  AppendResult result;
+  const uint64_t version = table->version();
+  config = WithIndexMaintenance(*table, std::move(config), {}, &result.index_segments);
+  ASSIGN_OR_RETURN(result.otree, IsOTree(*table));
+  if (result.otree) {
+    ASSIGN_OR_RETURN(result.layout, layout::AppendToLayout(table, source, config));
+    result.rows = result.layout.rows;
+  } else {
+    // The rows written, as the writer reports them (a rebase may bring other commits' rows
+    // along, so the version's row count says nothing of ours).
+    uint64_t written = 0;
+    auto progress = std::move(config.progress);
+    config.progress = [&written, progress](uint64_t rows) {
+      written = rows;
+      if (progress) progress(rows);
+    };
+    RETURN_IF_ERROR(table->Append(source, config));
+    result.rows = written;
+  }
+  if (table->version() == version) {  // nothing to append: nothing committed
+    result.rows = 0;
+    result.index_segments = 0;
+  }
+  return result;
+}
+
+Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config) {
+  OptimizeResult result;
+  query::UpdateOptions merge;
+  merge.merge = true;  // as optimize does for the data, each index becomes one segment
+  config = WithIndexMaintenance(*table, std::move(config), merge, &result.index_segments);
+  ASSIGN_OR_RETURN(const bool otree, IsOTree(*table));
+  if (otree) {
+    ASSIGN_OR_RETURN(result.rewritten, layout::OptimizeLayout(table, config));
+  } else {
+    ASSIGN_OR_RETURN(result.rewritten, table->Optimize(config));
+  }
+  if (result.rewritten == 0) result.index_segments = 0;
+  return result;
+}
+
+Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options) {
+  LayoutResult result;
+  options.write = WithIndexMaintenance(*table, std::move(options.write), {}, &result.index_segments);
+  ASSIGN_OR_RETURN(result.report, layout::LayoutTable(table, options));
+  return result;
+}
+
+Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::LayoutOptions options,
+                                             layout::Revision revision, const std::vector<std::string>& written) {
+  LayoutResult result;
+  options.write = WithIndexMaintenance(*table, std::move(options.write), {}, &result.index_segments);
+  ASSIGN_OR_RETURN(result.report, layout::CommitPartitionedLayout(table, options, std::move(revision), written));
+  return result;
+}
+
+}  // namespace lakeindex::ops

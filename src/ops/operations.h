@@ -1,0 +1,67 @@
+// Operations: one function per user-level write, each doing the whole job — data, layout and
+// index maintenance — and ending in exactly one commit (DESIGN.md "Layers", ops/).
+//
+// Before this layer the front ends committed the data and then, separately, the index update:
+// two versions, of which the second could lose a race after the first was visible (an append
+// reported Conflict although its rows were in, and retrying duplicated them). Here the index
+// segments of the new fragments are written on every attempt to commit, for the manifest being
+// committed (query::MaintainIndexes as table::WriteConfig::before_commit), so the rows and their
+// index entries become visible together, or nothing does.
+//
+// Conflict rules (docs/concurrency.md has the whole table): an append rebases onto any
+// concurrent commit that kept the table's schema (its fragments are new, so nothing of the other
+// commit is undone; indexes created or dropped meanwhile are followed: the new fragments get
+// segments of the indexes the committed version has); a concurrent schema change (a layout adding
+// `_weight`) is a Conflict with nothing committed. Optimize and delete conflict when a concurrent
+// commit rewrote or changed deletions of a fragment they change. Layout changes conflict with any
+// concurrent commit. Conflict always means: nothing of the operation is visible.
+// Thread safety: as Table writers (one writer per Table object; processes may race freely).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <string>
+#include <vector>
+
+#include "layout/otree/layout_writer.h"
+#include "layout/otree/partitioned_layout.h"
+#include "table/batch_source.h"
+#include "table/table.h"
+
+namespace lakeindex::ops {
+
+struct AppendResult {
+  uint64_t rows = 0;             // rows appended
+  bool otree = false;            // placed into the table's OTree (else plain fragments)
+  layout::LayoutReport layout;   // with otree
+  size_t index_segments = 0;     // index segments written for the new fragments
+};
+
+// Appends the rows of `source` (the table's visible columns on an OTree table, else all of its
+// columns) as one commit with their index segments. No rows: no new version.
+Result<AppendResult> Append(table::Table* table, table::BatchSource* source, table::WriteConfig config);
+
+struct OptimizeResult {
+  size_t rewritten = 0;          // fragments (files, on an OTree table) rewritten; 0: no new version
+  size_t index_segments = 0;     // index segments written (every index merged into one segment)
+};
+
+// Compacts small fragments and drops deleted rows (OTree tables: rewrites overfull cubes' files and
+// rolls small files up), re-indexing the rewritten rows and merging each index's segments, in one
+// commit.
+Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config);
+
+struct LayoutResult {
+  layout::LayoutReport report;
+  size_t index_segments = 0;
+};
+
+// Rewrites the table in a layout (layout_writer.h) and re-indexes its rows, in one commit.
+Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options);
+// The same for a layout whose parts were written by other processes (partitioned_layout.h, step
+// 4: `written` are WriteLayoutPartition's texts).
+Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::LayoutOptions options,
+                                             layout::Revision revision, const std::vector<std::string>& written);
+
+}  // namespace lakeindex::ops

@@ -1,0 +1,203 @@
+#include "ops/operations.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "index/index_catalog.h"
+#include "lakeindex/events.h"
+#include "layout/otree/layout_meta.h"
+#include "query/index_manager.h"
+#include "query/scanner.h"
+
+namespace lakeindex::ops {
+namespace {
+
+// `rows` events rows whose ids start at `first_id` (so appends are told apart by id).
+std::vector<Batch> EventsRows(uint64_t rows, uint64_t seed, int64_t first_id) {
+  EventsGenerator gen(rows, seed);
+  std::vector<Batch> batches;
+  Batch b;
+  int64_t next = first_id;
+  while (gen.Next(4096, &b)) {
+    int64_t* ids = b.mutable_column(0).mutable_data<int64_t>();
+    for (size_t r = 0; r < b.num_rows(); ++r) ids[r] = next++;
+    batches.push_back(std::move(b));
+  }
+  return batches;
+}
+
+std::unique_ptr<table::Table> NewTable(const std::shared_ptr<ObjectStore>& store, uint64_t rows) {
+  auto src = table::MemorySource(EventsGenerator::EventsSchema(), EventsRows(rows, 7, 0));
+  table::WriteConfig config;
+  config.rows_per_file = 1000;
+  auto t = table::Table::Create(store, src.get(), config);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return std::move(*t);
+}
+
+void CreateBTree(table::Table* t, const std::string& column) {
+  query::IndexOptions options;
+  options.column = column;
+  options.type = "btree";
+  options.page_rows = 64;
+  ASSERT_TRUE(query::CreateIndex(t, options).ok());
+}
+
+// Every id of the newest version, read with the indexes (`where` selects) and without them.
+std::multiset<int64_t> Ids(const std::shared_ptr<ObjectStore>& store, const std::string& where, bool indexes) {
+  auto t = table::Table::Open(store);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  query::ScanRequest request;
+  request.where = where;
+  request.select = {"id"};
+  if (indexes) {
+    auto opened = query::OpenIndexes(**t, {});
+    EXPECT_TRUE(opened.ok());
+    request.indexes = *opened;
+  }
+  auto scanner = query::Scanner::Make(t->get(), request);
+  EXPECT_TRUE(scanner.ok()) << scanner.status().ToString();
+  std::multiset<int64_t> out;
+  Batch batch;
+  while (true) {
+    auto more = (*scanner)->Next(&batch);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    for (size_t r = 0; r < batch.num_rows(); ++r) out.insert(batch.column(0).Get<int64_t>(r));
+  }
+  return out;
+}
+
+// Fragments of the newest version that no segment of `index` covers.
+size_t Uncovered(const std::shared_ptr<ObjectStore>& store, const std::string& index) {
+  auto t = table::Table::Open(store);
+  auto indexes = index::ReadIndexes((*t)->manifest());
+  std::set<uint32_t> covered;
+  for (const auto& meta : *indexes) {
+    if (meta.name != index) continue;
+    for (const auto& seg : meta.segments) covered.insert(seg.fragments.begin(), seg.fragments.end());
+  }
+  size_t n = 0;
+  for (const auto& f : (*t)->manifest().fragments) n += covered.count(f.id) ? 0 : 1;
+  return n;
+}
+
+TEST(OperationsTest, AppendIsOneCommitWithItsIndexSegments) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = NewTable(store, 3000);
+  CreateBTree(t.get(), "id");
+  CreateBTree(t.get(), "score");
+  const uint64_t version = t->version();
+  auto src = table::MemorySource(EventsGenerator::EventsSchema(), EventsRows(2500, 8, 100000));
+  auto r = Append(t.get(), src.get(), {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->rows, 2500u);
+  EXPECT_EQ(r->index_segments, 2u);
+  EXPECT_EQ(t->version(), version + 1);  // one commit: data and both indexes
+  EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
+  EXPECT_EQ(Uncovered(store, "score_btree"), 0u);
+  for (const std::string where : {"id >= 100000", "id BETWEEN 99990 AND 100010", "score < 1000"}) {
+    EXPECT_EQ(Ids(store, where, true), Ids(store, where, false)) << where;
+  }
+  EXPECT_EQ(Ids(store, "id >= 100000", true).size(), 2500u);
+}
+
+// A commit of another writer lands while the append is committing (injected on its first
+// attempt): the append rebases, and its rows are in exactly once, indexed by what the newest
+// version has.
+TEST(OperationsTest, AppendRebasesOverConcurrentIndexChanges) {
+  for (const std::string other : {"drop", "create", "append"}) {
+    SCOPED_TRACE(other);
+    auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+    auto t = NewTable(store, 2000);
+    CreateBTree(t.get(), "id");
+    bool injected = false;
+    table::WriteConfig config;
+    config.before_commit = [&](table::Manifest*) -> Status {
+      if (injected) return Status::OK();
+      injected = true;
+      ASSIGN_OR_RETURN(auto concurrent, table::Table::Open(store));
+      if (other == "drop") return query::DropIndex(concurrent.get(), "id_btree");
+      if (other == "create") {
+        query::IndexOptions options;
+        options.column = "score";
+        options.type = "btree";
+        return query::CreateIndex(concurrent.get(), options);
+      }
+      auto rows = table::MemorySource(EventsGenerator::EventsSchema(), EventsRows(500, 9, 500000));
+      return Append(concurrent.get(), rows.get(), {}).status();
+    };
+    auto src = table::MemorySource(EventsGenerator::EventsSchema(), EventsRows(1500, 8, 100000));
+    auto r = Append(t.get(), src.get(), config);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE(injected);
+    EXPECT_EQ(r->rows, 1500u);
+    const auto all = Ids(store, "", false);
+    EXPECT_EQ(all.size(), 2000u + 1500u + (other == "append" ? 500u : 0u));
+    EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), all.size());  // none twice
+    if (other != "drop") {
+      EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
+    }
+    if (other == "create") {
+      EXPECT_EQ(Uncovered(store, "score_btree"), 0u);
+    }
+    EXPECT_EQ(Ids(store, "id >= 100000", true), Ids(store, "id >= 100000", false));
+  }
+}
+
+// A layout that adds the hidden `_weight` column lands while a plain append commits: the append's
+// files have the old schema, so it fails with Conflict and nothing of it is visible.
+TEST(OperationsTest, AppendOverAConcurrentSchemaChangeIsAConflictThatCommitsNothing) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = NewTable(store, 2000);
+  CreateBTree(t.get(), "id");
+  table::WriteConfig config;
+  bool injected = false;
+  config.before_commit = [&](table::Manifest*) -> Status {
+    if (injected) return Status::OK();
+    injected = true;
+    ASSIGN_OR_RETURN(auto concurrent, table::Table::Open(store));
+    layout::LayoutOptions options;
+    options.columns = {"x", "y"};
+    options.cube_rows = 500;
+    return Layout(concurrent.get(), options).status();
+  };
+  auto src = table::MemorySource(EventsGenerator::EventsSchema(), EventsRows(1000, 8, 100000));
+  auto r = Append(t.get(), src.get(), config);
+  ASSERT_TRUE(r.status().IsConflict()) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("committed nothing"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ(Ids(store, "", false).size(), 2000u);
+  EXPECT_TRUE(Ids(store, "id >= 100000", true).empty());
+  // The laid-out table is whole and indexed in the layout's own commit.
+  EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
+  EXPECT_EQ(Ids(store, "id < 1000", true), Ids(store, "id < 1000", false));
+}
+
+TEST(OperationsTest, OptimizeAndLayoutReindexInTheirOwnCommit) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = NewTable(store, 2500);  // fragments of 1000, 1000, 500
+  CreateBTree(t.get(), "id");
+  table::WriteConfig config;
+  config.rows_per_file = 5000;
+  uint64_t version = t->version();
+  auto opt = Optimize(t.get(), config);
+  ASSERT_TRUE(opt.ok()) << opt.status().ToString();
+  EXPECT_GT(opt->rewritten, 0u);
+  EXPECT_EQ(t->version(), version + 1);
+  EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
+  EXPECT_EQ(Ids(store, "id < 700", true), Ids(store, "id < 700", false));
+  version = t->version();
+  layout::LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = 500;
+  auto laid = Layout(t.get(), options);
+  ASSERT_TRUE(laid.ok()) << laid.status().ToString();
+  EXPECT_EQ(t->version(), version + 1);
+  EXPECT_EQ(laid->index_segments, 1u);
+  EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
+  EXPECT_EQ(Ids(store, "id < 700", true).size(), 700u);
+}
+
+}  // namespace
+}  // namespace lakeindex::ops
