@@ -296,7 +296,7 @@ struct VerifyArgs {
 
 Status RunVerify(const VerifyArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
-  ASSIGN_OR_RETURN(auto report, h.table->Verify());
+  ASSIGN_OR_RETURN(auto report, ops::Verify(*h.table));
   for (const std::string& line : report) std::printf("%s\n", line.c_str());
   std::printf("version %llu: every file verified\n", static_cast<unsigned long long>(h.table->version()));
   return Status::OK();

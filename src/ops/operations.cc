@@ -84,4 +84,11 @@ Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::Layout
   return result;
 }
 
+Result<std::vector<std::string>> Verify(const table::Table& table) {
+  ASSIGN_OR_RETURN(std::vector<std::string> lines, table.Verify());
+  ASSIGN_OR_RETURN(std::vector<std::string> indexes, query::VerifyIndexes(table));
+  lines.insert(lines.end(), indexes.begin(), indexes.end());
+  return lines;
+}
+
 }  // namespace lakeindex::ops

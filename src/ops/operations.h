@@ -64,4 +64,9 @@ Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options);
 Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::LayoutOptions options,
                                              layout::Revision revision, const std::vector<std::string>& written);
 
+// Reads and checks every file the version references: manifest, data files, deletion vectors
+// (table::Table::Verify) and index files (query::VerifyIndexes). One line per file or segment;
+// the first damaged one is a Corruption error naming it.
+Result<std::vector<std::string>> Verify(const table::Table& table);
+
 }  // namespace lakeindex::ops

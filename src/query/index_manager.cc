@@ -280,6 +280,57 @@ table::CommitHook MaintainIndexes(std::shared_ptr<ObjectStore> store, const Upda
   };
 }
 
+Result<std::vector<std::string>> VerifyIndexes(const table::Table& table) {
+  ASSIGN_OR_RETURN(auto indexes, index::ReadIndexes(table.manifest()));
+  std::vector<std::string> lines;
+  for (const IndexMeta& meta : indexes) {
+    for (const SegmentMeta& seg : meta.segments) {
+      const std::string where = "index '" + meta.name + "' segment " + seg.uuid;
+      uint64_t covered_rows = 0;
+      bool all_present = true;
+      std::map<uint32_t, uint64_t> rows_of;  // covered fragments the version has -> rows
+      for (uint32_t f : seg.fragments) {
+        const table::FragmentMeta* frag = table.manifest().FindFragment(f);
+        if (frag == nullptr) {
+          all_present = false;  // a stale segment (the planner ignores what it says of f)
+          continue;
+        }
+        rows_of[f] = frag->rows;
+        covered_rows += frag->rows;
+      }
+      if (meta.type == "btree") {
+        ASSIGN_OR_RETURN(auto segment, index::btree::BTreeSegment::Open(table.store(), seg.uuid));
+        RETURN_IF_ERROR(segment->CheckDataFooter());
+        const auto& info = segment->info();
+        for (uint32_t p = 0; p < info.num_pages; ++p) {
+          ASSIGN_OR_RETURN(auto page, segment->ReadPageUncached(p));
+          for (uint64_t address : page->addresses) {
+            auto it = rows_of.find(RowAddressFragment(address));
+            if (it == rows_of.end() ? all_present : RowAddressOffset(address) >= it->second) {
+              return Status::Corruption(where + ": leaf page " + std::to_string(p) + " holds row address " +
+                                        std::to_string(address) + ", outside the fragments it covers");
+            }
+          }
+        }
+        if (all_present && info.num_rows + info.null_count != covered_rows) {
+          return Status::Corruption(where + ": indexes " + std::to_string(info.num_rows + info.null_count) +
+                                    " rows, its fragments hold " + std::to_string(covered_rows));
+        }
+        lines.push_back("ok " + where + " (btree, " + std::to_string(info.num_pages) + " leaf pages, " +
+                        std::to_string(info.num_rows + info.null_count) + " rows)");
+      } else {
+        ASSIGN_OR_RETURN(auto segment, index::zonemap::ZoneMapSegment::Open(table.store(), seg.uuid));
+        if (all_present && segment->rows() != covered_rows) {
+          return Status::Corruption(where + ": zones cover " + std::to_string(segment->rows()) +
+                                    " rows, its fragments hold " + std::to_string(covered_rows));
+        }
+        lines.push_back("ok " + where + " (zonemap, " + std::to_string(segment->ZonesTotal()) + " zones)");
+      }
+    }
+  }
+  return lines;
+}
+
 Status DropIndex(table::Table* table, const std::string& name) {
   ASSIGN_OR_RETURN(auto indexes, index::ReadIndexes(table->manifest()));
   if (std::none_of(indexes.begin(), indexes.end(), [&](const IndexMeta& m) { return m.name == name; })) {

@@ -76,6 +76,12 @@ table::CommitHook MaintainIndexes(std::shared_ptr<ObjectStore> store, const Upda
 // Removes the index from the next version (its files stay for time travel until vacuum).
 Status DropIndex(table::Table* table, const std::string& name);
 
+// Reads every index file `table`'s version references and checks it: btree directories
+// (checksum, order) and every leaf page (CRCs, order, min/max, row counts, each address inside a
+// fragment the segment covers), zone map files (checksum, zones). One line per segment checked;
+// the first damaged file is a Corruption error naming it.
+Result<std::vector<std::string>> VerifyIndexes(const table::Table& table);
+
 // Opens the indexes on columns that `filter` mentions (all when `columns` is empty).
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns);
 

@@ -337,5 +337,58 @@ TEST(OTreeScanTest, BadRequestsAreClearErrors) {
   EXPECT_TRUE((*table)->Optimize({}).status().IsInvalidArgument());
 }
 
+// A manifest (checksummed, so not damaged in transit) whose OTree blocks and fragments disagree
+// is Corruption for every query, never an answer missing the rows of a hidden fragment.
+TEST(OTreeScanTest, BlocksAndFragmentsThatDisagreeAreCorruption) {
+  Schema schema = Schema::Parse("rid:int64,x:double").value();
+  Batch rows(schema);
+  for (int i = 0; i < 400; ++i) {
+    rows.mutable_column(0).Append<int64_t>(i);
+    rows.mutable_column(1).Append<double>(i * 0.5);
+  }
+  ASSERT_TRUE(rows.Seal().ok());
+  auto src = table::MemorySource(schema, {rows});
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  table::WriteConfig config;
+  config.rows_per_file = 100;
+  auto table = table::Table::Create(store, src.get(), config);
+  ASSERT_TRUE(table.ok());
+  layout::LayoutOptions options;
+  options.columns = {"x"};
+  options.cube_rows = 50;
+  options.write.rows_per_file = 100;
+  ASSERT_TRUE(layout::LayoutTable(table->get(), options).ok());
+  const table::Manifest good = (*table)->manifest();
+  ASSERT_GT(good.fragments.size(), 1u);
+  for (const std::string damage : {"fragment gone", "blocks gone"}) {
+    SCOPED_TRACE(damage);
+    table::Manifest m = good;
+    m.version = good.version + 1;
+    m.parent_version = good.version;
+    if (damage == "fragment gone") {
+      m.fragments.pop_back();  // its blocks stay in the layout
+    } else {
+      nlohmann::json layout = m.layout;
+      const uint32_t first = m.fragments[0].id;
+      nlohmann::json kept = nlohmann::json::array();
+      for (const auto& b : layout["blocks"]) {
+        if (b["fragment"].get<uint32_t>() != first) kept.push_back(b);
+      }
+      layout["blocks"] = kept;
+      m.layout = layout;
+    }
+    ASSERT_TRUE(store->CreateIfAbsent(table::ManifestPath(m.version), table::SerializeManifest(m)).ok());
+    auto opened = table::Table::Open(store);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    ScanRequest request;
+    request.where = "x >= 0";
+    auto scanner = Scanner::Make(opened->get(), request);
+    ASSERT_FALSE(scanner.ok());
+    EXPECT_TRUE(scanner.status().IsCorruption()) << scanner.status().ToString();
+    EXPECT_NE(scanner.status().message().find("OTree block"), std::string::npos) << scanner.status().ToString();
+    ASSERT_TRUE(store->Delete(table::ManifestPath(m.version)).ok());
+  }
+}
+
 }  // namespace
 }  // namespace lakeindex::query

@@ -155,6 +155,7 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
 
   ASSIGN_OR_RETURN(const json* frags, f.Get("fragments", json::value_t::array));
   std::set<uint32_t> ids;
+  std::set<std::string> files;  // data and deletion files: each belongs to one fragment
   for (const json& fj : *frags) {
     if (!fj.is_object()) return Status::Corruption(src + ": fragment entry is not an object");
     Fields ff(fj, src + ": fragment");
@@ -166,6 +167,9 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
     std::string where = src + ": fragment " + std::to_string(id);
     ASSIGN_OR_RETURN(frag.file, ff.Str("file"));
     RETURN_IF_ERROR(CheckTablePath(frag.file, where, kDataDir));
+    if (!files.insert(frag.file).second) {
+      return Status::Corruption(where + ": data file " + frag.file + " belongs to another fragment too");
+    }
     ASSIGN_OR_RETURN(frag.rows, ff.U64("rows"));
     if (frag.rows > UINT32_MAX) return Status::Corruption(where + ": more than 2^32 rows");
     ASSIGN_OR_RETURN(frag.file_size, ff.U64("file_size"));
@@ -177,6 +181,9 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
       RETURN_IF_ERROR(CheckTablePath(ref.file, where, kDeletionsDir));
       ASSIGN_OR_RETURN(ref.count, df.U64("count"));
       if (ref.count > frag.rows) return Status::Corruption(where + ": more deleted rows than rows");
+      if (!files.insert(ref.file).second) {
+        return Status::Corruption(where + ": deletion file " + ref.file + " belongs to another fragment too");
+      }
       frag.deletion = ref;
     }
     ASSIGN_OR_RETURN(const json* tail, ff.Get("tail", json::value_t::object, /*optional=*/true));
@@ -200,6 +207,11 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
       ASSIGN_OR_RETURN(cs.null_count, sf.U64("null_count"));
       ASSIGN_OR_RETURN(cs.nan_count, sf.U64("nan_count"));
       ASSIGN_OR_RETURN(cs.row_count, sf.U64("row_count"));
+      if (cs.row_count != frag.rows || cs.null_count > cs.row_count || cs.nan_count > cs.row_count) {
+        return Status::Corruption(where + ": stats of column '" + it.key() + "' count " + std::to_string(cs.row_count) +
+                                  " rows (" + std::to_string(cs.null_count) + " NULL), the fragment " +
+                                  std::to_string(frag.rows));
+      }
       TypeId type = m.schema.field(size_t(col)).type;
       if (it.value().contains("min") && it.value().contains("max")) {
         auto mn = ValueFromJson(it.value()["min"], type);

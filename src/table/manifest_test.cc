@@ -1,6 +1,7 @@
 #include "table/manifest.h"
 
 #include <cmath>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -95,6 +96,41 @@ TEST(ManifestTest, RefusesPathsEscapingTheTable) {
   Manifest m = Sample();
   m.fragments[0].deletion->file = "_deletions/../../x";
   EXPECT_FALSE(Parse(SerializeManifest(m)).ok());
+}
+
+// Manifests that carry a valid checksum but contradict themselves are Corruption, not a table
+// that answers wrongly: one file under two fragment ids (its rows counted twice), one deletion
+// file for two fragments, statistics of another row count.
+TEST(ManifestTest, RefusesInconsistentManifests) {
+  struct Case {
+    std::string what;
+    std::function<void(Manifest*)> damage;
+  };
+  const std::vector<Case> cases = {
+      {"belongs to another fragment", [](Manifest* m) {
+         FragmentMeta twin = m->fragments[0];
+         twin.id = 3;
+         twin.deletion.reset();
+         m->fragments.push_back(twin);
+       }},
+      {"belongs to another fragment", [](Manifest* m) {
+         FragmentMeta other = m->fragments[0];
+         other.id = 2;
+         other.file = "data/other.parquet";
+         m->fragments.push_back(other);  // same deletion file
+       }},
+      {"stats of column", [](Manifest* m) { m->fragments[0].stats["x"].row_count = 99; }},
+      {"stats of column", [](Manifest* m) { m->fragments[0].stats["x"].null_count = 101; }},
+  };
+  for (const Case& c : cases) {
+    Manifest m = Sample();
+    c.damage(&m);
+    auto r = Parse(SerializeManifest(m));
+    ASSERT_FALSE(r.ok()) << c.what;
+    EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(c.what), std::string::npos) << r.status().ToString();
+  }
+  EXPECT_TRUE(Parse(SerializeManifest(Sample())).ok());
 }
 
 TEST(ManifestTest, PathNames) {

@@ -65,6 +65,10 @@ class BTreeSegment {
 
   // Leaf page `page` through the cache (counters: pages_read/bytes_read on a miss).
   Result<std::shared_ptr<const LeafPage>> ReadPage(uint32_t page, SearchCounters* counters = nullptr) const;
+  // Opens page_data's footer — which lookups of format 2 segments never read — and checks it
+  // against the directory (magic, segment uuid, value type, one row group per page with the
+  // page's rows): `verify`'s work, so that other Parquet readers find a sound file too.
+  Status CheckDataFooter() const { return DataReader().status(); }
   // Leaf page `page` straight from the store, bypassing the cache (whole-segment streaming by
   // merge/remap must not flush the cache).
   Result<std::shared_ptr<const LeafPage>> ReadPageUncached(uint32_t page) const;

@@ -1,5 +1,6 @@
 #include "layout/otree/layout_meta.h"
 
+#include <map>
 #include <set>
 #include <utility>
 
@@ -132,8 +133,30 @@ Result<LayoutMeta> LayoutMeta::FromJson(const json& j, const Schema& schema, std
 
 Result<std::optional<LayoutMeta>> LoadLayout(const table::Manifest& manifest) {
   if (manifest.layout.is_null()) return std::optional<LayoutMeta>();
-  ASSIGN_OR_RETURN(LayoutMeta m, LayoutMeta::FromJson(manifest.layout, manifest.schema,
-                                                      table::ManifestPath(manifest.version)));
+  const std::string source = table::ManifestPath(manifest.version);
+  ASSIGN_OR_RETURN(LayoutMeta m, LayoutMeta::FromJson(manifest.layout, manifest.schema, source));
+  if (m.is_otree()) {
+    // Blocks and fragments must describe the same rows: a block of a fragment the version lacks
+    // would hide rows from a query (it reads only blocks), and so would a fragment in no block.
+    std::map<uint32_t, uint64_t> block_rows;
+    for (const BlockMeta& b : m.blocks) block_rows[b.fragment] += b.rows;
+    for (const auto& [fragment, rows] : block_rows) {
+      const table::FragmentMeta* f = manifest.FindFragment(fragment);
+      if (f == nullptr) {
+        return Status::Corruption(source + ": OTree blocks of fragment " + std::to_string(fragment) +
+                                  ", which the version does not have");
+      }
+      if (rows != f->rows) {
+        return Status::Corruption(source + ": OTree blocks of fragment " + std::to_string(fragment) + " hold " +
+                                  std::to_string(rows) + " rows, the fragment " + std::to_string(f->rows));
+      }
+    }
+    for (const table::FragmentMeta& f : manifest.fragments) {
+      if (!block_rows.count(f.id)) {
+        return Status::Corruption(source + ": fragment " + std::to_string(f.id) + " is in no OTree block");
+      }
+    }
+  }
   return std::optional<LayoutMeta>(std::move(m));
 }
 
