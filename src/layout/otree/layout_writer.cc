@@ -502,12 +502,22 @@ Placed PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, c
 Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& options) {
   RETURN_IF_ERROR(CheckColumns(table->schema(), options));
   LayoutMeta meta = MetaFor(options);
-  ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(table->schema()));
+  // The comparison layouts have no use for an earlier OTree's `_weight`: it goes, so that the
+  // table's schema is its visible columns again (appends bring exactly those).
+  std::vector<int> read_columns;  // empty: every column
+  const int weight = table->schema().FindField(kWeightColumn);
+  if (options.kind != "otree" && weight >= 0) {
+    for (int c = 0; c < int(table->schema().num_fields()); ++c) {
+      if (c != weight) read_columns.push_back(c);
+    }
+  }
+  const Schema source_schema = table->ReadSchema(read_columns);
+  ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(source_schema));
   if (options.progress) options.progress("reading", 0, table->manifest().total_rows());
   // The fragments are not joined: the rows are copied once, when GroupRows regroups them.
-  ASSIGN_OR_RETURN(std::vector<Batch> pieces, table->ReadFragments());
+  ASSIGN_OR_RETURN(std::vector<Batch> pieces, table->ReadFragments(read_columns));
   // Only the sort layout reads layout columns by row before then (to break ties).
-  Placed placed = PlacedFromPieces(std::move(pieces), table->schema(), options.kind == "sort" ? columns : std::vector<int>{},
+  Placed placed = PlacedFromPieces(std::move(pieces), source_schema, options.kind == "sort" ? columns : std::vector<int>{},
                                    options.kind == "otree", options.seed);
   const Schema schema = placed.rows.schema();
   ASSIGN_OR_RETURN(std::vector<Transform> transforms, FitTransforms(placed, columns, options.transform));

@@ -1,0 +1,225 @@
+// Many processes writing one table at once, as users do (issue 17): appends, deletes, index
+// create / update / drop, optimize, layouts and vacuum chosen at random, plus a reader querying
+// throughout. Afterwards the table must hold exactly what the operations that reported success
+// did — every successful append once, no failed append, no successful delete undone — every
+// version must verify, and the reader must only ever have seen whole versions.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli/cli_test_util.h"
+#include "util/test_util.h"
+
+namespace lakeindex {
+namespace {
+
+using clitest::CliResult;
+using clitest::ReadFileText;
+using clitest::RunCli;
+using clitest::WriteFileText;
+using testing::TempDir;
+
+constexpr int kInitialRows = 300;  // ids 0..299; deletes remove only these
+constexpr int kWriters = 6;
+constexpr int kOpsPerWriter = 7;
+constexpr int kBatchRows = 20;      // rows per append
+constexpr int kReaderQueries = 40;  // the reader's bounded loop
+
+std::string Csv(int first_id, int rows) {
+  std::string s = "id,name,score\n";
+  for (int i = 0; i < rows; ++i) {
+    const int id = first_id + i;
+    s += std::to_string(id) + ",n" + std::to_string(id % 11) + "," + std::to_string((id * 7919) % 1000) + "\n";
+  }
+  return s;
+}
+
+int AppendFirstId(int writer, int op) { return 100000 * (writer + 1) + op * kBatchRows; }
+int DeletedId(int writer, int op) { return writer * kOpsPerWriter + op; }  // distinct, < kInitialRows
+
+// The ids of `csv` output with a header line.
+std::vector<long long> Ids(const std::string& csv) {
+  std::vector<long long> out;
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    if (!line.empty()) out.push_back(std::stoll(line));
+  }
+  return out;
+}
+
+// Writer `w`'s operations: a fixed pseudo-random sequence over every kind of write.
+std::vector<std::string> Plan(int w) {
+  static const char* kinds[] = {"append", "delete", "append", "index_create", "index_update", "optimize",
+                                "append",  "index_drop", "delete", "layout_sort", "vacuum", "append"};
+  std::vector<std::string> plan;
+  uint64_t x = 0x9E3779B97F4A7C15ull * uint64_t(w + 1);
+  for (int k = 0; k < kOpsPerWriter; ++k) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    plan.push_back(kinds[x % (sizeof(kinds) / sizeof(kinds[0]))]);
+  }
+  if (w == 0) plan[2] = "layout_otree";  // one schema change (hidden `_weight`) while others write
+  return plan;
+}
+
+std::vector<std::string> Args(const std::string& kind, const TempDir& dir, const std::string& table, int w, int k) {
+  const std::string tag = std::to_string(w) + "_" + std::to_string(k);
+  if (kind == "append") return {"append", table, "--from", dir.Join("a" + tag + ".csv")};
+  if (kind == "delete") return {"delete", table, "--where", "id = " + std::to_string(DeletedId(w, k))};
+  if (kind == "index_create") return {"index", "create", table, "--column", "score", "--type", "btree", "--name", "s" + tag};
+  if (kind == "index_update") return {"index", "update", table};
+  if (kind == "index_drop") return {"index", "drop", table, "--name", "id_btree"};
+  if (kind == "optimize") return {"optimize", table, "--rows-per-file", "200"};
+  if (kind == "layout_sort") return {"layout", table, "--sort", "score", "--cube-rows", "100"};
+  if (kind == "layout_otree") return {"layout", table, "--otree", "score,id", "--cube-rows", "100"};
+  return {"vacuum", table};  // the default grace: nothing a writer in flight wrote is touched
+}
+
+// Plain and OTree tables (where appends place rows into the tree and layouts change nothing of
+// the schema).
+class CliConcurrencyTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CliConcurrencyTest, RandomOperationsOfManyProcessesLoseNothing) {
+  const bool otree = GetParam();
+  TempDir dir;
+  const std::string table = dir.Join("t");
+  WriteFileText(dir.Join("base.csv"), Csv(0, kInitialRows));
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("base.csv"), "--rows-per-file", "100"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"index", "create", table, "--column", "id", "--type", "btree"}).code, 0);
+  if (otree) {
+    ASSERT_EQ(RunCli(dir, {"layout", table, "--otree", "score,id", "--cube-rows", "100"}).code, 0);
+  }
+  for (int w = 0; w < kWriters; ++w) {
+    for (int k = 0; k < kOpsPerWriter; ++k) {
+      WriteFileText(dir.Join("a" + std::to_string(w) + "_" + std::to_string(k) + ".csv"), Csv(AppendFirstId(w, k), kBatchRows));
+    }
+  }
+
+  // Writers: each runs its plan and logs "kind k exit" per operation (and the message of a failure).
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      std::string log;
+      const std::vector<std::string> plan = Plan(w);
+      for (int k = 0; k < kOpsPerWriter; ++k) {
+        CliResult r = RunCli(dir, Args(plan[size_t(k)], dir, table, w, k));
+        std::string err = r.err;
+        std::replace(err.begin(), err.end(), '\n', ' ');
+        log += plan[size_t(k)] + " " + std::to_string(k) + " " + std::to_string(r.code) + " " + err + "\n";
+      }
+      WriteFileText(dir.Join("log" + std::to_string(w) + ".txt"), log);
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  // The reader: every answer is one version's: ids never twice, each append's batch whole or absent.
+  pid_t reader = fork();
+  if (reader == 0) {
+    std::string problems;
+    for (int i = 0; i < kReaderQueries; ++i) {
+      CliResult r = RunCli(dir, {"query", table, "--format", "csv", "--select", "id"});
+      if (r.code != 0) {
+        problems += "query exit " + std::to_string(r.code) + ": " + r.err;
+        continue;
+      }
+      std::map<long long, int> batches;
+      std::set<long long> seen;
+      for (long long id : Ids(r.out)) {
+        if (!seen.insert(id).second) problems += "id " + std::to_string(id) + " twice\n";
+        if (id >= 100000) ++batches[(id / kBatchRows) * kBatchRows];
+      }
+      for (const auto& [first, n] : batches) {
+        if (n != kBatchRows) problems += "batch " + std::to_string(first) + " partly visible\n";
+      }
+    }
+    WriteFileText(dir.Join("reader.txt"), problems);
+    _exit(0);
+  }
+  children.push_back(reader);
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(ReadFileText(dir.Join("reader.txt")), "");
+
+  // The model: the initial ids, less those deleted by deletes that succeeded, plus the batches of
+  // appends that succeeded.
+  std::multiset<long long> want;
+  for (int id = 0; id < kInitialRows; ++id) want.insert(id);
+  int succeeded = 0, failed = 0;
+  std::string summary;
+  for (int w = 0; w < kWriters; ++w) {
+    std::istringstream log(ReadFileText(dir.Join("log" + std::to_string(w) + ".txt")));
+    std::string line;
+    while (std::getline(log, line)) {
+      std::istringstream fields(line);
+      std::string kind;
+      int k = 0, code = 0;
+      fields >> kind >> k >> code;
+      std::string message;
+      std::getline(fields, message);
+      // 0 done, 1 refused (a conflict, or e.g. dropping an index already dropped); never 2.
+      EXPECT_TRUE(code == 0 || code == 1) << line;
+      (code == 0 ? succeeded : failed) += 1;
+      if ((kind == "append" || kind == "delete") && code != 0) {
+        EXPECT_NE(message.find("onflict"), std::string::npos) << line;
+      }
+      summary += kind + "=" + std::to_string(code) + " ";
+      if (code != 0) continue;
+      if (kind == "append") {
+        for (int i = 0; i < kBatchRows; ++i) want.insert(AppendFirstId(w, k) + i);
+      } else if (kind == "delete") {
+        want.erase(DeletedId(w, k));
+      }
+    }
+  }
+  EXPECT_GT(succeeded, kWriters * kOpsPerWriter / 3) << "too few operations got through to test anything";
+  std::printf("[ ops      ] %d succeeded, %d refused: %s\n", succeeded, failed, summary.c_str());
+  CliResult all = RunCli(dir, {"query", table, "--format", "csv", "--select", "id"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  const std::vector<long long> got = Ids(all.out);
+  EXPECT_EQ(std::multiset<long long>(got.begin(), got.end()), want)
+      << succeeded << " operations succeeded, " << failed << " failed";
+  // Through the indexes (those left) the same rows; every version verifies.
+  CliResult high = RunCli(dir, {"query", table, "--format", "csv", "--select", "id", "--where", "id >= 100000 OR id < 50"});
+  ASSERT_EQ(high.code, 0) << high.err;
+  std::multiset<long long> want_high;
+  for (long long id : want) {
+    if (id >= 100000 || id < 50) want_high.insert(id);
+  }
+  const std::vector<long long> got_high = Ids(high.out);
+  EXPECT_EQ(std::multiset<long long>(got_high.begin(), got_high.end()), want_high);
+  CliResult versions = RunCli(dir, {"versions", table});
+  ASSERT_EQ(versions.code, 0);
+  std::istringstream lines(versions.out);
+  std::string line;
+  int checked = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    int v = 0;
+    if (!(fields >> v)) continue;
+    CliResult verify = RunCli(dir, {"verify", table, "--version", std::to_string(v)});
+    EXPECT_EQ(verify.code, 0) << "version " << v << ": " << verify.err;
+    ++checked;
+  }
+  EXPECT_GT(checked, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, CliConcurrencyTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "otree" : "plain"; });
+
+}  // namespace
+}  // namespace lakeindex
