@@ -51,8 +51,14 @@ Status RunAppend(const LoadArgs& args) {
   // An OTree table's hidden `_weight` is drawn at append, not read from the input.
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema()));
   auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
-  // Rows, their OTree blocks and their index segments: one commit (ops::Append).
-  ASSIGN_OR_RETURN(ops::AppendResult result, ops::Append(h.table.get(), source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  // Rows, their OTree blocks and their index segments: one commit (ops::Append), started over
+  // from the newest version if a concurrent commit changed the tree or the schema (the file is
+  // read again then).
+  auto open = [&](const Schema& columns) -> Result<std::unique_ptr<table::BatchSource>> {
+    if (source && source->schema() == columns) return std::move(source);
+    return table::OpenLocalFileSource(args.from, columns);
+  };
+  ASSIGN_OR_RETURN(ops::AppendResult result, ops::Append(h.table.get(), open, MakeWriteConfig(args.rows_per_file, progress)));
   if (result.otree) {
     std::fprintf(stderr, "placed the new rows into the OTree: %zu blocks in %zu files\n", result.layout.blocks, result.layout.files);
   }

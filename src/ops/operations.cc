@@ -1,6 +1,9 @@
 #include "ops/operations.h"
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
+#include <thread>
 
 #include "layout/otree/layout_meta.h"
 #include "query/index_manager.h"
@@ -52,6 +55,26 @@ Result<AppendResult> Append(table::Table* table, table::BatchSource* source, tab
     result.index_segments = 0;
   }
   return result;
+}
+
+Result<AppendResult> Append(table::Table* table, const SourceOpener& open, table::WriteConfig config) {
+  Status last;
+  for (int attempt = 0; attempt < kAppendAttempts; ++attempt) {
+    if (attempt > 0) {
+      // Nothing of the last attempt is visible: start over from the newest version.
+      std::this_thread::sleep_for(std::chrono::milliseconds(1 << std::min(attempt, 6)));
+      RETURN_IF_ERROR(table->Reload());
+    }
+    ASSIGN_OR_RETURN(const bool otree, IsOTree(*table));
+    ASSIGN_OR_RETURN(std::unique_ptr<table::BatchSource> source,
+                     open(otree ? layout::VisibleSchema(table->schema()) : table->schema()));
+    Result<AppendResult> result = Append(table, source.get(), config);
+    if (result.ok() || !result.status().IsConflict()) return result;
+    last = result.status();
+  }
+  return Status::Conflict("append: gave up after " + std::to_string(kAppendAttempts) +
+                          " attempts, each overtaken by another writer's commit (nothing was committed): " +
+                          last.message());
 }
 
 Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config) {

@@ -20,6 +20,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 #include <string>
 #include <vector>
@@ -41,6 +43,15 @@ struct AppendResult {
 // Appends the rows of `source` (the table's visible columns on an OTree table, else all of its
 // columns) as one commit with their index segments. No rows: no new version.
 Result<AppendResult> Append(table::Table* table, table::BatchSource* source, table::WriteConfig config);
+
+// Opens the rows to append with the columns the table takes from its users (its visible ones).
+using SourceOpener = std::function<Result<std::unique_ptr<table::BatchSource>>(const Schema& columns)>;
+// The same from a source that can be read again: when the commit cannot be rebased (another
+// commit changed the OTree the rows were placed into, or the schema), nothing was committed, so
+// the append starts over from the newest version — the rows are placed into its tree — up to
+// kAppendAttempts times; Conflict after that. `table` then views the newest version.
+inline constexpr int kAppendAttempts = 8;
+Result<AppendResult> Append(table::Table* table, const SourceOpener& open, table::WriteConfig config);
 
 struct OptimizeResult {
   size_t rewritten = 0;          // fragments (files, on an OTree table) rewritten; 0: no new version

@@ -174,6 +174,48 @@ TEST(OperationsTest, AppendOverAConcurrentSchemaChangeIsAConflictThatCommitsNoth
   EXPECT_EQ(Ids(store, "id < 1000", true), Ids(store, "id < 1000", false));
 }
 
+// With a source it can read again, an append that cannot be rebased starts over from the newest
+// version: after a concurrent OTree layout its rows are placed into the new tree; after a
+// concurrent OTree append (which changed the tree) they are placed again.
+TEST(OperationsTest, AppendStartsOverWhenItCannotRebase) {
+  for (const std::string other : {"layout", "otree_append"}) {
+    SCOPED_TRACE(other);
+    auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+    auto t = NewTable(store, 2000);
+    CreateBTree(t.get(), "id");
+    layout::LayoutOptions options;
+    options.columns = {"x", "y"};
+    options.cube_rows = 500;
+    if (other == "otree_append") {
+      ASSERT_TRUE(Layout(t.get(), options).ok());
+    }
+    int injected = 0, opened = 0;
+    table::WriteConfig config;
+    config.before_commit = [&](table::Manifest*) -> Status {
+      if (injected++ > 0) return Status::OK();
+      ASSIGN_OR_RETURN(auto concurrent, table::Table::Open(store));
+      if (other == "layout") return Layout(concurrent.get(), options).status();
+      auto rows = table::MemorySource(layout::VisibleSchema(concurrent->schema()), EventsRows(300, 9, 500000));
+      return Append(concurrent.get(), rows.get(), {}).status();
+    };
+    auto open = [&](const Schema& columns) -> Result<std::unique_ptr<table::BatchSource>> {
+      ++opened;
+      EXPECT_EQ(columns, EventsGenerator::EventsSchema());  // the visible columns, never `_weight`
+      return table::MemorySource(columns, EventsRows(1000, 8, 100000));
+    };
+    auto r = Append(t.get(), open, config);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(opened, 2);  // the first attempt was overtaken
+    EXPECT_TRUE(r->otree);
+    EXPECT_EQ(r->rows, 1000u);
+    const auto all = Ids(store, "", false);
+    EXPECT_EQ(all.size(), 2000u + 1000u + (other == "otree_append" ? 300u : 0u));
+    EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), all.size());
+    EXPECT_EQ(Ids(store, "id >= 100000 AND id < 200000", true).size(), 1000u);
+    EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
+  }
+}
+
 TEST(OperationsTest, OptimizeAndLayoutReindexInTheirOwnCommit) {
   auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
   auto t = NewTable(store, 2500);  // fragments of 1000, 1000, 500

@@ -119,11 +119,8 @@ class PyTable {
   // As `lakeindex append` (ops::Append): rows, OTree blocks and index segments in one commit.
   void Append(const std::string& source, std::optional<uint64_t> rows_per_file) {
     Check(Unlocked([&]() -> Status {
-      ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table_->manifest()));
-      const bool otree = meta && meta->is_otree();
-      ASSIGN_OR_RETURN(auto src, table::OpenLocalFileSource(
-                                     source, otree ? layout::VisibleSchema(table_->schema()) : table_->schema()));
-      return ops::Append(table_.get(), src.get(), Config(rows_per_file)).status();
+      auto open = [&](const Schema& columns) { return table::OpenLocalFileSource(source, columns); };
+      return ops::Append(table_.get(), open, Config(rows_per_file)).status();
     }));
   }
 

@@ -228,6 +228,12 @@ Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, s
   return std::unique_ptr<Table>(new Table(std::move(store), std::move(m)));
 }
 
+Status Table::Reload() {
+  ASSIGN_OR_RETURN(uint64_t v, LatestVersion(store_.get()));
+  ASSIGN_OR_RETURN(manifest_, LoadManifest(store_.get(), v));
+  return Status::OK();
+}
+
 Result<std::vector<FragmentMeta>> Table::WriteFragments(BatchSource* source, const Schema& schema,
                                                         const WriteConfig& config) const {
   if (config.rows_per_file == 0 || config.rows_per_file > UINT32_MAX) {

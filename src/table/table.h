@@ -119,6 +119,10 @@ class Table {
   static Result<std::unique_ptr<Table>> Open(std::shared_ptr<ObjectStore> store,
                                              std::optional<uint64_t> version = std::nullopt);
 
+  // Makes this object view the newest version (a writer that lost a race starts over from it).
+  // Not while other threads use the object.
+  Status Reload();
+
   const Manifest& manifest() const { return manifest_; }
   const Schema& schema() const { return manifest_.schema; }
   uint64_t version() const { return manifest_.version; }
