@@ -6,7 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <tuple>
 #include <map>
 #include <set>
 #include <sstream>
@@ -220,6 +224,93 @@ TEST_P(CliConcurrencyTest, RandomOperationsOfManyProcessesLoseNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Tables, CliConcurrencyTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "otree" : "plain"; });
+
+// Every ordered pair of write operations: the first is stopped after writing its files, just
+// before it commits (LAKEINDEX_PAUSE_BEFORE_COMMIT, SIGSTOP); the second runs to the end; then the
+// first goes on. Both end in a whole commit or in a refusal that committed nothing, and the table
+// holds exactly what the successful ones did.
+TEST(CliPausedCommitTest, EveryOperationPausedBeforeItsCommitWhileAnotherRuns) {
+  TempDir dir;
+  const std::string base = dir.Join("base");
+  WriteFileText(dir.Join("base.csv"), Csv(0, kInitialRows));
+  ASSERT_EQ(RunCli(dir, {"create", base, "--from", dir.Join("base.csv"), "--rows-per-file", "100"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"index", "create", base, "--column", "id", "--type", "btree"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"index", "create", base, "--column", "score", "--type", "btree", "--name", "d_idx"}).code, 0);
+  const std::vector<std::string> kinds = {"append", "delete", "index_create", "index_update_merge", "index_drop",
+                                          "optimize", "layout_sort", "layout_otree"};
+  auto args = [&](const std::string& kind, const std::string& table, int n) -> std::vector<std::string> {
+    const std::string tag = std::to_string(n);
+    if (kind == "append") {
+      WriteFileText(dir.Join("p" + tag + ".csv"), Csv(100000 + n * kBatchRows, kBatchRows));
+      return {"append", table, "--from", dir.Join("p" + tag + ".csv")};
+    }
+    if (kind == "delete") return {"delete", table, "--where", "id = " + std::to_string(n)};
+    if (kind == "index_create") return {"index", "create", table, "--column", "name", "--type", "zonemap", "--name", "z" + tag};
+    if (kind == "index_update_merge") return {"index", "update", table, "--merge"};
+    if (kind == "index_drop") return {"index", "drop", table, "--name", "d_idx"};
+    if (kind == "optimize") return {"optimize", table, "--rows-per-file", "1000"};
+    if (kind == "layout_sort") return {"layout", table, "--sort", "score", "--cube-rows", "100"};
+    return {"layout", table, "--otree", "score,id", "--cube-rows", "100"};
+  };
+  int pair = 0, refused = 0;
+  for (const std::string& first : kinds) {
+    for (const std::string& second : kinds) {
+      SCOPED_TRACE(first + " paused, then " + second);
+      const std::string table = dir.Join("t" + std::to_string(pair));
+      std::filesystem::copy(base, table, std::filesystem::copy_options::recursive);
+      const int a = 2 * pair, b = 2 * pair + 1;
+      ++pair;
+      // The first operation, stopped before its commit.
+      const std::string out = dir.Join("first.out"), err = dir.Join("first.err");
+      setenv("LAKEINDEX_PAUSE_BEFORE_COMMIT", "1", 1);
+      pid_t pid = clitest::StartCli(args(first, table, a), out, err);
+      unsetenv("LAKEINDEX_PAUSE_BEFORE_COMMIT");
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+      const bool stopped = WIFSTOPPED(status);
+      CliResult second_run = RunCli(dir, args(second, table, b));
+      int first_code = -1;
+      if (stopped) {
+        kill(pid, SIGCONT);
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      }
+      ASSERT_TRUE(WIFEXITED(status));
+      first_code = WEXITSTATUS(status);
+      const std::string first_err = ReadFileText(err);
+      EXPECT_TRUE(first_code == 0 || first_code == 1) << first_err;
+      EXPECT_TRUE(second_run.code == 0 || second_run.code == 1) << second_run.err;
+      if (first_code != 0) {
+        ++refused;
+        if (first == "append" || first == "delete") {
+          EXPECT_NE(first_err.find("onflict"), std::string::npos) << first_err;
+        }
+      }
+      // The model: the initial rows, less a successful delete, plus a successful append.
+      std::multiset<long long> want;
+      for (int id = 0; id < kInitialRows; ++id) want.insert(id);
+      for (const auto& [kind, n, code] : {std::tuple{first, a, first_code}, std::tuple{second, b, second_run.code}}) {
+        if (code != 0) continue;
+        if (kind == "append") {
+          for (int i = 0; i < kBatchRows; ++i) want.insert(100000 + n * kBatchRows + i);
+        }
+        if (kind == "delete") want.erase(n);
+      }
+      for (const bool indexed : {false, true}) {
+        std::vector<std::string> query = {"query", table, "--format", "csv", "--select", "id"};
+        if (indexed) query.insert(query.end(), {"--where", "id >= 0"});
+        CliResult all = RunCli(dir, query);
+        ASSERT_EQ(all.code, 0) << all.err;
+        const std::vector<long long> got = Ids(all.out);
+        EXPECT_EQ(std::multiset<long long>(got.begin(), got.end()), want)
+            << "first exit " << first_code << " (" << first_err << "), second exit " << second_run.code << " ("
+            << second_run.err << ")";
+      }
+      CliResult verify = RunCli(dir, {"verify", table});
+      EXPECT_EQ(verify.code, 0) << verify.err;
+    }
+  }
+  std::printf("[ pairs    ] %d ordered pairs, %d first operations refused\n", pair, refused);
+}
 
 }  // namespace
 }  // namespace lakeindex

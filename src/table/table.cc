@@ -2,7 +2,10 @@
 
 #include <xxhash.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -175,6 +178,15 @@ Status CheckNoConflict(const Manifest& base, const Manifest& latest, uint32_t id
   return Status::OK();
 }
 }  // namespace
+
+// A test hook (src/cli/cli_concurrency_test.cc): with LAKEINDEX_PAUSE_BEFORE_COMMIT=1 the process
+// stops itself (SIGSTOP) once, after writing its files and before its first attempt to commit, so
+// that a test can run any other operation in between and then let it go on (SIGCONT).
+static void PauseBeforeCommitForTests() {
+  static std::atomic<bool> paused{false};
+  const char* flag = std::getenv("LAKEINDEX_PAUSE_BEFORE_COMMIT");
+  if (flag != nullptr && flag[0] == '1' && !paused.exchange(true)) ::raise(SIGSTOP);
+}
 
 // Versions committed between a listing and the probes that follow it, followed at most this far.
 constexpr int kMaxVersionProbes = 64;
@@ -379,6 +391,7 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
       next.fragments.push_back(std::move(f));
     }
     if (txn.apply_extra) RETURN_IF_ERROR(txn.apply_extra(&next));
+    PauseBeforeCommitForTests();
     Status st = store->CreateIfAbsent(ManifestPath(next.version), SerializeManifest(next));
     if (st.ok()) return next;
     if (!st.IsAlreadyExists()) return st;
