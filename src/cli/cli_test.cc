@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -98,6 +99,32 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
   EXPECT_EQ(CountLines(q.out), 51);
   EXPECT_EQ(RunCli(dir, {"vacuum", table, "--older-than", "0", "--force"}).code, 0);
   EXPECT_EQ(RunCli(dir, {"vacuum", table}).code, 0);  // the default grace: a day
+}
+
+// Limits and damage: a CSV of more columns than a table may have is refused (exit 1, naming the
+// limit); a data file missing from a table is damage (exit 2), not a user error.
+TEST(CliTest, TooManyColumnsAndMissingDataFiles) {
+  TempDir dir;
+  std::string header, row;
+  for (int c = 0; c <= 10000; ++c) {
+    header += (c ? "," : "") + std::string("c") + std::to_string(c);
+    row += (c ? "," : "") + std::to_string(c);
+  }
+  WriteFileText(dir.Join("wide.csv"), header + "\n" + row + "\n");
+  CliResult wide = RunCli(dir, {"create", dir.Join("w"), "--from", dir.Join("wide.csv")});
+  EXPECT_EQ(wide.code, 1) << wide.err;
+  EXPECT_NE(wide.err.find("at most 10000"), std::string::npos) << wide.err;
+  EXPECT_EQ(LatestVersion(dir, dir.Join("w")), -1);
+
+  const std::string table = dir.Join("t");
+  WriteFileText(dir.Join("a.csv"), EventsCsv(0, 50));
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("a.csv")}).code, 0);
+  for (const auto& entry : std::filesystem::directory_iterator(table + "/data")) std::filesystem::remove(entry.path());
+  CliResult q = RunCli(dir, {"query", table});
+  EXPECT_EQ(q.code, 2) << q.err;
+  EXPECT_NE(q.err.find("is missing"), std::string::npos) << q.err;
+  CliResult v = RunCli(dir, {"verify", table});
+  EXPECT_EQ(v.code, 2) << v.err;
 }
 
 TEST(CliTest, QueryFormatsAndTimeTravel) {

@@ -15,7 +15,8 @@ int ExitCodeFor(const Status& status) {
   switch (status.code()) {
     case StatusCode::kOk: return kExitOk;
     case StatusCode::kInternal:
-    case StatusCode::kIOError: return kExitInternal;
+    case StatusCode::kIOError:
+    case StatusCode::kCorruption: return kExitInternal;  // damage, of a table or an input file
     default: return kExitUserError;
   }
 }

@@ -272,6 +272,10 @@ Result<std::unique_ptr<Table>> Table::Create(std::shared_ptr<ObjectStore> store,
   if (latest.ok()) return Status::InvalidArgument("a table already exists at " + store->Describe());
   if (!latest.status().IsNotFound()) return latest.status();
   if (source->schema().num_fields() == 0) return Status::InvalidArgument("the source has no columns");
+  if (source->schema().num_fields() > kMaxColumns) {
+    return Status::InvalidArgument("the source has " + std::to_string(source->schema().num_fields()) +
+                                   " columns; a table has at most " + std::to_string(kMaxColumns));
+  }
   std::unique_ptr<Table> table(new Table(store, Manifest{}));
   Transaction txn;
   txn.operation = "create";
@@ -481,7 +485,13 @@ Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFileUncached(cons
                                 ") (the manifest recorded it when the file was written)");
     };
   }
-  ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(store_.get(), fragment.file, options));
+  auto opened = parquet::ParquetReader::Open(store_.get(), fragment.file, options);
+  if (!opened.ok() && opened.status().IsNotFound()) {
+    // The version names the file: its absence is damage to the table, not a user's typo.
+    return Status::Corruption("data file " + fragment.file + " of fragment " + std::to_string(fragment.id) +
+                              " is missing (" + opened.status().message() + ")");
+  }
+  ASSIGN_OR_RETURN(auto reader, std::move(opened));
   if (uint64_t(reader->num_rows()) != fragment.rows) {
     return Status::Corruption(fragment.file + ": has " + std::to_string(reader->num_rows()) + " rows, the manifest says " +
                               std::to_string(fragment.rows));
@@ -579,7 +589,11 @@ Result<std::vector<std::string>> Table::Verify() const {
   ASSIGN_OR_RETURN(Manifest reread, LoadManifest(store_.get(), version()));
   report.push_back(ManifestPath(version()) + ": ok (" + std::to_string(reread.fragments.size()) + " fragments)");
   for (const FragmentMeta& f : manifest_.fragments) {
-    ASSIGN_OR_RETURN(uint64_t size, store_->Size(f.file));
+    auto size_or = store_->Size(f.file);
+    if (!size_or.ok() && size_or.status().IsNotFound()) {
+      return Status::Corruption("data file " + f.file + " of fragment " + std::to_string(f.id) + " is missing");
+    }
+    ASSIGN_OR_RETURN(uint64_t size, std::move(size_or));
     if (size != f.file_size) {
       return Status::Corruption(f.file + ": has " + std::to_string(size) + " bytes, the manifest says " +
                                 std::to_string(f.file_size));

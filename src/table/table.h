@@ -46,6 +46,11 @@ inline parquet::WriteOptions TableWriteOptions() {
 // date there: ops/operations.h). An error aborts the commit: nothing is visible.
 using CommitHook = std::function<Status(Manifest* next)>;
 
+// Columns of a table at most: every manifest carries each fragment's statistics per column, so a
+// table of a million columns (a CSV with a runaway header) would make every version hundreds of
+// megabytes. Wide real tables have thousands.
+inline constexpr size_t kMaxColumns = 10000;
+
 struct WriteConfig {
   uint64_t rows_per_file = 1000000;  // --rows-per-file
   parquet::WriteOptions parquet = TableWriteOptions();

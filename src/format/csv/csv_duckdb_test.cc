@@ -74,6 +74,33 @@ TEST_F(CsvDuckDBTest, DuckDBReadsWhatWriteCsvWrites) {
   }
 }
 
+// A file with CR line ends only (written by classic Mac tools): DuckDB reads its rows, and so do
+// we, to the same values (quoted fields keep their CRs).
+TEST_F(CsvDuckDBTest, CrOnlyLineEndsReadAsDuckDBReadsThem) {
+  TempDir dir;
+  Schema schema = RandomSchema(11, 6);
+  Batch batch = RandomBatch(schema, 50, 11, 0.2);
+  std::string text;
+  WriteCsv(batch, true, &text);
+  bool quoted_newline = false;
+  for (char& c : text) {
+    if (c == '\n') c = '\r';  // line ends and newlines inside quoted strings alike
+  }
+  quoted_newline = text.find("\r\"") != std::string::npos;
+  const std::string path = dir.Join("cr.csv");
+  std::ofstream(path, std::ios::binary) << text;
+  auto duck = RunDuckDB("SELECT * FROM read_csv(" + SqlQuote(path) +
+                        ", header = true, auto_detect = false, delim = ',', quote = '\"', escape = '\"',"
+                        " new_line = '\\r', allow_quoted_nulls = false, columns = " + ColumnsClause(schema) + ")");
+  ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+  ReadOptions options;
+  options.schema = schema;
+  Result<Batch> ours = ReadCsv(text, options);
+  ASSERT_TRUE(ours.ok()) << ours.status().ToString();
+  EXPECT_EQ(ours->num_rows(), batch.num_rows());
+  EXPECT_EQ(RenderBatchLikeDuckDB(*ours), duck->rows) << "quoted newlines: " << quoted_newline;
+}
+
 TEST_F(CsvDuckDBTest, CsvReaderReadsWhatDuckDBWrites) {
   TempDir dir;
   Schema schema = RandomSchema(7, 9);

@@ -6,7 +6,11 @@
 namespace lakeindex::csv {
 
 CsvTokenizer::CsvTokenizer(const uint8_t* data, size_t size, char delimiter, std::string_view name)
-    : data_(reinterpret_cast<const char*>(data)), size_(size), delimiter_(delimiter), name_(name) {}
+    : data_(reinterpret_cast<const char*>(data)), size_(size), delimiter_(delimiter), name_(name) {
+  if (size > 0 && std::memchr(data, '\n', size) == nullptr && std::memchr(data, '\r', size) != nullptr) {
+    line_end_ = '\r';
+  }
+}
 
 Status CsvTokenizer::Error(size_t line, std::string_view what) const {
   return Status::InvalidArgument(std::string(name_) + ": line " + std::to_string(line) + ": " +
@@ -23,6 +27,7 @@ Result<bool> CsvTokenizer::Next(CsvRecord* record) {
   const char* const end = data_ + size_;
   const char* p = data_ + pos_;
   const char delim = delimiter_;
+  const char nl = line_end_;
   while (true) {
     const size_t field_line = line_;
     if (p < end && *p == '"') {
@@ -38,7 +43,7 @@ Result<bool> CsvTokenizer::Next(CsvRecord* record) {
                        "unterminated quoted field (the quote opened here is never closed)");
         }
         const char* quote = static_cast<const char*>(hit);
-        line_ += size_t(std::count(q, quote, '\n'));
+        line_ += size_t(std::count(q, quote, nl));
         if (quote + 1 < end && quote[1] == '"') {
           escaped = true;
           q = quote + 2;
@@ -62,7 +67,7 @@ Result<bool> CsvTokenizer::Next(CsvRecord* record) {
         ++p;
         continue;
       }
-      if (*p == '\n') {
+      if (*p == nl) {
         ++p;
         ++line_;
         break;
@@ -81,18 +86,18 @@ Result<bool> CsvTokenizer::Next(CsvRecord* record) {
                               " (a quote inside a quoted field must be doubled)");
     }
 
-    // Unquoted field: runs to the next delimiter or LF.
+    // Unquoted field: runs to the next delimiter or line end.
     const char* start = p;
-    while (p < end && *p != delim && *p != '\n') ++p;
+    while (p < end && *p != delim && *p != nl) ++p;
     if (p < end && *p == delim) {
       record->Add(std::string_view(start, size_t(p - start)), false, field_line);
       ++p;
       continue;
     }
     const char* stop = p;
-    if (stop > start && stop[-1] == '\r') --stop;  // CRLF, or a CR before the end of input
+    if (nl == '\n' && stop > start && stop[-1] == '\r') --stop;  // CRLF, or a CR before the end of input
     record->Add(std::string_view(start, size_t(stop - start)), false, field_line);
-    if (p < end) {  // at the LF
+    if (p < end) {  // at the line end
       ++p;
       ++line_;
     }

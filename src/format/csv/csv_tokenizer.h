@@ -8,8 +8,10 @@
 //    line end or the end of input may follow;
 //  * a '"' inside an unquoted field is an ordinary character (lenient, like Python's csv);
 //  * a CR is stripped only when it directly precedes the LF (or the end of input) that ends an
-//    unquoted last field; anywhere else it is data.
-// Line numbers count physical lines ('\n'), 1-based, so quoted newlines advance them.
+//    unquoted last field; anywhere else it is data;
+//  * input with no LF at all but some CR has CR line ends (classic Mac files; DuckDB reads them
+//    too): every CR outside quotes ends a record.
+// Line numbers count physical lines (line ends), 1-based, so quoted newlines advance them.
 // Thread safety: none; one tokenizer per thread.
 #pragma once
 
@@ -93,6 +95,7 @@ class CsvTokenizer {
   const char* data_;
   size_t size_;
   char delimiter_;
+  char line_end_ = '\n';  // '\r' for input with CR line ends only
   std::string_view name_;
   size_t pos_ = 0;
   size_t line_ = 1;

@@ -36,6 +36,20 @@ TEST(CsvTokenizer, SplitsLfAndCrlfWithOrWithoutFinalNewline) {
   EXPECT_EQ(*Split(""), Rows{});
 }
 
+// Input with CR line ends only (no LF anywhere), as classic Mac tools write it and DuckDB reads it.
+TEST(CsvTokenizer, CrOnlyLineEnds) {
+  Rows want = {{"a", "b"}, {"1", "2"}};
+  EXPECT_EQ(*Split("a,b\r1,2\r"), want);
+  EXPECT_EQ(*Split("a,b\r1,2"), want);
+  EXPECT_EQ(*Split("\"x\ry\",z\r1,\"2\"\r"), (Rows{{"#x\ry", "z"}, {"1", "#2"}}));
+  const std::string text = "a\r\"q\rq\"\rb\r";
+  CsvTokenizer tok(reinterpret_cast<const uint8_t*>(text.data()), text.size(), ',', "t.csv");
+  CsvRecord record;
+  std::vector<size_t> lines;
+  while (*tok.Next(&record)) lines.push_back(record.line());
+  EXPECT_EQ(lines, (std::vector<size_t>{1, 2, 4}));  // the quoted CR is a physical line too
+}
+
 TEST(CsvTokenizer, EmptyFieldsAndBlankLines) {
   EXPECT_EQ(*Split(",\n,x,\n\n"), (Rows{{"", ""}, {"", "x", ""}, {""}}));
 }
