@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <sstream>
@@ -72,12 +73,20 @@ TEST(CliCrashTest, KilledWritersOfEveryKindLeaveWholeVersions) {
 
   std::map<int, Rows> expected = {{1, QueryRows(dir, table, 1)}};
   ASSERT_EQ(expected[1].size(), 20000u);
+  // The kill window: how long a writing command takes on this machine now (an append to a
+  // scratch copy, timed), with room for the slower ones (a layout rewrites the whole table). A
+  // fixed window missed every commit on a loaded or sanitized build.
+  std::filesystem::copy(table, dir.Join("timed"), std::filesystem::copy_options::recursive);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(RunCli(dir, {"layout", dir.Join("timed"), "--otree", "x,score", "--cube-rows", "3000"}).code, 0);
+  const int64_t window_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count() * 3 / 2 + 1;
   const int kills = std::getenv("LAKEINDEX_SOAK") ? 300 : 16;
   std::mt19937 rng(1234);
   std::map<std::string, int> committed;
   int latest = 1;
   for (int i = 0; i < kills; ++i) {
-    // One writing command, killed somewhere in the first 600 ms (most take 100-500 ms here).
+    // One writing command, killed somewhere in the window.
     const int64_t lo = int64_t(rng() % 60000);
     const std::vector<std::vector<std::string>> commands = {
         {"append", table, "--from", more, "--rows-per-file", "3000"},
@@ -88,7 +97,7 @@ TEST(CliCrashTest, KilledWritersOfEveryKindLeaveWholeVersions) {
     };
     const std::vector<std::string>& args = commands[rng() % commands.size()];
     pid_t pid = StartCli(args, dir.Join("k.out"), dir.Join("k.err"));
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 600000));
+    std::this_thread::sleep_for(std::chrono::microseconds(int64_t(rng()) % window_us));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
