@@ -70,15 +70,13 @@ Status RunAppend(const LoadArgs& args) {
 
 // ---- delete ---------------------------------------------------------------------------------
 
-Result<std::vector<query::IndexHandle>> IndexesFor(const table::Table& table, const std::string& where);
-
 struct DeleteArgs {
   std::string table, where;
 };
 
 Status RunDelete(const DeleteArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  ASSIGN_OR_RETURN(auto indexes, IndexesFor(*h.table, args.where));
+  ASSIGN_OR_RETURN(auto indexes, query::OpenIndexesFor(*h.table, args.where));
   ASSIGN_OR_RETURN(uint64_t deleted, query::DeleteWhere(h.table.get(), args.where, std::move(indexes)));
   std::fprintf(stderr, "deleted %llu rows: version %llu\n", static_cast<unsigned long long>(deleted),
                static_cast<unsigned long long>(h.table->version()));
@@ -94,26 +92,10 @@ struct QueryArgs {
   bool analyze = false, json = false;
 };
 
-// The indexes on columns the filter text mentions (a superset: binding decides what is used).
-Result<std::vector<query::IndexHandle>> IndexesFor(const table::Table& table, const std::string& where) {
-  if (where.empty()) return std::vector<query::IndexHandle>{};
-  auto lower = [](std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  std::string text = lower(where);
-  std::vector<std::string> columns;
-  for (const Field& f : table.schema().fields()) {
-    if (text.find(lower(f.name)) != std::string::npos) columns.push_back(f.name);
-  }
-  if (columns.empty()) return std::vector<query::IndexHandle>{};
-  return query::OpenIndexes(table, columns);
-}
-
 Result<std::unique_ptr<query::Scanner>> MakeScanner(const TableHandle& h, const QueryArgs& args) {
   query::ScanRequest request;
   request.sample = args.sample;
-  ASSIGN_OR_RETURN(request.indexes, IndexesFor(*h.table, args.where));
+  ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
   request.where = args.where;
   request.select = SplitList(args.select);
   request.limit = args.limit;

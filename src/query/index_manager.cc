@@ -12,6 +12,8 @@
 #include "index/btree/btree_reader.h"
 #include "index/zonemap/zonemap_reader.h"
 #include "index/zonemap/zonemap_table.h"
+#include "query/binder.h"
+#include "query/parser.h"
 
 namespace lakeindex::query {
 
@@ -340,6 +342,23 @@ Status DropIndex(table::Table* table, const std::string& name) {
     std::erase_if(*list, [&](const IndexMeta& m) { return m.name == name; });
     return Status::OK();
   });
+}
+
+namespace {
+void ColumnsOf(const Expr& e, std::vector<std::string>* out) {
+  if (e.kind == ExprKind::kColumn && std::find(out->begin(), out->end(), e.name) == out->end()) out->push_back(e.name);
+  for (const auto& c : e.children) ColumnsOf(*c, out);
+}
+}  // namespace
+
+Result<std::vector<IndexHandle>> OpenIndexesFor(const table::Table& table, const std::string& where) {
+  if (where.empty()) return std::vector<IndexHandle>{};
+  ASSIGN_OR_RETURN(ExprPtr parsed, ParseExpression(where));
+  ASSIGN_OR_RETURN(ExprPtr bound, Bind(*parsed, table.schema()));  // names as the schema spells them
+  std::vector<std::string> columns;
+  ColumnsOf(*bound, &columns);
+  if (columns.empty()) return std::vector<IndexHandle>{};
+  return OpenIndexes(table, columns);
 }
 
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns) {

@@ -82,6 +82,10 @@ Status DropIndex(table::Table* table, const std::string& name);
 // the first damaged file is a Corruption error naming it.
 Result<std::vector<std::string>> VerifyIndexes(const table::Table& table);
 
+// The indexes a query with filter `where` may use: those on the columns the bound filter names
+// (none without a filter). InvalidArgument for a filter that does not parse or bind.
+Result<std::vector<IndexHandle>> OpenIndexesFor(const table::Table& table, const std::string& where);
+
 // Opens the indexes on columns that `filter` mentions (all when `columns` is empty).
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns);
 

@@ -371,5 +371,34 @@ TEST(IndexManagerTest, VerifyReadsEveryIndexFile) {
   EXPECT_GT(found * 4, flips * 3) << found << " of " << flips << " flips found";
 }
 
+// A query opens the indexes on the columns its parsed filter names: not one whose column name
+// only appears inside a string literal, nor any without a filter.
+TEST(IndexManagerTest, OpenIndexesForTakesTheFilterColumns) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = EventsTable(store, 2000, /*sorted_ids=*/false, 1000);
+  for (const char* column : {"id", "score"}) {
+    IndexOptions options;
+    options.column = column;
+    options.type = "btree";
+    ASSERT_TRUE(CreateIndex(t.get(), options).ok());
+  }
+  auto names = [&](const std::string& where) {
+    std::vector<std::string> out;
+    auto opened = OpenIndexesFor(*t, where);
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    if (opened.ok()) {
+      for (const auto& h : *opened) out.push_back(h.column);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(names("score = 5 AND name = 'id'"), std::vector<std::string>{"score"});
+  EXPECT_EQ(names("ID < 3"), std::vector<std::string>{"id"});  // as the binder resolves names
+  EXPECT_EQ(names("id < 3 OR score > 2"), (std::vector<std::string>{"id", "score"}));
+  EXPECT_TRUE(names("").empty());
+  EXPECT_TRUE(OpenIndexesFor(*t, "id <").status().IsInvalidArgument());
+  EXPECT_TRUE(OpenIndexesFor(*t, "nope = 1").status().IsInvalidArgument());
+}
+
 }  // namespace
 }  // namespace lakeindex::query
