@@ -127,6 +127,39 @@ TEST(CliTest, TooManyColumnsAndMissingDataFiles) {
   EXPECT_EQ(v.code, 2) << v.err;
 }
 
+// vacuum --keep-versions expires old versions and removes the files only they referenced; the
+// versions kept read and verify as before.
+TEST(CliTest, VacuumExpiresOldVersions) {
+  TempDir dir;
+  const std::string table = dir.Join("t");
+  WriteFileText(dir.Join("a.csv"), EventsCsv(0, 300));
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("a.csv"), "--rows-per-file", "100"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "id < 10"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"optimize", table, "--rows-per-file", "1000"}).code, 0);  // version 3: one new file
+  auto files = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(table)) n += e.is_regular_file() ? 1 : 0;
+    return n;
+  };
+  const size_t before = files();
+  // Versions younger than the grace period stay whatever --keep-versions says.
+  CliResult young = RunCli(dir, {"vacuum", table, "--keep-versions", "1"});
+  EXPECT_EQ(young.code, 0) << young.err;
+  EXPECT_EQ(RunCli(dir, {"query", table, "--version", "1", "--select", "id"}).code, 0);
+  EXPECT_EQ(RunCli(dir, {"vacuum", table, "--keep-versions", "0", "--older-than", "0", "--force"}).code, 1);
+  CliResult expire = RunCli(dir, {"vacuum", table, "--keep-versions", "1", "--older-than", "0", "--force"});
+  ASSERT_EQ(expire.code, 0) << expire.err;
+  EXPECT_NE(expire.err.find("expired 2 versions"), std::string::npos) << expire.err;
+  EXPECT_LT(files(), before);
+  CliResult old = RunCli(dir, {"query", table, "--version", "1", "--select", "id"});
+  EXPECT_EQ(old.code, 1) << old.err;
+  CliResult now = RunCli(dir, {"query", table, "--select", "id", "--format", "csv"});
+  ASSERT_EQ(now.code, 0) << now.err;
+  EXPECT_EQ(CountLines(now.out), 1 + 290);
+  EXPECT_EQ(RunCli(dir, {"verify", table}).code, 0);
+  EXPECT_EQ(LatestVersion(dir, table), 3);
+}
+
 TEST(CliTest, QueryFormatsAndTimeTravel) {
   TempDir dir;
   std::string table = dir.Join("t");

@@ -300,6 +300,7 @@ struct VacuumArgs {
   std::string table;
   double older_than_hours = kDefaultVacuumHours;
   bool force = false;
+  std::optional<uint64_t> keep_versions;
 };
 
 Status RunVacuum(const VacuumArgs& args) {
@@ -310,7 +311,16 @@ Status RunVacuum(const VacuumArgs& args) {
                                    "writes to the table");
   }
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  ASSIGN_OR_RETURN(auto removed, h.table->Vacuum(int64_t(args.older_than_hours * 3600 * 1000)));
+  const int64_t older_than_ms = int64_t(args.older_than_hours * 3600 * 1000);
+  if (args.keep_versions) {
+    if (*args.keep_versions == 0) return Status::InvalidArgument("--keep-versions must be at least 1 (the newest version)");
+    ASSIGN_OR_RETURN(std::vector<uint64_t> expired, h.table->ExpireVersions(*args.keep_versions, older_than_ms));
+    if (!expired.empty()) {
+      std::fprintf(stderr, "vacuum: expired %zu versions (%llu to %llu)\n", expired.size(),
+                   static_cast<unsigned long long>(expired.front()), static_cast<unsigned long long>(expired.back()));
+    }
+  }
+  ASSIGN_OR_RETURN(auto removed, h.table->Vacuum(older_than_ms));
   for (const std::string& path : removed) std::printf("removed %s\n", path.c_str());
   std::fprintf(stderr, "vacuum: removed %zu unreferenced files\n", removed.size());
   return Status::OK();
@@ -439,6 +449,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   vc->add_option("--older-than", vacuum->older_than_hours,
                  "Only files older than this many hours (protects writers about to commit)")->capture_default_str();
   vc->add_flag("--force", vacuum->force, "Allow --older-than below 1 hour (no other process may be writing)");
+  vc->add_option("--keep-versions", vacuum->keep_versions,
+                 "Also expire versions: keep the newest N (and every one younger than --older-than), remove the rest and their files");
   commands->emplace_back(vc, [vacuum] { return RunVacuum(*vacuum); });
 
   auto* idx = app.add_subcommand("index", "Create, list, update or drop scalar indexes (btree, zonemap)");

@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -627,6 +628,26 @@ std::vector<std::string> Table::ReferencedIndexPrefixes(const Manifest& m) {
   return out;
 }
 
+Result<std::vector<uint64_t>> Table::ExpireVersions(uint64_t keep, int64_t older_than_ms) const {
+  if (keep == 0) return Status::InvalidArgument("expiry must keep at least the newest version");
+  ASSIGN_OR_RETURN(auto objects, store_->List(kVersionsDir));
+  std::vector<uint64_t> versions;
+  for (const ObjectInfo& o : objects) {
+    if (auto v = ParseManifestPath(o.path)) versions.push_back(*v);
+  }
+  std::sort(versions.begin(), versions.end());
+  const int64_t cutoff = NowMs() - older_than_ms;
+  std::vector<uint64_t> removed;
+  // Oldest first, so that what remains is always the newest versions, whatever stops us midway.
+  for (size_t i = 0; i + keep < versions.size(); ++i) {
+    ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), versions[i]));
+    if (m.timestamp_ms > cutoff) break;  // younger than the grace period: it and all after stay
+    RETURN_IF_ERROR(store_->Delete(ManifestPath(versions[i])));
+    removed.push_back(versions[i]);
+  }
+  return removed;
+}
+
 Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
   // Everything any version references stays: time travel keeps working.
   std::set<std::string> keep;
@@ -635,7 +656,9 @@ Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
   for (const ObjectInfo& o : versions) {
     auto v = ParseManifestPath(o.path);
     if (!v) continue;
-    ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), *v));
+    Result<Manifest> loaded = LoadManifest(store_.get(), *v);
+    if (!loaded.ok() && loaded.status().IsNotFound()) continue;  // expired meanwhile: its files may go
+    ASSIGN_OR_RETURN(Manifest m, std::move(loaded));
     for (const FragmentMeta& f : m.fragments) {
       keep.insert(f.file);
       if (f.deletion) keep.insert(f.deletion->file);

@@ -179,6 +179,11 @@ class Table {
   // older than `older_than_ms` (so a concurrent writer's files, written before its commit, are
   // never removed). Returns the paths removed.
   Result<std::vector<std::string>> Vacuum(int64_t older_than_ms) const;
+  // Version expiry (like Iceberg's expire_snapshots, Lance's cleanup_old_versions): removes the
+  // manifests of the versions older than the newest `keep` (>= 1) whose commit is older than
+  // `older_than_ms`, oldest first; time travel to them ends, and Vacuum then removes the files
+  // only they referenced. Readers of the versions kept are unaffected. Returns the versions removed.
+  Result<std::vector<uint64_t>> ExpireVersions(uint64_t keep, int64_t older_than_ms) const;
   // Extra files a version references besides data and deletion files (indexes register theirs).
   static std::vector<std::string> ReferencedIndexPrefixes(const Manifest& m);
 
