@@ -41,7 +41,7 @@ std::string Csv(int first_id, int rows) {
   std::string s = "id,name,score\n";
   for (int i = 0; i < rows; ++i) {
     const int id = first_id + i;
-    s += std::to_string(id) + ",n" + std::to_string(id % 11) + "," + std::to_string((id * 7919) % 1000) + "\n";
+    s += std::to_string(id) + ",n" + std::to_string(id % 11) + "," + std::to_string((int64_t(id) * 7919) % 1000) + "\n";
   }
   return s;
 }
