@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "layout/otree/layout_meta.h"
@@ -21,6 +23,26 @@ table::WriteConfig WithIndexMaintenance(const table::Table& table, table::WriteC
     return indexes(next);
   };
   return config;
+}
+
+// Runs `attempt` (an operation ending in one commit) until it succeeds or fails otherwise than
+// with Conflict — which means it committed nothing — starting each retry from the newest version
+// after a growing pause; Conflict after kStartOverAttempts.
+template <typename T>
+Result<T> StartingOver(table::Table* table, const std::string& what, const std::function<Result<T>()>& attempt) {
+  Status last;
+  for (int i = 0; i < kStartOverAttempts; ++i) {
+    if (i > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1 << std::min(i, 6)));
+      RETURN_IF_ERROR(table->Reload());
+    }
+    Result<T> result = attempt();
+    if (result.ok() || !result.status().IsConflict()) return result;
+    last = result.status();
+  }
+  return Status::Conflict(what + ": gave up after " + std::to_string(kStartOverAttempts) +
+                          " attempts, each overtaken by another writer's commit (nothing was committed): " +
+                          last.message());
 }
 
 Result<bool> IsOTree(const table::Table& table) {
@@ -58,26 +80,19 @@ Result<AppendResult> Append(table::Table* table, table::BatchSource* source, tab
 }
 
 Result<AppendResult> Append(table::Table* table, const SourceOpener& open, table::WriteConfig config) {
-  Status last;
-  for (int attempt = 0; attempt < kAppendAttempts; ++attempt) {
-    if (attempt > 0) {
-      // Nothing of the last attempt is visible: start over from the newest version.
-      std::this_thread::sleep_for(std::chrono::milliseconds(1 << std::min(attempt, 6)));
-      RETURN_IF_ERROR(table->Reload());
-    }
+  return StartingOver<AppendResult>(table, "append", [&]() -> Result<AppendResult> {
     ASSIGN_OR_RETURN(const bool otree, IsOTree(*table));
     ASSIGN_OR_RETURN(std::unique_ptr<table::BatchSource> source,
                      open(otree ? layout::VisibleSchema(table->schema()) : table->schema()));
-    Result<AppendResult> result = Append(table, source.get(), config);
-    if (result.ok() || !result.status().IsConflict()) return result;
-    last = result.status();
-  }
-  return Status::Conflict("append: gave up after " + std::to_string(kAppendAttempts) +
-                          " attempts, each overtaken by another writer's commit (nothing was committed): " +
-                          last.message());
+    return Append(table, source.get(), config);
+  });
 }
 
 Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config) {
+  return StartingOver<OptimizeResult>(table, "optimize", [&] { return OptimizeOnce(table, config); });
+}
+
+Result<OptimizeResult> OptimizeOnce(table::Table* table, table::WriteConfig config) {
   OptimizeResult result;
   query::UpdateOptions merge;
   merge.merge = true;  // as optimize does for the data, each index becomes one segment
@@ -93,6 +108,10 @@ Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config) 
 }
 
 Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options) {
+  return StartingOver<LayoutResult>(table, "layout", [&] { return LayoutOnce(table, options); });
+}
+
+Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions options) {
   LayoutResult result;
   options.write = WithIndexMaintenance(*table, std::move(options.write), {}, &result.index_segments);
   ASSIGN_OR_RETURN(result.report, layout::LayoutTable(table, options));

@@ -46,11 +46,14 @@ Result<AppendResult> Append(table::Table* table, table::BatchSource* source, tab
 
 // Opens the rows to append with the columns the table takes from its users (its visible ones).
 using SourceOpener = std::function<Result<std::unique_ptr<table::BatchSource>>(const Schema& columns)>;
+// Operations that fail with Conflict have committed nothing; those that can be run again from the
+// newest version (an append from a source it can re-read, optimize, layout) start over, up to this
+// many attempts in all, then report Conflict. `table` then views the newest version.
+inline constexpr int kStartOverAttempts = 8;
+
 // The same from a source that can be read again: when the commit cannot be rebased (another
-// commit changed the OTree the rows were placed into, or the schema), nothing was committed, so
-// the append starts over from the newest version — the rows are placed into its tree — up to
-// kAppendAttempts times; Conflict after that. `table` then views the newest version.
-inline constexpr int kAppendAttempts = 8;
+// commit changed the OTree the rows were placed into, or the schema), the append starts over from
+// the newest version — the rows are placed into its tree.
 Result<AppendResult> Append(table::Table* table, const SourceOpener& open, table::WriteConfig config);
 
 struct OptimizeResult {
@@ -60,16 +63,21 @@ struct OptimizeResult {
 
 // Compacts small fragments and drops deleted rows (OTree tables: rewrites overfull cubes' files and
 // rolls small files up), re-indexing the rewritten rows and merging each index's segments, in one
-// commit.
+// commit; starts over from the newest version when overtaken.
 Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config);
+// One attempt of Optimize (Conflict when overtaken; nothing committed then).
+Result<OptimizeResult> OptimizeOnce(table::Table* table, table::WriteConfig config);
 
 struct LayoutResult {
   layout::LayoutReport report;
   size_t index_segments = 0;
 };
 
-// Rewrites the table in a layout (layout_writer.h) and re-indexes its rows, in one commit.
+// Rewrites the table in a layout (layout_writer.h) and re-indexes its rows, in one commit; starts
+// over from the newest version (rows appended meanwhile included) when overtaken.
 Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options);
+// One attempt of Layout (Conflict when overtaken; nothing committed then).
+Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions options);
 // The same for a layout whose parts were written by other processes (partitioned_layout.h, step
 // 4: `written` are WriteLayoutPartition's texts).
 Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::LayoutOptions options,

@@ -216,6 +216,44 @@ TEST(OperationsTest, AppendStartsOverWhenItCannotRebase) {
   }
 }
 
+// A layout or an optimize overtaken by another commit starts over from the newest version: the
+// rows appended meanwhile are laid out too.
+TEST(OperationsTest, LayoutAndOptimizeStartOverWhenOvertaken) {
+  for (const std::string op : {"layout", "optimize"}) {
+    SCOPED_TRACE(op);
+    auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+    auto t = NewTable(store, 2500);
+    CreateBTree(t.get(), "id");
+    int injected = 0;
+    table::WriteConfig config;
+    config.rows_per_file = 5000;
+    config.before_commit = [&](table::Manifest*) -> Status {
+      if (injected++ > 0) return Status::OK();
+      ASSIGN_OR_RETURN(auto concurrent, table::Table::Open(store));
+      auto rows = table::MemorySource(concurrent->schema(), EventsRows(300, 9, 500000));
+      return Append(concurrent.get(), rows.get(), {}).status();
+    };
+    if (op == "layout") {
+      layout::LayoutOptions options;
+      options.columns = {"x", "y"};
+      options.cube_rows = 500;
+      options.write = config;
+      auto r = Layout(t.get(), options);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(r->report.rows, 2800u);
+    } else {
+      auto r = Optimize(t.get(), config);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+    }
+    EXPECT_GE(injected, 2);  // the first attempt was overtaken, a later one committed
+    const auto all = Ids(store, "", false);
+    EXPECT_EQ(all.size(), 2800u);
+    EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), all.size());
+    EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
+    EXPECT_EQ(Ids(store, "id >= 500000", true).size(), 300u);
+  }
+}
+
 TEST(OperationsTest, OptimizeAndLayoutReindexInTheirOwnCommit) {
   auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
   auto t = NewTable(store, 2500);  // fragments of 1000, 1000, 500
