@@ -50,14 +50,13 @@ Result<bool> IsOTree(const table::Table& table) {
   return meta && meta->is_otree();
 }
 
-}  // namespace
-
-Result<AppendResult> Append(table::Table* table, table::BatchSource* source, table::WriteConfig config) {
+// One append to a table known to be (or not to be) laid out as an OTree.
+Result<AppendResult> AppendOnce(table::Table* table, table::BatchSource* source, table::WriteConfig config, bool otree) {
   AppendResult result;
+  result.otree = otree;
   const uint64_t version = table->version();
   config = WithIndexMaintenance(*table, std::move(config), {}, &result.index_segments);
-  ASSIGN_OR_RETURN(result.otree, IsOTree(*table));
-  if (result.otree) {
+  if (otree) {
     ASSIGN_OR_RETURN(result.layout, layout::AppendToLayout(table, source, config));
     result.rows = result.layout.rows;
   } else {
@@ -79,19 +78,6 @@ Result<AppendResult> Append(table::Table* table, table::BatchSource* source, tab
   return result;
 }
 
-Result<AppendResult> Append(table::Table* table, const SourceOpener& open, table::WriteConfig config) {
-  return StartingOver<AppendResult>(table, "append", [&]() -> Result<AppendResult> {
-    ASSIGN_OR_RETURN(const bool otree, IsOTree(*table));
-    ASSIGN_OR_RETURN(std::unique_ptr<table::BatchSource> source,
-                     open(otree ? layout::VisibleSchema(table->schema()) : table->schema()));
-    return Append(table, source.get(), config);
-  });
-}
-
-Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config) {
-  return StartingOver<OptimizeResult>(table, "optimize", [&] { return OptimizeOnce(table, config); });
-}
-
 Result<OptimizeResult> OptimizeOnce(table::Table* table, table::WriteConfig config) {
   OptimizeResult result;
   query::UpdateOptions merge;
@@ -107,15 +93,35 @@ Result<OptimizeResult> OptimizeOnce(table::Table* table, table::WriteConfig conf
   return result;
 }
 
-Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options) {
-  return StartingOver<LayoutResult>(table, "layout", [&] { return LayoutOnce(table, options); });
-}
-
 Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions options) {
   LayoutResult result;
   options.write = WithIndexMaintenance(*table, std::move(options.write), {}, &result.index_segments);
   ASSIGN_OR_RETURN(result.report, layout::LayoutTable(table, options));
   return result;
+}
+
+}  // namespace
+
+Result<AppendResult> Append(table::Table* table, table::BatchSource* source, table::WriteConfig config) {
+  ASSIGN_OR_RETURN(const bool otree, IsOTree(*table));
+  return AppendOnce(table, source, std::move(config), otree);
+}
+
+Result<AppendResult> Append(table::Table* table, const SourceOpener& open, table::WriteConfig config) {
+  return StartingOver<AppendResult>(table, "append", [&]() -> Result<AppendResult> {
+    ASSIGN_OR_RETURN(const bool otree, IsOTree(*table));
+    ASSIGN_OR_RETURN(std::unique_ptr<table::BatchSource> source,
+                     open(otree ? layout::VisibleSchema(table->schema()) : table->schema()));
+    return AppendOnce(table, source.get(), config, otree);
+  });
+}
+
+Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config) {
+  return StartingOver<OptimizeResult>(table, "optimize", [&] { return OptimizeOnce(table, config); });
+}
+
+Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options) {
+  return StartingOver<LayoutResult>(table, "layout", [&] { return LayoutOnce(table, options); });
 }
 
 Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::LayoutOptions options,

@@ -65,8 +65,6 @@ struct OptimizeResult {
 // rolls small files up), re-indexing the rewritten rows and merging each index's segments, in one
 // commit; starts over from the newest version when overtaken.
 Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config);
-// One attempt of Optimize (Conflict when overtaken; nothing committed then).
-Result<OptimizeResult> OptimizeOnce(table::Table* table, table::WriteConfig config);
 
 struct LayoutResult {
   layout::LayoutReport report;
@@ -76,8 +74,6 @@ struct LayoutResult {
 // Rewrites the table in a layout (layout_writer.h) and re-indexes its rows, in one commit; starts
 // over from the newest version (rows appended meanwhile included) when overtaken.
 Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options);
-// One attempt of Layout (Conflict when overtaken; nothing committed then).
-Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions options);
 // The same for a layout whose parts were written by other processes (partitioned_layout.h, step
 // 4: `written` are WriteLayoutPartition's texts).
 Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::LayoutOptions options,

@@ -192,19 +192,34 @@ static void PauseBeforeCommitForTests() {
 // Versions committed between a listing and the probes that follow it, followed at most this far.
 constexpr int kMaxVersionProbes = 64;
 
-Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
+namespace {
+// The numbers of the manifests `store` lists, ascending.
+Result<std::vector<uint64_t>> ListedVersions(ObjectStore* store) {
   ASSIGN_OR_RETURN(auto objects, store->List(kVersionsDir));
-  std::optional<uint64_t> latest;
+  std::vector<uint64_t> versions;
   for (const ObjectInfo& o : objects) {
-    auto v = ParseManifestPath(o.path);
-    if (v && (!latest || *v > *latest)) latest = v;
+    if (auto v = ParseManifestPath(o.path)) versions.push_back(*v);
   }
-  if (!latest) return Status::NotFound("no lakeindex table at " + store->Describe());
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+// A data file the version names is not on the store: damage to the table, not a user's typo.
+Status MissingDataFile(const FragmentMeta& fragment, const Status& lookup) {
+  return Status::Corruption("data file " + fragment.file + " of fragment " + std::to_string(fragment.id) +
+                            " is missing (" + lookup.message() + ")");
+}
+}  // namespace
+
+Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
+  ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store));
+  if (versions.empty()) return Status::NotFound("no lakeindex table at " + store->Describe());
+  uint64_t latest = versions.back();
   // The path of the version after the newest listed must hold nothing: one that is there but is
   // not a readable manifest (a directory, a symlink out of the table) is damage to report, never
   // a reason to serve an older version. A manifest that appeared since the listing is newer.
   for (int probe = 0; probe < kMaxVersionProbes; ++probe) {
-    const std::string next = ManifestPath(*latest + 1);
+    const std::string next = ManifestPath(latest + 1);
     ASSIGN_OR_RETURN(const bool occupied, store->Occupied(next));
     if (!occupied) break;
     auto size = store->Size(next);
@@ -213,9 +228,9 @@ Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
                                 size.status().message() + "); the table's newest version is damaged");
     }
     RETURN_IF_ERROR(size.status());
-    ++*latest;
+    ++latest;
   }
-  return *latest;
+  return latest;
 }
 
 Result<Manifest> Table::LoadManifest(ObjectStore* store, uint64_t version) {
@@ -371,7 +386,7 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
         ASSIGN_OR_RETURN(next, LoadManifest(store, latest_version));
         // Files written for the old schema cannot join a table whose schema changed (a layout
         // adds or drops hidden columns): nothing is committed, the caller sees Conflict.
-        if (!(next.schema == base.schema) && (!txn.added.empty() || txn.schema_bound)) {
+        if (!(next.schema == base.schema) && !txn.added.empty()) {
           return Status::Conflict("the table's schema changed in a concurrent commit (now at version " +
                                   std::to_string(latest_version) + "): " + txn.operation +
                                   " committed nothing; run it again");
@@ -434,15 +449,12 @@ Result<std::shared_ptr<const roaring::Roaring>> Table::Deletions(const FragmentM
 }
 
 Result<std::vector<VersionInfo>> Table::Versions() const {
-  ASSIGN_OR_RETURN(auto objects, store_->List(kVersionsDir));
+  ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store_.get()));
   std::vector<VersionInfo> out;
-  for (const ObjectInfo& o : objects) {
-    auto v = ParseManifestPath(o.path);
-    if (!v) continue;
-    ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), *v));
+  for (uint64_t v : versions) {
+    ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), v));
     out.push_back(VersionInfo{m.version, m.timestamp_ms, m.operation, m.total_rows(), m.fragments.size()});
   }
-  std::sort(out.begin(), out.end(), [](const VersionInfo& a, const VersionInfo& b) { return a.version < b.version; });
   return out;
 }
 
@@ -487,11 +499,7 @@ Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFileUncached(cons
     };
   }
   auto opened = parquet::ParquetReader::Open(store_.get(), fragment.file, options);
-  if (!opened.ok() && opened.status().IsNotFound()) {
-    // The version names the file: its absence is damage to the table, not a user's typo.
-    return Status::Corruption("data file " + fragment.file + " of fragment " + std::to_string(fragment.id) +
-                              " is missing (" + opened.status().message() + ")");
-  }
+  if (!opened.ok() && opened.status().IsNotFound()) return MissingDataFile(fragment, opened.status());
   ASSIGN_OR_RETURN(auto reader, std::move(opened));
   if (uint64_t(reader->num_rows()) != fragment.rows) {
     return Status::Corruption(fragment.file + ": has " + std::to_string(reader->num_rows()) + " rows, the manifest says " +
@@ -591,9 +599,7 @@ Result<std::vector<std::string>> Table::Verify() const {
   report.push_back(ManifestPath(version()) + ": ok (" + std::to_string(reread.fragments.size()) + " fragments)");
   for (const FragmentMeta& f : manifest_.fragments) {
     auto size_or = store_->Size(f.file);
-    if (!size_or.ok() && size_or.status().IsNotFound()) {
-      return Status::Corruption("data file " + f.file + " of fragment " + std::to_string(f.id) + " is missing");
-    }
+    if (!size_or.ok() && size_or.status().IsNotFound()) return MissingDataFile(f, size_or.status());
     ASSIGN_OR_RETURN(uint64_t size, std::move(size_or));
     if (size != f.file_size) {
       return Status::Corruption(f.file + ": has " + std::to_string(size) + " bytes, the manifest says " +
@@ -630,12 +636,7 @@ std::vector<std::string> Table::ReferencedIndexPrefixes(const Manifest& m) {
 
 Result<std::vector<uint64_t>> Table::ExpireVersions(uint64_t keep, int64_t older_than_ms) const {
   if (keep == 0) return Status::InvalidArgument("expiry must keep at least the newest version");
-  ASSIGN_OR_RETURN(auto objects, store_->List(kVersionsDir));
-  std::vector<uint64_t> versions;
-  for (const ObjectInfo& o : objects) {
-    if (auto v = ParseManifestPath(o.path)) versions.push_back(*v);
-  }
-  std::sort(versions.begin(), versions.end());
+  ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store_.get()));
   const int64_t cutoff = NowMs() - older_than_ms;
   std::vector<uint64_t> removed;
   // Oldest first, so that what remains is always the newest versions, whatever stops us midway.
@@ -652,11 +653,9 @@ Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
   // Everything any version references stays: time travel keeps working.
   std::set<std::string> keep;
   std::vector<std::string> keep_prefixes;
-  ASSIGN_OR_RETURN(auto versions, store_->List(kVersionsDir));
-  for (const ObjectInfo& o : versions) {
-    auto v = ParseManifestPath(o.path);
-    if (!v) continue;
-    Result<Manifest> loaded = LoadManifest(store_.get(), *v);
+  ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store_.get()));
+  for (uint64_t v : versions) {
+    Result<Manifest> loaded = LoadManifest(store_.get(), v);
     if (!loaded.ok() && loaded.status().IsNotFound()) continue;  // expired meanwhile: its files may go
     ASSIGN_OR_RETURN(Manifest m, std::move(loaded));
     for (const FragmentMeta& f : m.fragments) {

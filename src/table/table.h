@@ -75,9 +75,6 @@ struct Transaction {
   std::set<uint32_t> removed;
   std::map<uint32_t, std::optional<DeletionRef>> deletions;  // fragment -> its new deletion file
   std::optional<Schema> schema;                              // create only
-  // The commit depends on the base's schema even without adding files (e.g. an index built on
-  // it): a concurrent schema change is then a Conflict, as it always is for added files.
-  bool schema_bound = false;
   // Further changes (indexes, layout) re-applied on every attempt; may return Conflict.
   std::function<Status(Manifest*)> apply_extra;
 };

@@ -82,11 +82,10 @@ TEST_F(CsvDuckDBTest, CrOnlyLineEndsReadAsDuckDBReadsThem) {
   Batch batch = RandomBatch(schema, 50, 11, 0.2);
   std::string text;
   WriteCsv(batch, true, &text);
-  bool quoted_newline = false;
   for (char& c : text) {
     if (c == '\n') c = '\r';  // line ends and newlines inside quoted strings alike
   }
-  quoted_newline = text.find("\r\"") != std::string::npos;
+  const bool quoted_newline = text.find("\r\"") != std::string::npos;
   const std::string path = dir.Join("cr.csv");
   std::ofstream(path, std::ios::binary) << text;
   auto duck = RunDuckDB("SELECT * FROM read_csv(" + SqlQuote(path) +

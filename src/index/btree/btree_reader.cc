@@ -205,9 +205,9 @@ Status BTreeSegment::CheckDataSize() const {
 Status BTreeSegment::ReadLocatedPage(uint32_t page, Column* values, Column* addresses, uint64_t* bytes_read) const {
   RETURN_IF_ERROR(CheckDataSize());
   const PageDirectory::Location& at = dir_.locations[page];
-  const std::string where = "btree page_data '" + data_path_ + "' page " + std::to_string(page) + ": ";
+  const std::string context = "btree page_data '" + data_path_ + "' page " + std::to_string(page);
   ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(data_path_, at.offset, at.bytes));
-  if (bytes.size() != at.bytes) return Status::Corruption(where + "short read");
+  if (bytes.size() != at.bytes) return Status::Corruption(context + ": short read");
   if (bytes_read != nullptr) *bytes_read += bytes.size();
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   const int64_t rows = int64_t(dir_.rows[page]);
@@ -219,10 +219,10 @@ Status BTreeSegment::ReadLocatedPage(uint32_t page, Column* values, Column* addr
     Status st = parquet::DecodeColumnChunk(data + pos, bytes.size() - pos, at.offset + pos, value ? value_leaf_ : address_leaf_,
                                            parquet::Codec(value ? at.value_codec : at.address_codec), 0, rows,
                                            value ? values : addresses, &used);
-    if (!st.ok()) return st.WithContext(where.substr(0, where.size() - 2));
+    if (!st.ok()) return st.WithContext(context);
     pos += used;
   }
-  if (pos != bytes.size()) return Status::Corruption(where + std::to_string(bytes.size() - pos) + " bytes after the pages");
+  if (pos != bytes.size()) return Status::Corruption(context + ": " + std::to_string(bytes.size() - pos) + " bytes after the pages");
   return Status::OK();
 }
 

@@ -88,8 +88,11 @@ Status SegmentWriter::FlushPage() {
   for (size_t c = 0; c < rg.columns.size(); ++c) {
     const parquet::ColumnMetaData& m = *rg.columns[c].meta_data;
     const uint64_t start = uint64_t(m.dictionary_page_offset.value_or(m.data_page_offset));
-    if (c == 0) at.offset = start;
-    if (start != (c == 0 ? at.offset : end)) return status_ = Status::Internal("btree: page_data chunks are not contiguous");
+    if (c == 0) {
+      at.offset = start;
+    } else if (start != end) {
+      return status_ = Status::Internal("btree: page_data chunks are not contiguous");
+    }
     end = start + uint64_t(m.total_compressed_size);
     (c == kDataValue ? at.value_codec : at.address_codec) = uint8_t(m.codec);
   }
