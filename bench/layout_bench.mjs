@@ -19,7 +19,7 @@
 //       `lakeindex explain TABLE --where BOX --analyze --json` per box of those sets.
 //   node bench/layout_bench.mjs duck --table TABLE --layout NAME --queries BOXES.tsv --sets xy [--counters] [--threads T]
 //       DuckDB over the table's current files (from its newest manifest):
-//       `CREATE TEMP TABLE r AS SELECT <columns but _weight> FROM read_parquet([...]) WHERE BOX`;
+//       `CREATE TEMP TABLE r AS SELECT <columns but _lakeindex_weight> FROM read_parquet([...]) WHERE BOX`;
 //       --counters adds the row groups whose min/max statistics overlap the box (parquet_metadata).
 //   node bench/layout_bench.mjs sample-ours --cli LAKEINDEX --table TABLE --layout NAME --fractions 0.001,0.01
 //   node bench/layout_bench.mjs sample-duck --src EVENTS.parquet --fractions 0.001,0.01 [--threads T]

@@ -136,7 +136,7 @@ export function layoutSection(results, meta) {
   if (fractions.length) {
     p('### Sampling');
     p();
-    p('Ours: `lakeindex explain TABLE --sample f --analyze --json` on the OTree tables (rows with `_weight < f`; reads only');
+    p('Ours: `lakeindex explain TABLE --sample f --analyze --json` on the OTree tables (rows with `_lakeindex_weight < f`; reads only');
     p('blocks whose min weight is below f). DuckDB: `CREATE TEMP TABLE r AS SELECT * FROM read_parquet(events.parquet)');
     p('USING SAMPLE p% (bernoulli)` (reads every row). Bound = 1.2·f·N + cube_rows (the goal).');
     p();

@@ -48,6 +48,13 @@ struct Field {
   bool operator==(const Field&) const = default;
 };
 
+// Columns whose names start with "_lakeindex_" belong to lakeindex (the OTree's
+// `_lakeindex_weight`): a query's default column list leaves them out, and a table cannot be
+// created from input that has such a column. Every other name, `_x` and `_weight` included, is
+// the user's.
+inline constexpr std::string_view kHiddenColumnPrefix = "_lakeindex_";
+inline bool IsHiddenColumn(std::string_view name) { return name.starts_with(kHiddenColumnPrefix); }
+
 class Schema {
  public:
   Schema() = default;

@@ -56,7 +56,7 @@ class Table:
 
     @property
     def schema(self):
-        """The columns as "name:type,..." (hidden columns such as _weight included)."""
+        """The columns as "name:type,..." (hidden columns such as _lakeindex_weight included)."""
         return self._t.schema
 
     def append(self, source, rows_per_file=None):
@@ -84,7 +84,7 @@ class Table:
     def query(self, where=None, select=None, sample=None, limit=None):
         """Rows where `where` (SQL) is TRUE: {column: numpy array}. `select`: a list of column
         names or "a,b" (default: the visible columns); `sample`: fraction in (0, 1] of an
-        OTree table (exactly the rows with _weight below it); `limit`: at most this many."""
+        OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many."""
         names, columns = self._t.query(where or "", _names(select), sample, limit)
         return dict(zip(names, columns))
 

@@ -3,7 +3,7 @@
 build_index: one task per group of fragments writes a segment; the driver commits the index
 with all segments as one version. layout_otree: the OTree's passes spread over parts of the
 table (samples for the transformations, then one round per tree level of per-cube weight
-statistics, then the writes); the result is exactly the single-process layout (same _weight
+statistics, then the writes); the result is exactly the single-process layout (same _lakeindex_weight
 and cube for every row, same revision), only the files differ (one set per part).
 
 Every worker opens the table at the version the driver started from, so a concurrent commit

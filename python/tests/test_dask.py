@@ -55,8 +55,8 @@ class DaskTest(unittest.TestCase):
         for where in FILTERS:
             self.assertEqual(util.sorted_rows(a.query(where)), util.sorted_rows(b.query(where)), where)
         for f in samples:
-            self.assertEqual(util.sorted_rows(a.query(sample=f, select=["id", "_weight"])),
-                             util.sorted_rows(b.query(sample=f, select=["id", "_weight"])), f"sample {f}")
+            self.assertEqual(util.sorted_rows(a.query(sample=f, select=["id", "_lakeindex_weight"])),
+                             util.sorted_rows(b.query(sample=f, select=["id", "_lakeindex_weight"])), f"sample {f}")
 
     def test_index_build_matches_single_process(self):
         for kind in ("btree", "zonemap"):
@@ -81,8 +81,8 @@ class DaskTest(unittest.TestCase):
         single, dist = lakeindex.Table.open(single.path), lakeindex.Table.open(dist.path)
         # Same transformations, cubes, max weights and rows per cube; same weight for every row.
         self.assertEqual(single.stats()["layout"]["revisions"], dist.stats()["layout"]["revisions"])
-        self.assertEqual(util.sorted_rows(single.query(select=["id", "_weight"])),
-                         util.sorted_rows(dist.query(select=["id", "_weight"])))
+        self.assertEqual(util.sorted_rows(single.query(select=["id", "_lakeindex_weight"])),
+                         util.sorted_rows(dist.query(select=["id", "_lakeindex_weight"])))
         self.assert_same_results(single, dist, samples=(0.01, 0.3))
 
     def test_killed_worker_is_retried_and_the_layout_is_still_exact(self):

@@ -91,10 +91,10 @@ class TableTest(unittest.TestCase):
         self.assertGreater(report["depth"], 1)
         t.append(self.csv)
         self.assertEqual(len(t.query(select=["id"])["id"]), 2 * ROWS)
-        weights = t.query(select=["id", "_weight"])
+        weights = t.query(select=["id", "_lakeindex_weight"])
         for f in (0.01, 0.2):
-            got = t.query(sample=f, select=["_weight"])["_weight"]
-            self.assertEqual(len(got), int((weights["_weight"] < f).sum()))
+            got = t.query(sample=f, select=["_lakeindex_weight"])["_lakeindex_weight"]
+            self.assertEqual(len(got), int((weights["_lakeindex_weight"] < f).sum()))
             self.assertTrue((got < f).all())
         box = t.query("x < 50 AND y < 50", select=["id"])["id"]
         self.assertEqual(sorted(box.tolist()), sorted(2 * self.expected_ids(

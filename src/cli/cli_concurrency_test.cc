@@ -73,7 +73,7 @@ std::vector<std::string> Plan(int w) {
     x ^= x << 17;
     plan.push_back(kinds[x % (sizeof(kinds) / sizeof(kinds[0]))]);
   }
-  if (w == 0) plan[2] = "layout_otree";  // one schema change (hidden `_weight`) while others write
+  if (w == 0) plan[2] = "layout_otree";  // one schema change (hidden `_lakeindex_weight`) while others write
   return plan;
 }
 

@@ -121,5 +121,52 @@ TEST(CliLayoutTest, ComparisonLayoutsAndErrors) {
   EXPECT_NE(bad_sample.err.find("(0, 1]"), std::string::npos) << bad_sample.err;
 }
 
+// Issue 17, item 7: user columns that start with `_` are the user's on every layout; only the
+// reserved `_lakeindex_` prefix is lakeindex's, and a table cannot be made from input using it.
+TEST(CliLayoutTest, UserColumnsStartingWithUnderscoreAreTheUsers) {
+  TempDir dir;
+  const std::string table = dir.Join("t"), csv = dir.Join("u.csv"), more = dir.Join("more.csv");
+  std::string text = "_x,_weight,v\n", more_text = text;
+  for (int i = 0; i < 300; ++i) {
+    text += std::to_string(i) + "," + std::to_string(i % 7) + "," + std::to_string(i * 3 % 101) + "\n";
+  }
+  for (int i = 300; i < 340; ++i) more_text += std::to_string(i) + ",5," + std::to_string(i % 13) + "\n";
+  clitest::WriteFileText(csv, text);
+  clitest::WriteFileText(more, more_text);
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", csv}).code, 0);
+  const std::vector<std::string> all = SortedRows(dir, {"query", table});
+  ASSERT_EQ(all.size(), 300u);
+  EXPECT_EQ(all.front().substr(0, 5), "0,0,0");  // `_x` and `_weight` are returned by default
+
+  CliResult laid = RunCli(dir, {"layout", table, "--otree", "_x,v", "--cube-rows", "50"});
+  ASSERT_EQ(laid.code, 0) << laid.err;
+  EXPECT_EQ(SortedRows(dir, {"query", table}), all);  // the OTree's weights stay hidden
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--sample", "1"}).size(), 300u);  // not the user's `_weight`
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--where", "_weight = 3", "--select", "_x"}).size(), 43u);
+  CliResult appended = RunCli(dir, {"append", table, "--from", more});
+  ASSERT_EQ(appended.code, 0) << appended.err;
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--where", "_x >= 300"}).size(), 40u);
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--sample", "1"}).size(), 340u);
+  CliResult verified = RunCli(dir, {"verify", table});
+  EXPECT_EQ(verified.code, 0) << verified.err;
+
+  // A comparison layout drops the OTree's weights and keeps the user's columns.
+  ASSERT_EQ(RunCli(dir, {"layout", table, "--sort", "_weight"}).code, 0);
+  CliResult sel = RunCli(dir, {"query", table, "--select", "_lakeindex_weight"});
+  EXPECT_EQ(sel.code, 1);
+  EXPECT_NE(sel.err.find("unknown column"), std::string::npos) << sel.err;
+  ASSERT_EQ(RunCli(dir, {"append", table, "--from", more}).code, 0);
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--where", "_weight = 5"}).size(), 43u + 80u);
+
+  // The reserved prefix is refused at create, naming the column, and nothing is made.
+  const std::string reserved = dir.Join("r.csv");
+  clitest::WriteFileText(reserved, "a,_lakeindex_weight\n1,0.5\n");
+  CliResult refused = RunCli(dir, {"create", dir.Join("r"), "--from", reserved});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("'_lakeindex_weight'"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("reserved"), std::string::npos) << refused.err;
+  EXPECT_EQ(RunCli(dir, {"versions", dir.Join("r")}).code, 1);
+}
+
 }  // namespace
 }  // namespace lakeindex

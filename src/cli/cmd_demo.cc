@@ -182,7 +182,7 @@ double Mean(const Column& c) {
   return count ? sum / double(count) : 0.0;
 }
 
-// The last stop: a uniform sample of the OTree (rows with `_weight` below the fraction, reading
+// The last stop: a uniform sample of the OTree (rows with `_lakeindex_weight` below the fraction, reading
 // only the blocks whose weights start below it) estimates a count and a mean; the exact values
 // come from a full scan.
 Status TourSample(const DemoTable& t, int number) {
@@ -235,7 +235,7 @@ Status CreateIndexStep(table::Table* table, int step, int steps, const std::stri
   options.column = column;
   options.type = type;
   auto start = Clock::now();
-  RETURN_IF_ERROR(query::CreateIndex(table, options));
+  RETURN_IF_ERROR(ops::CreateIndex(table, options));
   std::printf("      built in %.2f s: version %llu\n", SecondsSince(start),
               static_cast<unsigned long long>(table->version()));
   return Status::OK();
@@ -272,7 +272,7 @@ Status RunDemo(const DemoArgs& args) {
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(events, std::nullopt));
   start = Clock::now();
   auto progress = std::make_shared<Progress>("create", source->total_rows());
-  ASSIGN_OR_RETURN(auto table, table::Table::Create(t.store, source.get(), MakeWriteConfig(1000000, progress)));
+  ASSIGN_OR_RETURN(auto table, ops::Create(t.store, source.get(), MakeWriteConfig(1000000, progress)));
   progress.reset();
   t.plain_version = table->version();
   std::printf("      %s rows in %zu files in %.2f s: version %llu\n", Grouped(table->manifest().total_rows()).c_str(),

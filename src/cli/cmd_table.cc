@@ -37,7 +37,7 @@ Status RunCreate(const LoadArgs& args) {
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema));
   ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, true));
   auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
-  ASSIGN_OR_RETURN(auto table, table::Table::Create(store, source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  ASSIGN_OR_RETURN(auto table, ops::Create(store, source.get(), MakeWriteConfig(args.rows_per_file, progress)));
   std::fprintf(stderr, "created %s: version %llu, %llu rows in %zu fragments\n", args.table.c_str(),
                static_cast<unsigned long long>(table->version()),
                static_cast<unsigned long long>(table->manifest().total_rows()), table->manifest().fragments.size());
@@ -48,7 +48,7 @@ Status RunAppend(const LoadArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(h.table->manifest()));
   const bool otree = table_layout && table_layout->is_otree();
-  // An OTree table's hidden `_weight` is drawn at append, not read from the input.
+  // An OTree table's hidden `_lakeindex_weight` is drawn at append, not read from the input.
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema()));
   auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
   // Rows, their OTree blocks and their index segments: one commit (ops::Append), started over
@@ -76,8 +76,7 @@ struct DeleteArgs {
 
 Status RunDelete(const DeleteArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  ASSIGN_OR_RETURN(auto indexes, query::OpenIndexesFor(*h.table, args.where));
-  ASSIGN_OR_RETURN(uint64_t deleted, query::DeleteWhere(h.table.get(), args.where, std::move(indexes)));
+  ASSIGN_OR_RETURN(uint64_t deleted, ops::Delete(h.table.get(), args.where));
   std::fprintf(stderr, "deleted %llu rows: version %llu\n", static_cast<unsigned long long>(deleted),
                static_cast<unsigned long long>(h.table->version()));
   return Status::OK();
@@ -290,39 +289,37 @@ Status RunVerify(const VerifyArgs& args) {
   return Status::OK();
 }
 
-// A writer's files exist before its commit names them; vacuum must not take a file for garbage
-// while its writer may still commit. Large layouts and appends take minutes, so the default
-// grace is a day (Delta keeps 7 days, Lance's cleanup 14), and less than an hour needs --force.
-constexpr double kDefaultVacuumHours = 24;
-constexpr double kMinVacuumHoursUnforced = 1;
-
 struct VacuumArgs {
   std::string table;
-  double older_than_hours = kDefaultVacuumHours;
+  double older_than_hours = ops::kDefaultVacuumGraceHours;
   bool force = false;
   std::optional<uint64_t> keep_versions;
 };
 
 Status RunVacuum(const VacuumArgs& args) {
+  // The library refuses these too; here they are said in the command's own flags.
   if (!(args.older_than_hours >= 0)) return Status::InvalidArgument("--older-than must be >= 0 hours");
-  if (args.older_than_hours < kMinVacuumHoursUnforced && !args.force) {
+  if (args.older_than_hours < ops::kMinVacuumGraceHours && !args.force) {
     return Status::InvalidArgument("--older-than below 1 hour may delete the files of a write still in progress "
                                    "(they become part of the table when it commits); add --force if no other process "
                                    "writes to the table");
   }
-  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  const int64_t older_than_ms = int64_t(args.older_than_hours * 3600 * 1000);
-  if (args.keep_versions) {
-    if (*args.keep_versions == 0) return Status::InvalidArgument("--keep-versions must be at least 1 (the newest version)");
-    ASSIGN_OR_RETURN(std::vector<uint64_t> expired, h.table->ExpireVersions(*args.keep_versions, older_than_ms));
-    if (!expired.empty()) {
-      std::fprintf(stderr, "vacuum: expired %zu versions (%llu to %llu)\n", expired.size(),
-                   static_cast<unsigned long long>(expired.front()), static_cast<unsigned long long>(expired.back()));
-    }
+  if (args.keep_versions && *args.keep_versions == 0) {
+    return Status::InvalidArgument("--keep-versions must be at least 1 (the newest version)");
   }
-  ASSIGN_OR_RETURN(auto removed, h.table->Vacuum(older_than_ms));
-  for (const std::string& path : removed) std::printf("removed %s\n", path.c_str());
-  std::fprintf(stderr, "vacuum: removed %zu unreferenced files\n", removed.size());
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  ops::VacuumOptions options;
+  options.older_than_hours = args.older_than_hours;
+  options.force = args.force;
+  options.keep_versions = args.keep_versions;
+  ASSIGN_OR_RETURN(ops::VacuumResult result, ops::Vacuum(*h.table, options));
+  if (!result.expired.empty()) {
+    std::fprintf(stderr, "vacuum: expired %zu versions (%llu to %llu)\n", result.expired.size(),
+                 static_cast<unsigned long long>(result.expired.front()),
+                 static_cast<unsigned long long>(result.expired.back()));
+  }
+  for (const std::string& path : result.removed) std::printf("removed %s\n", path.c_str());
+  std::fprintf(stderr, "vacuum: removed %zu unreferenced files\n", result.removed.size());
   return Status::OK();
 }
 
@@ -341,7 +338,7 @@ Status RunIndexCreate(const IndexArgs& args) {
   options.page_rows = args.page_rows;
   options.zone_rows = args.zone_rows;
   auto start = std::chrono::steady_clock::now();
-  RETURN_IF_ERROR(query::CreateIndex(h.table.get(), options));
+  RETURN_IF_ERROR(ops::CreateIndex(h.table.get(), options));
   std::fprintf(stderr, "created %s index on %s in %.2f s: version %llu\n", args.type.c_str(), args.column.c_str(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                static_cast<unsigned long long>(h.table->version()));
@@ -371,7 +368,7 @@ Status RunIndexList(const IndexArgs& args) {
 Status RunIndexDrop(const IndexArgs& args) {
   if (args.name.empty()) return Status::InvalidArgument("index drop: --name is required");
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
-  RETURN_IF_ERROR(query::DropIndex(h.table.get(), args.name));
+  RETURN_IF_ERROR(ops::DropIndex(h.table.get(), args.name));
   std::fprintf(stderr, "dropped index %s: version %llu\n", args.name.c_str(), static_cast<unsigned long long>(h.table->version()));
   return Status::OK();
 }
@@ -380,7 +377,7 @@ Status RunIndexUpdate(const IndexArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   query::UpdateOptions options;
   options.merge = args.merge;
-  ASSIGN_OR_RETURN(size_t built, query::UpdateIndexes(h.table.get(), args.name, options));
+  ASSIGN_OR_RETURN(size_t built, ops::UpdateIndexes(h.table.get(), args.name, options));
   std::fprintf(stderr, "built %zu new segments: version %llu\n", built, static_cast<unsigned long long>(h.table->version()));
   return Status::OK();
 }

@@ -9,6 +9,7 @@
 
 #include "layout/otree/layout_meta.h"
 #include "query/index_manager.h"
+#include "query/scanner.h"
 
 namespace lakeindex::ops {
 namespace {
@@ -102,6 +103,11 @@ Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions optio
 
 }  // namespace
 
+Result<std::unique_ptr<table::Table>> Create(std::shared_ptr<ObjectStore> store, table::BatchSource* source,
+                                             table::WriteConfig config) {
+  return table::Table::Create(std::move(store), source, std::move(config));
+}
+
 Result<AppendResult> Append(table::Table* table, table::BatchSource* source, table::WriteConfig config) {
   ASSIGN_OR_RETURN(const bool otree, IsOTree(*table));
   return AppendOnce(table, source, std::move(config), otree);
@@ -129,6 +135,52 @@ Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::Layout
   LayoutResult result;
   options.write = WithIndexMaintenance(*table, std::move(options.write), {}, &result.index_segments);
   ASSIGN_OR_RETURN(result.report, layout::CommitPartitionedLayout(table, options, std::move(revision), written));
+  return result;
+}
+
+Result<uint64_t> Delete(table::Table* table, const std::string& where) {
+  return StartingOver<uint64_t>(table, "delete", [&]() -> Result<uint64_t> {
+    ASSIGN_OR_RETURN(std::vector<query::IndexHandle> indexes, query::OpenIndexesFor(*table, where));
+    return query::DeleteWhere(table, where, std::move(indexes));
+  });
+}
+
+Status CreateIndex(table::Table* table, const query::IndexOptions& options) {
+  return StartingOver<bool>(table, "index create", [&]() -> Result<bool> {
+           RETURN_IF_ERROR(query::CreateIndex(table, options));
+           return true;
+         })
+      .status();
+}
+
+Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const query::UpdateOptions& options) {
+  return StartingOver<size_t>(table, "index update", [&] { return query::UpdateIndexes(table, name, options); });
+}
+
+Status DropIndex(table::Table* table, const std::string& name) {
+  return StartingOver<bool>(table, "index drop", [&]() -> Result<bool> {
+           RETURN_IF_ERROR(query::DropIndex(table, name));
+           return true;
+         })
+      .status();
+}
+
+Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& options) {
+  if (!(options.older_than_hours >= 0)) return Status::InvalidArgument("vacuum: the grace period must be >= 0 hours");
+  if (options.older_than_hours < kMinVacuumGraceHours && !options.force) {
+    return Status::InvalidArgument("vacuum: a grace period below 1 hour may delete the files of a write still in progress "
+                                   "(they become part of the table when it commits); force it only if no other process "
+                                   "writes to the table");
+  }
+  if (options.keep_versions && *options.keep_versions == 0) {
+    return Status::InvalidArgument("vacuum: keep at least 1 version (the newest)");
+  }
+  const int64_t older_than_ms = int64_t(options.older_than_hours * 3600 * 1000);
+  VacuumResult result;
+  if (options.keep_versions) {
+    ASSIGN_OR_RETURN(result.expired, table.ExpireVersions(*options.keep_versions, older_than_ms));
+  }
+  ASSIGN_OR_RETURN(result.removed, table.Vacuum(older_than_ms));
   return result;
 }
 

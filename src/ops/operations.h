@@ -12,7 +12,7 @@
 // concurrent commit that kept the table's schema (its fragments are new, so nothing of the other
 // commit is undone; indexes created or dropped meanwhile are followed: the new fragments get
 // segments of the indexes the committed version has); a concurrent schema change (a layout adding
-// `_weight`) is a Conflict with nothing committed. Optimize and delete conflict when a concurrent
+// `_lakeindex_weight`) is a Conflict with nothing committed. Optimize and delete conflict when a concurrent
 // commit rewrote or changed deletions of a fragment they change. Layout changes conflict with any
 // concurrent commit. Conflict always means: nothing of the operation is visible.
 // Thread safety: as Table writers (one writer per Table object; processes may race freely).
@@ -22,16 +22,21 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "layout/otree/layout_writer.h"
 #include "layout/otree/partitioned_layout.h"
+#include "query/index_manager.h"
 #include "table/batch_source.h"
 #include "table/table.h"
 
 namespace lakeindex::ops {
+
+// Creates a table in `store` (which must hold none) from the rows of `source`: version 1, one commit.
+Result<std::unique_ptr<table::Table>> Create(std::shared_ptr<ObjectStore> store, table::BatchSource* source,
+                                             table::WriteConfig config);
 
 struct AppendResult {
   uint64_t rows = 0;             // rows appended
@@ -78,6 +83,35 @@ Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options);
 // 4: `written` are WriteLayoutPartition's texts).
 Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::LayoutOptions options,
                                              layout::Revision revision, const std::vector<std::string>& written);
+
+// Deletes the rows matching the filter `where` (deletion vectors; the indexes the filter can use
+// find them), in one commit; starts over from the newest version when a concurrent commit changed
+// a fragment it changes. Returns the rows deleted; 0: no new version.
+Result<uint64_t> Delete(table::Table* table, const std::string& where);
+
+// The index commands, one commit each (query/index_manager.h has what each writes). Updating
+// starts over from the newest version when overtaken; creating and dropping do too, so that a
+// name taken or dropped meanwhile is reported as such.
+Status CreateIndex(table::Table* table, const query::IndexOptions& options);
+Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const query::UpdateOptions& options);
+Status DropIndex(table::Table* table, const std::string& name);
+
+// A writer's files exist before its commit names them, so vacuum must not take a file for garbage
+// while its writer may still commit. Large layouts and appends take minutes: the default grace is
+// a day (Delta keeps 7 days, Lance's cleanup 14), and less than an hour needs `force`.
+inline constexpr double kDefaultVacuumGraceHours = 24;
+inline constexpr double kMinVacuumGraceHours = 1;
+struct VacuumOptions {
+  double older_than_hours = kDefaultVacuumGraceHours;  // only files (and versions) older than this go
+  bool force = false;                                  // allow older_than_hours < kMinVacuumGraceHours
+  std::optional<uint64_t> keep_versions;               // expire all but the newest N versions first
+};
+struct VacuumResult {
+  std::vector<uint64_t> expired;     // versions expired, oldest first
+  std::vector<std::string> removed;  // files removed
+};
+// Expires old versions (with keep_versions) and removes the files no kept version references.
+Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& options);
 
 // Reads and checks every file the version references: manifest, data files, deletion vectors
 // (table::Table::Verify) and index files (query::VerifyIndexes). One line per file or segment;

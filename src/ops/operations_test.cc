@@ -146,7 +146,7 @@ TEST(OperationsTest, AppendRebasesOverConcurrentIndexChanges) {
   }
 }
 
-// A layout that adds the hidden `_weight` column lands while a plain append commits: the append's
+// A layout that adds the hidden `_lakeindex_weight` column lands while a plain append commits: the append's
 // files have the old schema, so it fails with Conflict and nothing of it is visible.
 TEST(OperationsTest, AppendOverAConcurrentSchemaChangeIsAConflictThatCommitsNothing) {
   auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
@@ -200,7 +200,7 @@ TEST(OperationsTest, AppendStartsOverWhenItCannotRebase) {
     };
     auto open = [&](const Schema& columns) -> Result<std::unique_ptr<table::BatchSource>> {
       ++opened;
-      EXPECT_EQ(columns, EventsGenerator::EventsSchema());  // the visible columns, never `_weight`
+      EXPECT_EQ(columns, EventsGenerator::EventsSchema());  // the visible columns, never `_lakeindex_weight`
       return table::MemorySource(columns, EventsRows(1000, 8, 100000));
     };
     auto r = Append(t.get(), open, config);
@@ -277,6 +277,62 @@ TEST(OperationsTest, OptimizeAndLayoutReindexInTheirOwnCommit) {
   EXPECT_EQ(laid->index_segments, 1u);
   EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
   EXPECT_EQ(Ids(store, "id < 700", true).size(), 700u);
+}
+
+// A delete from a stale view whose fragments another writer changed meanwhile starts over from
+// the newest version: the filter is evaluated there, and the other writer's deletes stay.
+TEST(OperationsTest, DeleteStartsOverFromTheNewestVersion) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto stale = NewTable(store, 2000);
+  CreateBTree(stale.get(), "id");
+  auto other = table::Table::Open(store);
+  ASSERT_TRUE(other.ok());
+  auto first = Delete(other->get(), "id < 100");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(*first, 100u);
+  auto second = Delete(stale.get(), "id >= 50 AND id < 150");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(*second, 50u);  // rows 50..99 were gone at the version it committed on
+  EXPECT_EQ(stale->version(), (*other)->version() + 1);
+  const auto ids = Ids(store, "", false);
+  EXPECT_EQ(ids.size(), 1850u);
+  EXPECT_EQ(*ids.begin(), 150);
+  EXPECT_EQ(Ids(store, "id < 300", true), Ids(store, "id < 300", false));
+}
+
+TEST(OperationsTest, IndexCommandsAndVacuumRefuseWhatTheyCannotDo) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = NewTable(store, 1000);
+  query::IndexOptions options;
+  options.column = "id";
+  options.type = "btree";
+  ASSERT_TRUE(ops::CreateIndex(t.get(), options).ok());
+  const uint64_t version = t->version();
+  Status again = ops::CreateIndex(t.get(), options);
+  EXPECT_FALSE(again.ok());
+  EXPECT_NE(again.message().find("id_btree"), std::string::npos) << again.ToString();
+  Status missing = ops::DropIndex(t.get(), "nope");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("nope"), std::string::npos) << missing.ToString();
+  EXPECT_EQ(t->version(), version);  // nothing committed by either
+  auto updated = ops::UpdateIndexes(t.get(), "", {});
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(*updated, 0u);  // every fragment is indexed already
+
+  VacuumOptions unsafe;
+  unsafe.older_than_hours = 0;
+  auto refused = Vacuum(*t, unsafe);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("in progress"), std::string::npos) << refused.status().ToString();
+  unsafe.force = true;
+  unsafe.keep_versions = 0;
+  EXPECT_FALSE(Vacuum(*t, unsafe).ok());
+  unsafe.keep_versions = 1;
+  auto vacuumed = Vacuum(*t, unsafe);
+  ASSERT_TRUE(vacuumed.ok()) << vacuumed.status().ToString();
+  EXPECT_EQ(vacuumed->expired.size(), size_t(version - 1));  // every version but the newest
+  EXPECT_EQ(Ids(store, "", false).size(), 1000u);
+  EXPECT_EQ(Ids(store, "id < 10", true).size(), 10u);
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ class PyTable {
       }
       ASSIGN_OR_RETURN(auto src, table::OpenLocalFileSource(source, schema));
       ASSIGN_OR_RETURN(out.store_, table::OpenTableStore(path, true));
-      ASSIGN_OR_RETURN(out.table_, table::Table::Create(out.store_, src.get(), Config(rows_per_file)));
+      ASSIGN_OR_RETURN(out.table_, ops::Create(out.store_, src.get(), Config(rows_per_file)));
       return Status::OK();
     }));
     return out;
@@ -125,15 +125,12 @@ class PyTable {
   }
 
   uint64_t Delete(const std::string& where) {
-    return Check(Unlocked([&]() -> Result<uint64_t> {
-      ASSIGN_OR_RETURN(auto indexes, Indexes());
-      return query::DeleteWhere(table_.get(), where, std::move(indexes));
-    }));
+    return Check(Unlocked([&] { return ops::Delete(table_.get(), where); }));
   }
 
   void CreateIndex(const std::string& column, const std::string& kind, const std::string& name, uint32_t page_rows,
                    uint32_t zone_rows) {
-    Check(Unlocked([&] { return query::CreateIndex(table_.get(), IndexOptionsFrom(column, kind, name, page_rows, zone_rows)); }));
+    Check(Unlocked([&] { return ops::CreateIndex(table_.get(), IndexOptionsFrom(column, kind, name, page_rows, zone_rows)); }));
   }
 
   // As `lakeindex layout --otree` (ops::Layout): the rewritten rows and their index segments in one commit.

@@ -7,7 +7,7 @@
 // transformation; anything else leaves the dimension whole (so the boxes always cover every
 // row that may match). The tree walk keeps the cubes meeting a box; a sample f keeps only blocks
 // whose smallest weight is below f. The executor still evaluates the whole filter (and
-// `_weight < f`) on the rows read, so results stay exact.
+// `_lakeindex_weight < f`) on the rows read, so results stay exact.
 // Thread safety: pure functions.
 #pragma once
 

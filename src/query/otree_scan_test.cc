@@ -21,7 +21,7 @@ using testgen::ExprGen;
 using testgen::ScanRids;
 using testgen::WithRid;
 
-// Rids of the rows whose `_weight` is below f, by brute force over every live row.
+// Rids of the rows whose `_lakeindex_weight` is below f, by brute force over every live row.
 std::vector<uint32_t> SampleByBruteForce(const table::Table& table, double f) {
   auto all = table.ReadAll();
   EXPECT_TRUE(all.ok()) << all.status().ToString();

@@ -150,7 +150,7 @@ Status Scanner::Init(const ScanRequest& request) {
     // No output column: only the filter's columns are read.
   } else if (request.select.empty()) {
     for (size_t c = 0; c < schema.num_fields(); ++c) {
-      if (schema.field(c).name.rfind('_', 0) != 0) output.push_back(int(c));
+      if (!IsHiddenColumn(schema.field(c).name)) output.push_back(int(c));
     }
   } else {
     for (const std::string& name : request.select) {

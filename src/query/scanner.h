@@ -42,7 +42,7 @@ struct ScanRequest {
   bool parallel = true;
   // Scalar indexes of the table that the planner may use (see index_planner.h).
   std::vector<IndexHandle> indexes;
-  // Uniform sample fraction in (0, 1] (OTree tables only): exactly the rows with `_weight` below
+  // Uniform sample fraction in (0, 1] (OTree tables only): exactly the rows with `_lakeindex_weight` below
   // it (deterministic and nested across fractions), reading only blocks whose weights start
   // below it.
   std::optional<double> sample;

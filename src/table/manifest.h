@@ -36,6 +36,10 @@ inline constexpr int kManifestFormatVersion = 1;
 inline constexpr const char* kVersionsDir = "_versions/";
 inline constexpr const char* kDataDir = "data/";
 inline constexpr const char* kDeletionsDir = "_deletions/";
+// A manifest is read whole on every open, so its size is bounded: a commit that would write a
+// larger one is refused (merge fragments with optimize, or lay the table out in fewer files), and
+// a larger object at a version's path is Corruption, not a reason to allocate its size.
+inline constexpr uint64_t kMaxManifestBytes = 64ull << 20;
 
 struct DeletionRef {
   std::string file;    // "_deletions/{fragment}-{uuid}.bin"

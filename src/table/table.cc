@@ -235,11 +235,17 @@ Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
 
 Result<Manifest> Table::LoadManifest(ObjectStore* store, uint64_t version) {
   std::string path = ManifestPath(version);
-  auto bytes = store->Read(path);
-  if (!bytes.ok()) {
-    if (bytes.status().IsNotFound()) return Status::NotFound("table has no version " + std::to_string(version));
-    return bytes.status();
+  auto missing = [&](const Status& st) {
+    return st.IsNotFound() ? Status::NotFound("table has no version " + std::to_string(version)) : st;
+  };
+  Result<uint64_t> size = store->Size(path);
+  if (!size.ok()) return missing(size.status());
+  if (*size > kMaxManifestBytes) {
+    return Status::Corruption(path + ": " + std::to_string(*size) + " bytes, more than a manifest may hold (" +
+                              std::to_string(kMaxManifestBytes >> 20) + " MiB)");
   }
+  auto bytes = store->Read(path);
+  if (!bytes.ok()) return missing(bytes.status());
   ASSIGN_OR_RETURN(Manifest m, ParseManifest(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), path));
   if (m.version != version) return Status::Corruption(path + ": says it is version " + std::to_string(m.version));
   return m;
@@ -291,6 +297,12 @@ Result<std::unique_ptr<Table>> Table::Create(std::shared_ptr<ObjectStore> store,
   if (source->schema().num_fields() > kMaxColumns) {
     return Status::InvalidArgument("the source has " + std::to_string(source->schema().num_fields()) +
                                    " columns; a table has at most " + std::to_string(kMaxColumns));
+  }
+  for (const Field& f : source->schema().fields()) {
+    if (IsHiddenColumn(f.name)) {
+      return Status::InvalidArgument("column '" + f.name + "': names starting with '" + std::string(kHiddenColumnPrefix) +
+                                     "' are reserved for lakeindex's own columns; rename it");
+    }
   }
   std::unique_ptr<Table> table(new Table(store, Manifest{}));
   Transaction txn;
@@ -411,8 +423,17 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
       next.fragments.push_back(std::move(f));
     }
     if (txn.apply_extra) RETURN_IF_ERROR(txn.apply_extra(&next));
+    const std::string serialized = SerializeManifest(next);
+    if (serialized.size() > kMaxManifestBytes) {
+      return Status::InvalidArgument(txn.operation + ": the table's manifest would grow to " +
+                                     std::to_string(serialized.size() >> 20) + " MiB, beyond the " +
+                                     std::to_string(kMaxManifestBytes >> 20) + " MiB a manifest may hold (" +
+                                     std::to_string(next.fragments.size()) +
+                                     " fragments); nothing was committed: merge fragments with optimize, or "
+                                     "write larger files");
+    }
     PauseBeforeCommitForTests();
-    Status st = store->CreateIfAbsent(ManifestPath(next.version), SerializeManifest(next));
+    Status st = store->CreateIfAbsent(ManifestPath(next.version), serialized);
     if (st.ok()) return next;
     if (!st.IsAlreadyExists()) return st;
     if (txn.schema) return Status::InvalidArgument("a table already exists at " + store->Describe());

@@ -304,5 +304,31 @@ TEST(TableTest, DamagedNewestManifestIsCorruptionNotARollback) {
   }
 }
 
+// A manifest is bounded (kMaxManifestBytes): a commit that would write a larger one is refused
+// with nothing committed, and a larger object at a version's path is Corruption, not read.
+TEST(TableTest, ManifestSizeIsBounded) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  // Each one-row fragment of a 1 MiB string has 2 MiB of statistics (its min and max).
+  Batch big(*Schema::Parse("s:string"));
+  for (int r = 0; r < 40; ++r) ASSERT_TRUE(big.mutable_column(0).AppendString(std::string(1 << 20, char('a' + r % 26)) + std::to_string(r)).ok());
+  ASSERT_TRUE(big.Seal().ok());
+  auto src = MemorySource(big.schema(), {big});
+  WriteConfig one_row_files;
+  one_row_files.rows_per_file = 1;
+  auto refused = Table::Create(store, src.get(), one_row_files);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.status().IsInvalidArgument()) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("64 MiB"), std::string::npos) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("nothing was committed"), std::string::npos) << refused.status().ToString();
+  EXPECT_FALSE(Table::Open(store).ok());  // no version 1
+
+  std::shared_ptr<ObjectStore> other = NewMemoryStore();
+  ASSERT_TRUE(other->Write(ManifestPath(1), std::string(kMaxManifestBytes + 1, '{')).ok());
+  auto opened = Table::Open(other);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_TRUE(opened.status().IsCorruption()) << opened.status().ToString();
+  EXPECT_NE(opened.status().message().find(ManifestPath(1)), std::string::npos) << opened.status().ToString();
+}
+
 }  // namespace
 }  // namespace lakeindex::table

@@ -136,6 +136,12 @@ Result<std::optional<LayoutMeta>> LoadLayout(const table::Manifest& manifest) {
   const std::string source = table::ManifestPath(manifest.version);
   ASSIGN_OR_RETURN(LayoutMeta m, LayoutMeta::FromJson(manifest.layout, manifest.schema, source));
   if (m.is_otree()) {
+    if (manifest.schema.FindField(kWeightColumn) < 0) {
+      return Status::Corruption(source + ": an OTree layout without the column " + std::string(kWeightColumn) +
+                                (manifest.schema.FindField("_weight") >= 0
+                                     ? " (a table laid out before lakeindex named it _weight; lay it out again)"
+                                     : ""));
+    }
     // Blocks and fragments must describe the same rows: a block of a fragment the version lacks
     // would hide rows from a query (it reads only blocks), and so would a fragment in no block.
     std::map<uint32_t, uint64_t> block_rows;

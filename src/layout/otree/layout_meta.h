@@ -8,7 +8,7 @@
 //    "blocks": [{"fragment", "row_group", "revision", "cube", "rows",
 //                "min_weight", "max_weight"}]}                           otree only
 // A block is one row group of a data file holding rows of one cube of one revision, with the
-// smallest and largest `_weight` among them (a weight slice of the cube). Every row of an OTree
+// smallest and largest `_lakeindex_weight` among them (a weight slice of the cube). Every row of an OTree
 // table is in exactly one block; fragments listed in no block do not exist in an OTree table.
 // Sort / Z-order / Hilbert layouts (the comparison layouts) record only kind and columns: their
 // files are ordinary fragments.
@@ -33,7 +33,7 @@
 
 namespace lakeindex::layout {
 
-inline constexpr const char* kWeightColumn = "_weight";
+inline constexpr const char* kWeightColumn = "_lakeindex_weight";
 
 // "otree", or one of the comparison layouts "sort", "zorder", "hilbert".
 bool IsLayoutKind(std::string_view kind);

@@ -21,7 +21,7 @@ namespace lakeindex::layout::parts {
 // (in ReadAll order), stride = max(1, rows / kSampleValues).
 inline constexpr size_t kSampleValues = 100000;
 
-// Rows being placed: the table's columns with `_weight` last, and their coordinates.
+// Rows being placed: the table's columns with `_lakeindex_weight` last, and their coordinates.
 struct Placed {
   Batch rows;
   int weight_column = -1;
@@ -62,9 +62,9 @@ struct WrittenFile {
   std::vector<BlockMeta> blocks;
 };
 
-// `schema` with `_weight` (double, not nullable) appended unless it has one.
+// `schema` with `_lakeindex_weight` (double, not nullable) appended unless it has one.
 Schema WithWeight(const Schema& schema);
-// `rows` (of `schema` without `_weight`, or with it) as a batch of WithWeight(schema), drawing
+// `rows` (of `schema` without `_lakeindex_weight`, or with it) as a batch of WithWeight(schema), drawing
 // the missing weights from `seed`: row i's weight depends only on seed and first_row + i (its
 // position in the whole table), so parts of a table get the weights the whole would.
 Batch AddWeights(Batch rows, uint64_t seed, uint64_t first_row = 0);

@@ -360,7 +360,7 @@ Status CheckColumns(const Schema& schema, const LayoutOptions& options) {
   }
   std::set<std::string> seen;
   for (const std::string& name : options.columns) {
-    if (schema.FindField(name) < 0 || name.rfind('_', 0) == 0) {
+    if (schema.FindField(name) < 0 || IsHiddenColumn(name)) {
       return Status::InvalidArgument("layout column '" + name + "' is not a column of the table");
     }
     if (!seen.insert(name).second) return Status::InvalidArgument("layout column '" + name + "' is repeated");
@@ -458,13 +458,13 @@ using namespace parts;  // NOLINT: this file defines them
 Schema VisibleSchema(const Schema& schema) {
   Schema out;
   for (const Field& f : schema.fields()) {
-    if (f.name.rfind('_', 0) != 0) out.AddField(f);
+    if (!IsHiddenColumn(f.name)) out.AddField(f);
   }
   return out;
 }
 
 // The rows of a table read as `pieces` (one batch per fragment, of `table_schema`) as Placed
-// rows: the columns `joined` (schema indexes) and `_weight` (the table's, or drawn from `seed`
+// rows: the columns `joined` (schema indexes) and `_lakeindex_weight` (the table's, or drawn from `seed`
 // when `weights` asks for them and the table has none) are joined now; the others wait in the
 // pieces for GroupRows.
 Placed PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, const std::vector<int>& joined,
@@ -502,7 +502,7 @@ Placed PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, c
 Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& options) {
   RETURN_IF_ERROR(CheckColumns(table->schema(), options));
   LayoutMeta meta = MetaFor(options);
-  // The comparison layouts have no use for an earlier OTree's `_weight`: it goes, so that the
+  // The comparison layouts have no use for an earlier OTree's `_lakeindex_weight`: it goes, so that the
   // table's schema is its visible columns again (appends bring exactly those).
   std::vector<int> read_columns;  // empty: every column
   const int weight = table->schema().FindField(kWeightColumn);

@@ -3,7 +3,7 @@
 //
 // LayoutTable rewrites every live row of the table's current version into the layout and commits
 // it as one new version ("layout"): the old fragments are removed (time travel still reads
-// them), deleted rows are dropped, and the OTree layout adds the hidden `_weight` column (kept
+// them), deleted rows are dropped, and the OTree layout adds the hidden `_lakeindex_weight` column (kept
 // when the table already has it, so weights survive rewrites and samples stay nested).
 //  * otree: fits one transformation per column (a revision), builds the ideal tree over the
 //    rows' coordinates and weights, and writes every cube in tree pre-order as a block of
@@ -54,7 +54,7 @@ struct LayoutReport {
 
 Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& options);
 
-// REQUIRES: the table has an OTree layout; `source` has the table's visible columns (no `_weight`).
+// REQUIRES: the table has an OTree layout; `source` has the table's visible columns (no `_lakeindex_weight`).
 Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* source, const table::WriteConfig& config);
 
 // Returns the files rewritten (0: nothing to do, no new version).

@@ -42,7 +42,7 @@ Result<Batch> ReadPart(const table::Table& table, const LayoutPartition& part, c
   return out;
 }
 
-// Table column indexes of the layout columns followed by `_weight` when the table has one
+// Table column indexes of the layout columns followed by `_lakeindex_weight` when the table has one
 // (the columns the points of a part need).
 std::vector<int> PointColumns(const Schema& schema, const LayoutOptions& options) {
   std::vector<int> out;

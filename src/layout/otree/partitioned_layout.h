@@ -1,5 +1,5 @@
 // The OTree layout built in parts (lakeindex.dask runs the parts on worker processes): the same
-// result as LayoutTable — every row keeps the `_weight` and lands in the cube LayoutTable gives it,
+// result as LayoutTable — every row keeps the `_lakeindex_weight` and lands in the cube LayoutTable gives it,
 // and the revision (transformations, cubes, max weights) is identical — with each part reading only
 // its own fragments. Only the files differ: each part writes its own files (a cube may then have
 // one block per part, as after an append).

@@ -1,5 +1,5 @@
 // The partitioned OTree build against LayoutTable: on twin tables (same fragments, same deleted
-// rows) every row gets the same `_weight` and the same cube, and the revisions (transformations,
+// rows) every row gets the same `_lakeindex_weight` and the same cube, and the revisions (transformations,
 // cubes, max weights, rows per cube) are identical, for 1-3 dimensions, strings, NULLs, deep
 // trees, a re-layout of an OTree table, and any number of parts.
 #include "layout/otree/partitioned_layout.h"

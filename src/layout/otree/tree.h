@@ -1,6 +1,6 @@
 // The OTree proper: cubes with max weights, row placement and the reader's tree walk.
 //
-// Every row carries a weight w in [0, 1) (the hidden `_weight` column). A cube has a max_weight;
+// Every row carries a weight w in [0, 1) (the hidden `_lakeindex_weight` column). A cube has a max_weight;
 // a row lives in the first cube along its path from the root whose max_weight is above w.
 // Leaves have max_weight 1, so every row finds a cube. A cube's rows thus have weights in
 // [min_weight, max_weight) where min_weight is its parent's max_weight (0 for the root), and
