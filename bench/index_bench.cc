@@ -22,7 +22,7 @@
 //   index_bench rows --table DIR --queries FILE.json [--repeat R]
 //       Only the whole-row lookups of `btree` (hot), on a table that has (or gets, untimed) btree
 //       indexes on the queries' columns: the quick loop for working on the read path.
-//       --points-times K looks each point up K times (for a profiler).
+//       --points-times K looks each point up K times (for a profiler); --query NAME runs only that one.
 //   index_bench lookups --table DIR --queries LOOKUP_QUERIES.json [--repeat R]
 //       The library side of bench/lookup_bench.sh: the lookups that `node bench/lookup_peers.mjs
 //       queries` wrote (the same ones every peer runs), through Table::Open once + OpenIndexes +
@@ -539,7 +539,7 @@ void RunRows(const Args& a) {
   }
   table = CheckResult(table::Table::Open(store), "reopen table " + a.table);
   for (const json& q : queries) {
-    if (!q["rows"].get<bool>()) continue;
+    if (!q["rows"].get<bool>() || (!a.query.empty() && q["name"] != a.query)) continue;
     std::fprintf(stderr, "index_bench: %s\n", q["name"].get<std::string>().c_str());
     MeasureRows(a, *table, store.get(), q);
   }

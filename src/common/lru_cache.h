@@ -74,15 +74,20 @@ class LruCache {
   // Adds `delta` bytes to the charge of a held entry (a value that grows after it was inserted,
   // such as a chunk's table of decoded pages); evicts as needed. No-op when `key` is not held.
   void AddCharge(const Key& key, size_t delta);
-  // Typed forms: T must be the type the value was stored with.
-  template <typename T>
-  Result<std::shared_ptr<const T>> GetOrLoadAs(const Key& key, const std::function<Result<std::pair<std::shared_ptr<const T>, size_t>>()>& load,
-                                               bool* loaded = nullptr) {
+  // Typed forms: T must be the type the value was stored with. `load` returns
+  // Result<std::pair<std::shared_ptr<const T>, size_t>> (the value and its charge). A hit costs
+  // one probe: no std::function is made unless the value must be loaded.
+  template <typename T, typename Load>
+  Result<std::shared_ptr<const T>> GetOrLoadAs(const Key& key, Load&& load, bool* loaded = nullptr) {
+    if (Value held = Lookup(key)) {
+      if (loaded != nullptr) *loaded = false;
+      return std::static_pointer_cast<const T>(std::move(held));
+    }
     ASSIGN_OR_RETURN(Value v, GetOrLoad(key, [&]() -> Result<Loaded> {
       ASSIGN_OR_RETURN(auto got, load());
       return Loaded{std::move(got.first), got.second};
     }, loaded));
-    return std::static_pointer_cast<const T>(v);
+    return std::static_pointer_cast<const T>(std::move(v));
   }
   template <typename T>
   std::shared_ptr<const T> LookupAs(const Key& key) {

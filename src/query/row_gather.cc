@@ -99,13 +99,14 @@ uint64_t ChunkBytes(const parquet::PageIndex& index) {
 
 Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, const Ranges& ranges, Column* out,
                   GatherCounters* counters) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const parquet::PageIndex> index, reader.SharedPageIndex(rg, column, /*statistics=*/false));
+  ASSIGN_OR_RETURN(std::shared_ptr<const parquet::ParquetReader::ChunkPages> chunk, reader.SharedChunk(rg, column));
+  const parquet::PageIndex* index = chunk->locations.get();
   ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(*index, ranges, reader.path()));
   out->Reserve(out->length() + size_t(RangeRows(ranges)));
   counters->pages_total += index->pages.size();
   counters->pages_read += pages.size();
   ASSIGN_OR_RETURN(parquet::ParquetReader::PageSpan decoded,
-                   reader.ReadPagesShared(rg, column, pages, kCoalesceHoleBytes, &counters->pages_loaded, index));
+                   reader.ReadPagesShared(chunk, rg, column, pages, kCoalesceHoleBytes, &counters->pages_loaded));
   size_t k = 0;
   return WalkPages(*index, ranges, reader.path(), [&](size_t p, uint64_t from, uint64_t to) {
     while (pages[k] != int(p)) ++k;  // pages ascend with the rows

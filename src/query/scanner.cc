@@ -471,12 +471,13 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     candidate = RangesOf(local.data(), local.size());
     take = true;
     if (!read_columns_.empty()) {
-      auto pi = reader.SharedPageIndex(rg, file_columns[0], /*statistics=*/false);
-      if (!pi.ok()) return pi.status().WithContext(where());
-      ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(**pi, candidate, fragment.file));
-      auto uncached = reader.UncachedPageBytes(rg, file_columns[0], pages);
+      auto chunk = reader.SharedChunk(rg, file_columns[0]);
+      if (!chunk.ok()) return chunk.status().WithContext(where());
+      const parquet::PageIndex& locations = *(*chunk)->locations;
+      ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(locations, candidate, fragment.file));
+      auto uncached = reader.UncachedPageBytes(**chunk, rg, file_columns[0], pages);
       if (!uncached.ok()) return uncached.status().WithContext(where());
-      take = *uncached * 4 <= ChunkBytes(**pi) * 3;
+      take = *uncached * 4 <= ChunkBytes(locations) * 3;
       step.pages = pages.size();
     }
     if (!take) candidate = {{0, rg_rows}};

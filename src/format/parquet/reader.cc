@@ -595,34 +595,46 @@ Result<std::shared_ptr<const PageDictionary>> ParquetReader::CachedDictionary(in
 }
 
 namespace {
-// The decoded data pages of one column chunk held by the cache, by page number (null = not
-// decoded). Pages are only ever added, so a page stays valid as long as the table does; the
-// cache charges the table for every page added and drops the whole table when it is evicted.
-struct ChunkPages {
-  explicit ChunkPages(size_t n) : pages(n) {}
-  mutable std::mutex mu;
-  mutable std::vector<std::shared_ptr<const Column>> pages;  // guarded by mu
-  size_t MemoryBytes() const { return sizeof(*this) + pages.capacity() * sizeof(pages[0]); }
-};
-
 // The decoded pages of a read that did not go through the cache.
 struct LoosePages {
   std::vector<std::shared_ptr<const Column>> pages;
 };
 }  // namespace
 
-Result<uint64_t> ParquetReader::UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const {
-  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column, false));
-  std::shared_ptr<const ChunkPages> chunk;
-  if (cache_pages_) {
-    if (auto key = CacheKey(CacheItem::kChunkPages, rg, column, 0)) chunk = cache_->LookupAs<ChunkPages>(*key);
+// ChunkPages: the decoded data pages of one column chunk held by the cache, by page number (null
+// = not decoded). Pages are only ever added, so a page stays valid as long as the table does; the
+// cache charges the table for every page added and drops the whole table when it is evicted. It
+// keeps the chunk's page locations alive, and is charged for them too.
+size_t ParquetReader::ChunkPages::MemoryBytes() const {
+  return sizeof(*this) + pages.capacity() * sizeof(pages[0]) + sizeof(PageIndex) +
+         locations->pages.capacity() * sizeof(PageIndexEntry) + locations->row_ends.capacity() * sizeof(int64_t);
+}
+
+Result<std::shared_ptr<const ParquetReader::ChunkPages>> ParquetReader::SharedChunk(int rg, int column) const {
+  auto make = [&](bool cached) -> Result<std::pair<std::shared_ptr<const ChunkPages>, size_t>> {
+    ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> locations, CachedPageIndex(rg, column, false));
+    auto table = std::make_shared<const ChunkPages>(std::move(locations), cached);
+    const size_t charge = table->MemoryBytes();
+    return std::make_pair(std::move(table), charge);
+  };
+  RETURN_IF_ERROR(CheckChunk(rg, column));
+  std::optional<LruCache::Key> key;
+  if (cache_pages_) key = CacheKey(CacheItem::kChunkPages, rg, column, 0);
+  if (!key) {
+    ASSIGN_OR_RETURN(auto made, make(false));
+    return made.first;
   }
-  std::unique_lock<std::mutex> lock;
-  if (chunk) lock = std::unique_lock<std::mutex>(chunk->mu);
+  return cache_->GetOrLoadAs<ChunkPages>(*key, [&] { return make(true); });
+}
+
+Result<uint64_t> ParquetReader::UncachedPageBytes(const ChunkPages& chunk, int rg, int column,
+                                                  const std::vector<int>& pages) const {
+  const PageIndex& index = *chunk.locations;
+  std::lock_guard<std::mutex> lock(chunk.mu);
   uint64_t bytes = 0;
   for (int p : pages) {
-    if (p < 0 || size_t(p) >= index->pages.size()) return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(p));
-    if (!chunk || !chunk->pages[size_t(p)]) bytes += uint64_t(index->pages[size_t(p)].compressed_size);
+    if (p < 0 || size_t(p) >= index.pages.size()) return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(p));
+    if (!chunk.cached || !chunk.pages[size_t(p)]) bytes += uint64_t(index.pages[size_t(p)].compressed_size);
   }
   return bytes;
 }
@@ -638,12 +650,15 @@ Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const s
 
 
 Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(int rg, int column, const std::vector<int>& pages,
-                                                               uint64_t max_hole, uint64_t* loaded,
-                                                               std::shared_ptr<const PageIndex> shared) const {
-  if (shared == nullptr) {
-    ASSIGN_OR_RETURN(shared, CachedPageIndex(rg, column, false));
-  }
-  const PageIndex& index = *shared;
+                                                               uint64_t max_hole, uint64_t* loaded) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<const ChunkPages> chunk, SharedChunk(rg, column));
+  return ReadPagesShared(chunk, rg, column, pages, max_hole, loaded);
+}
+
+Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared_ptr<const ChunkPages>& shared, int rg,
+                                                               int column, const std::vector<int>& pages,
+                                                               uint64_t max_hole, uint64_t* loaded) const {
+  const PageIndex& index = *shared->locations;
   for (size_t k = 0; k < pages.size(); ++k) {
     if (pages[k] < 0 || size_t(pages[k]) >= index.pages.size() || (k > 0 && pages[k] <= pages[k - 1])) {
       return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(pages[k]) + " (or pages out of order)");
@@ -653,18 +668,8 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(int rg, int colum
   out.pages.resize(pages.size());
   if (pages.empty()) return out;
   // The chunk's table of cached pages; those it holds are shared, the rest are read below.
-  std::shared_ptr<const ChunkPages> chunk;
-  std::optional<LruCache::Key> chunk_key;
-  if (cache_pages_) chunk_key = CacheKey(CacheItem::kChunkPages, rg, column, 0);
-  if (chunk_key) {
-    const size_t n = index.pages.size();
-    ASSIGN_OR_RETURN(chunk, cache_->GetOrLoadAs<ChunkPages>(*chunk_key, [n]() -> Result<std::pair<std::shared_ptr<const ChunkPages>, size_t>> {
-      auto table = std::make_shared<const ChunkPages>(n);
-      const size_t charge = table->MemoryBytes();
-      return std::make_pair(std::move(table), charge);
-    }));
-    out.owner = chunk;
-  }
+  const ChunkPages* chunk = shared->cached ? shared.get() : nullptr;
+  if (chunk) out.owner = shared;
   std::vector<size_t> missing;  // positions in `pages`
   if (chunk) {
     std::lock_guard<std::mutex> lock(chunk->mu);
@@ -733,7 +738,7 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(int rg, int colum
     }
   }
   if (chunk) {
-    if (added > 0) cache_->AddCharge(*chunk_key, added);
+    if (added > 0) cache_->AddCharge(*CacheKey(CacheItem::kChunkPages, rg, column, 0), added);
   } else {
     out.owner = std::move(loose);
   }

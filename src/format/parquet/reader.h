@@ -140,13 +140,26 @@ class ParquetReader {
     std::vector<const Column*> pages;    // one per requested page
     std::shared_ptr<const void> owner;   // keeps them alive
   };
-  // `index` (optional) is the chunk's SharedPageIndex when the caller holds it already (saves a
-  // cache probe).
+  // One column chunk as the cache holds it: its page locations and the table of its decoded
+  // pages, found with one cache probe. A lookup that visits a chunk gets it once (SharedChunk)
+  // and passes it to the calls below, which then probe nothing more.
+  struct ChunkPages {
+    explicit ChunkPages(std::shared_ptr<const PageIndex> locations, bool cached)
+        : locations(std::move(locations)), cached(cached), pages(this->locations->pages.size()) {}
+    std::shared_ptr<const PageIndex> locations;  // statistics may be absent
+    bool cached;                                 // held by the cache (else this read's own)
+    mutable std::mutex mu;
+    mutable std::vector<std::shared_ptr<const Column>> pages;  // decoded pages; guarded by mu
+    size_t MemoryBytes() const;
+  };
+  Result<std::shared_ptr<const ChunkPages>> SharedChunk(int rg, int column) const;
+  Result<PageSpan> ReadPagesShared(const std::shared_ptr<const ChunkPages>& chunk, int rg, int column,
+                                   const std::vector<int>& pages, uint64_t max_hole, uint64_t* loaded = nullptr) const;
   Result<PageSpan> ReadPagesShared(int rg, int column, const std::vector<int>& pages, uint64_t max_hole,
-                                   uint64_t* loaded = nullptr, std::shared_ptr<const PageIndex> index = nullptr) const;
+                                   uint64_t* loaded = nullptr) const;
   // Compressed bytes of those of `pages` (valid page numbers of the chunk) whose decoded form the
   // cache does not hold: what ReadPagesShared would read for them.
-  Result<uint64_t> UncachedPageBytes(int rg, int column, const std::vector<int>& pages) const;
+  Result<uint64_t> UncachedPageBytes(const ChunkPages& chunk, int rg, int column, const std::vector<int>& pages) const;
   // The page index as kept in the cache (no copy).
   // With `statistics` false only the page locations are needed (min/max/null counts may be
   // absent): a lookup of a column the filter does not test skips decoding its ColumnIndex.
