@@ -50,7 +50,9 @@ struct DefaultInitAllocator : std::allocator<T> {
 class Column {
  public:
   Column() = default;
-  explicit Column(TypeId type) : type_(type) {}
+  explicit Column(TypeId type) : type_(type) {
+    if (type == TypeId::kString) offsets_.push_back(0);  // other types keep no offsets (no allocation)
+  }
 
   TypeId type() const { return type_; }
   size_t length() const { return length_; }
@@ -159,7 +161,7 @@ class Column {
   size_t null_count_ = 0;
   // Bytes added by resize() are left unset (see DefaultInitAllocator): callers fill them.
   std::vector<uint8_t, internal::DefaultInitAllocator<uint8_t>> fixed_;
-  std::vector<uint32_t> offsets_{0};
+  std::vector<uint32_t> offsets_;  // strings: length_ + 1 entries, the first 0; else empty
   std::string chars_;
   std::vector<uint8_t> validity_;
 };

@@ -440,6 +440,7 @@ bool Column::Equals(const Column& other) const {
 }
 
 Batch::Batch(Schema schema) : schema_(std::move(schema)) {
+  columns_.reserve(schema_.num_fields());
   for (const Field& f : schema_.fields()) columns_.emplace_back(f.type);
 }
 

@@ -370,12 +370,13 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
     h.name = meta.name;
     h.column = meta.column;
     h.type = meta.type;
-    h.fragments = meta.CoveredFragments(table.manifest());
-    if (h.fragments.empty()) continue;
+    auto covered = std::make_shared<const std::set<uint32_t>>(meta.CoveredFragments(table.manifest()));
+    if (covered->empty()) continue;
+    h.fragments = covered;
     // Segments that still cover a live fragment; each answers over its own fragments only.
     std::vector<std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)>> searches;
     for (const SegmentMeta& seg : meta.segments) {
-      if (std::none_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return h.fragments.count(f) > 0; })) {
+      if (std::none_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return covered->count(f) > 0; })) {
         continue;
       }
       // Segments are opened once per Table (their directory, NULL bitmap and lazily opened leaf
@@ -396,11 +397,22 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
       }
     }
-    const bool exact = meta.type == "btree";
-    h.search = [searches, exact](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<index::SearchResult> {
+    struct Searches {
+      std::vector<std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)>> each;
+      bool exact;
+    };
+    // One pointer captured: the function is copied with the handle without allocating.
+    auto all_searches = std::make_shared<const Searches>(Searches{std::move(searches), meta.type == "btree"});
+    h.search = [all_searches](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<index::SearchResult> {
+      const Searches& s = *all_searches;
+      if (s.each.size() == 1) {  // most indexes: one segment, its answer as it is
+        ASSIGN_OR_RETURN(index::SearchResult r, s.each[0](q, c));
+        if (!s.exact) r.exactness = index::Exactness::kAtMost;
+        return r;
+      }
       index::SearchResult all;
-      all.exactness = exact ? index::Exactness::kExact : index::Exactness::kAtMost;
-      for (const auto& search : searches) {
+      all.exactness = s.exact ? index::Exactness::kExact : index::Exactness::kAtMost;
+      for (const auto& search : s.each) {
         ASSIGN_OR_RETURN(index::SearchResult r, search(q, c));
         all.rows.true_rows |= r.rows.true_rows;
         all.rows.null_rows |= r.rows.null_rows;

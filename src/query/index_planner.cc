@@ -305,12 +305,12 @@ Result<IndexPlan> PlanWithIndexes(const Expr& filter, const std::vector<IndexHan
   bool first = true;
   for (const IndexHandle* h : used) {
     if (first) {
-      plan.covered = h->fragments;
+      plan.covered = *h->fragments;
       first = false;
     } else {
       std::set<uint32_t> both;
       for (uint32_t f : plan.covered) {
-        if (h->fragments.count(f)) both.insert(f);
+        if (h->fragments->count(f)) both.insert(f);
       }
       plan.covered = std::move(both);
     }

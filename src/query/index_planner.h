@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,7 +26,9 @@ struct IndexHandle {
   std::string name;
   std::string column;
   std::string type;                // "btree" (exact) or "zonemap" (AtMost)
-  std::set<uint32_t> fragments;    // fragments its segments cover
+  // Fragments its segments cover, and its search; shared, so that a query copies a handle
+  // without allocating.
+  std::shared_ptr<const std::set<uint32_t>> fragments;
   std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)> search;
 };
 

@@ -149,6 +149,7 @@ Status Scanner::Init(const ScanRequest& request) {
   if (count_only_) {
     // No output column: only the filter's columns are read.
   } else if (request.select.empty()) {
+    output.reserve(schema.num_fields());
     for (size_t c = 0; c < schema.num_fields(); ++c) {
       if (!IsHiddenColumn(schema.field(c).name)) output.push_back(int(c));
     }
@@ -160,17 +161,24 @@ Status Scanner::Init(const ScanRequest& request) {
     }
   }
   // Filter columns come first in read_columns_ (page pruning walks them).
+  read_columns_.reserve(filter_columns.size() + output.size());
   for (const std::string& name : filter_columns) read_columns_.push_back(schema.FindField(name));
   num_filter_columns_ = read_columns_.size();
   for (int c : output) {
     if (std::find(read_columns_.begin(), read_columns_.end(), c) == read_columns_.end()) read_columns_.push_back(c);
   }
-  for (int c : read_columns_) read_schema_.AddField(schema.field(size_t(c)));
-  for (size_t i = 0; i < num_filter_columns_; ++i) filter_schema_.AddField(read_schema_.field(i));
+  std::vector<Field> read_fields, output_fields;
+  read_fields.reserve(read_columns_.size());
+  output_fields.reserve(output.size());
+  output_in_read_.reserve(output.size());
+  for (int c : read_columns_) read_fields.push_back(schema.field(size_t(c)));
+  filter_schema_ = Schema(std::vector<Field>(read_fields.begin(), read_fields.begin() + std::ptrdiff_t(num_filter_columns_)));
+  read_schema_ = Schema(std::move(read_fields));
   for (int c : output) {
     output_in_read_.push_back(int(std::find(read_columns_.begin(), read_columns_.end(), c) - read_columns_.begin()));
-    output_schema_.AddField(schema.field(size_t(c)));
+    output_fields.push_back(schema.field(size_t(c)));
   }
+  output_schema_ = Schema(std::move(output_fields));
   if (parsed) {
     ASSIGN_OR_RETURN(read_filter_, Bind(*parsed, filter_schema_));
   }
@@ -178,17 +186,28 @@ Status Scanner::Init(const ScanRequest& request) {
   std::set<int> distinct(output_in_read_.begin(), output_in_read_.end());
   moveable_output_ = distinct.size() == output_in_read_.size();
   counters_.fragments_total = table_->manifest().fragments.size();
+  plan_.reserve(counters_.fragments_total * 2 + 8);
   if (table_layout && table_layout->is_otree()) {
     ASSIGN_OR_RETURN(blocks_, SelectBlocks(*table_layout, schema, filter_.get(), request.sample));
     for (const std::string& line : blocks_->explain) plan_.push_back(Note(line));
   }
   if (filter_ && !request.indexes.empty()) {
-    std::map<uint32_t, uint64_t> fragment_rows;
-    for (const auto& f : table_->manifest().fragments) fragment_rows[f.id] = f.rows;
+    // The version's fragment row counts, made once per Table and version (every query of it plans
+    // with them).
+    ASSIGN_OR_RETURN(std::shared_ptr<const void> shared_rows, table_->SharedObject("rows@" + std::to_string(table_->version()), [&]() -> Result<std::shared_ptr<const void>> {
+      auto rows = std::make_shared<std::map<uint32_t, uint64_t>>();
+      for (const auto& f : table_->manifest().fragments) (*rows)[f.id] = f.rows;
+      return std::shared_ptr<const void>(std::move(rows));
+    }));
+    const auto& fragment_rows = *std::static_pointer_cast<const std::map<uint32_t, uint64_t>>(shared_rows);
     ASSIGN_OR_RETURN(index_plan_, PlanWithIndexes(*filter_, request.indexes, fragment_rows));
     counters_.index = index_plan_.counters;
     if (index_plan_.used) {
-      for (uint32_t f : index_plan_.covered) index_candidates_[f] = index_plan_.candidates.OffsetsIn(f);
+      // Covered fragments without candidates are left out: IndexCandidates answers "none" for them.
+      for (uint32_t f : index_plan_.covered) {
+        std::vector<uint32_t> offsets = index_plan_.candidates.OffsetsIn(f);
+        if (!offsets.empty()) index_candidates_.emplace(f, std::move(offsets));
+      }
     }
     for (const std::string& line : index_plan_.explain) plan_.push_back(Note(line));
   }
@@ -202,19 +221,23 @@ Status Scanner::Init(const ScanRequest& request) {
       }
     }
     for (const auto& f : table_->manifest().fragments) {
-      if (!index_candidates_.count(f.id)) index_candidates_[f.id] = request.rows->OffsetsIn(f.id);
+      if (index_candidates_.count(f.id)) continue;
+      const bool none_from_index = index_plan_.used && index_plan_.covered.count(f.id) > 0;
+      index_candidates_[f.id] = none_from_index ? std::vector<uint32_t>{} : request.rows->OffsetsIn(f.id);
     }
     index_plan_.residual = filter_ != nullptr;  // the given rows are exact; a filter is checked on them
     plan_.push_back(Note("take " + std::to_string(request.rows->Cardinality()) + " given rows"));
   }
   // Fragments run on the pool when there is work to share: not for a take of a few rows, where
   // waking the pool's threads costs more than the reads.
-  const bool small_take = !index_candidates_.empty() && !index_plan_.residual && index_candidates_.size() == table_->manifest().fragments.size() &&
-                          [&] {
-                            uint64_t n = 0;
-                            for (const auto& [f, offsets] : index_candidates_) n += offsets.size();
-                            return n <= kSerialTakeRows;
-                          }();
+  const bool small_take = (index_plan_.used || request.rows) && !index_plan_.residual && [&] {
+    for (const auto& f : table_->manifest().fragments) {
+      if (IndexCandidates(f.id) == nullptr) return false;  // a fragment to scan
+    }
+    uint64_t n = 0;
+    for (const auto& [f, offsets] : index_candidates_) n += offsets.size();
+    return n <= kSerialTakeRows;
+  }();
   parallel_ = request.parallel && !limit_ && !small_take && ThreadPool::Default()->size() > 1 &&
               table_->manifest().fragments.size() > 1;
   plan_.push_back(Note("scan version " + std::to_string(table_->version()) + ": " +
@@ -291,9 +314,8 @@ Result<bool> Scanner::CountWithoutReading(const table::FragmentMeta& frag, const
 
 Result<std::shared_ptr<Scanner::OpenFragment>> Scanner::OpenFragmentAt(const table::FragmentMeta& frag,
                                                                         UnitOutput* out) const {
-  auto open = std::make_shared<OpenFragment>();
-  open->meta = &frag;
-  PlanStep step = DecideFragment(frag, &open->no_nan);
+  std::set<int> no_nan;
+  PlanStep step = DecideFragment(frag, &no_nan);
   const bool read = step.kind == StepKind::kFragmentTake || step.kind == StepKind::kFragmentScan;
   if (read && count_only_) {
     ASSIGN_OR_RETURN(bool counted, CountWithoutReading(frag, step, out));
@@ -303,7 +325,10 @@ Result<std::shared_ptr<Scanner::OpenFragment>> Scanner::OpenFragmentAt(const tab
     }
   }
   out->plan.push_back(std::move(step));
-  if (!read) return std::shared_ptr<OpenFragment>();
+  if (!read) return std::shared_ptr<OpenFragment>();  // most fragments of a lookup: nothing made
+  auto open = std::make_shared<OpenFragment>();
+  open->meta = &frag;
+  open->no_nan = std::move(no_nan);
   ++out->counters.fragments_scanned;
   ASSIGN_OR_RETURN(open->reader, table_->OpenDataFile(frag));
   if (uint64_t(open->reader->num_rows()) != frag.rows) {
@@ -311,6 +336,7 @@ Result<std::shared_ptr<Scanner::OpenFragment>> Scanner::OpenFragmentAt(const tab
                               " rows, the manifest says " + std::to_string(frag.rows));
   }
   // Table column -> file column (the fragment was written with the table schema).
+  open->file_columns.reserve(read_columns_.size());
   for (int c : read_columns_) {
     const std::string& name = table_->schema().field(size_t(c)).name;
     const int fc = open->reader->schema().FindField(name);
@@ -398,8 +424,10 @@ bool Scanner::LayoutSkipsRowGroup(uint32_t fragment_id, int rg) const {
 }
 
 const std::vector<uint32_t>* Scanner::IndexCandidates(uint32_t fragment_id) const {
+  static const std::vector<uint32_t> kNone;
   auto it = index_candidates_.find(fragment_id);
-  return it == index_candidates_.end() ? nullptr : &it->second;
+  if (it != index_candidates_.end()) return &it->second;
+  return index_plan_.used && index_plan_.covered.count(fragment_id) ? &kNone : nullptr;
 }
 
 bool Scanner::FragmentMayMatch(const table::FragmentMeta& frag, std::set<int>* no_nan) const {

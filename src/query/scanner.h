@@ -10,7 +10,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <memory>
 #include <optional>
 #include <map>
@@ -148,9 +148,10 @@ class Scanner {
   // Parallel mode (no LIMIT, a pool of more than one thread): whole fragments run as pool tasks,
   // a bounded window ahead of the consumer; results are merged in fragment order.
   bool parallel_ = false;
-  std::deque<std::shared_ptr<Task>> inflight_;
-  std::deque<Batch> pending_;
-  std::deque<std::vector<uint64_t>> pending_addresses_;
+  // Lists, not deques: an empty std::deque allocates, and most scans hold a batch or two.
+  std::list<std::shared_ptr<Task>> inflight_;
+  std::list<Batch> pending_;
+  std::list<std::vector<uint64_t>> pending_addresses_;
   ScanCounters counters_;
   std::vector<PlanStep> plan_;
   bool done_ = false;

@@ -44,7 +44,7 @@ IndexHandle ReferenceIndex(const std::string& column, bool exact, const Batch* a
   h.name = column + (exact ? "_exact" : "_atmost");
   h.column = column;
   h.type = exact ? "btree" : "zonemap";
-  h.fragments = fragments;
+  h.fragments = std::make_shared<const std::set<uint32_t>>(fragments);
   int c = all->schema().FindField(column);
   h.search = [=](const index::ScalarQuery& q, index::SearchCounters*) -> Result<index::SearchResult> {
     index::SearchResult r;
