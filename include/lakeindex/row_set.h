@@ -40,7 +40,16 @@ inline uint32_t RowAddressOffset(uint64_t address) { return uint32_t(address); }
 class RowSet {
  public:
   RowSet() = default;
-  explicit RowSet(roaring::Roaring64Map bitmap) : bits_(std::move(bitmap)) {}
+  explicit RowSet(roaring::Roaring64Map bitmap) { bits_.swap(bitmap); }
+  RowSet(const RowSet&) = default;
+  RowSet& operator=(const RowSet&) = default;
+  // Moves swap the bitmaps: CRoaring 0.2's Roaring64Map declares a copy assignment and so has no
+  // move of its own; moving it would copy every container (a query moves its candidates often).
+  RowSet(RowSet&& o) noexcept { bits_.swap(o.bits_); }
+  RowSet& operator=(RowSet&& o) noexcept {
+    bits_.swap(o.bits_);
+    return *this;
+  }
   // All offsets [begin, end) of one fragment.
   static RowSet Range(uint32_t fragment_id, uint32_t begin, uint32_t end);
   static RowSet Of(const std::vector<uint64_t>& addresses);
@@ -60,9 +69,9 @@ class RowSet {
   RowSet& operator|=(const RowSet& o) { bits_ |= o.bits_; return *this; }
   RowSet& operator&=(const RowSet& o) { bits_ &= o.bits_; return *this; }
   RowSet& operator-=(const RowSet& o) { bits_ -= o.bits_; return *this; }
-  friend RowSet operator|(RowSet a, const RowSet& b) { return a |= b; }
-  friend RowSet operator&(RowSet a, const RowSet& b) { return a &= b; }
-  friend RowSet operator-(RowSet a, const RowSet& b) { return a -= b; }
+  friend RowSet operator|(RowSet a, const RowSet& b) { a |= b; return a; }
+  friend RowSet operator&(RowSet a, const RowSet& b) { a &= b; return a; }
+  friend RowSet operator-(RowSet a, const RowSet& b) { a -= b; return a; }
   // Out of line: Roaring64Map::operator== in CRoaring 0.2.x misbehaves on empty buckets.
   bool operator==(const RowSet& o) const;
 

@@ -294,5 +294,24 @@ TEST(RowSetSerializeTest, RandomBytesNeverCrash) {
   EXPECT_GT(refused, 0);
 }
 
+// Moves hand the bitmap over (CRoaring 0.2's Roaring64Map has no move of its own, so RowSet
+// swaps); the operators that take a set by value return it without another copy.
+TEST(RowSetTest, MovesHandTheBitmapOver) {
+  RowSet a = RowSet::Of({MakeRowAddress(0, 1), MakeRowAddress(3, 7), MakeRowAddress(3, 9)});
+  const RowSet expected = a;
+  RowSet b(std::move(a));
+  EXPECT_EQ(b, expected);
+  RowSet c;
+  c = std::move(b);
+  EXPECT_EQ(c, expected);
+  EXPECT_EQ(c.Cardinality(), 3u);
+  const RowSet more = RowSet::Of({MakeRowAddress(5, 0)});
+  RowSet both = c | more;
+  EXPECT_EQ(both.Cardinality(), 4u);
+  EXPECT_EQ((both & more), more);
+  EXPECT_EQ((both - more), expected);
+  EXPECT_EQ(c, expected);  // the left operand was copied, not taken
+}
+
 }  // namespace
 }  // namespace lakeindex
