@@ -45,9 +45,14 @@ class RowSet {
   RowSet& operator=(const RowSet&) = default;
   // Moves swap the bitmaps: CRoaring 0.2's Roaring64Map declares a copy assignment and so has no
   // move of its own; moving it would copy every container (a query moves its candidates often).
+  // The moved-from set is left empty.
   RowSet(RowSet&& o) noexcept { bits_.swap(o.bits_); }
   RowSet& operator=(RowSet&& o) noexcept {
-    bits_.swap(o.bits_);
+    if (this != &o) {
+      roaring::Roaring64Map old;
+      old.swap(bits_);
+      bits_.swap(o.bits_);
+    }
     return *this;
   }
   // All offsets [begin, end) of one fragment.

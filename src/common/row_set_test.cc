@@ -301,9 +301,11 @@ TEST(RowSetTest, MovesHandTheBitmapOver) {
   const RowSet expected = a;
   RowSet b(std::move(a));
   EXPECT_EQ(b, expected);
-  RowSet c;
+  EXPECT_TRUE(a.IsEmpty());  // NOLINT(bugprone-use-after-move): moved-from sets are empty
+  RowSet c = RowSet::Of({MakeRowAddress(9, 9)});
   c = std::move(b);
   EXPECT_EQ(c, expected);
+  EXPECT_TRUE(b.IsEmpty());  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(c.Cardinality(), 3u);
   const RowSet more = RowSet::Of({MakeRowAddress(5, 0)});
   RowSet both = c | more;
