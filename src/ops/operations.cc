@@ -46,6 +46,15 @@ Result<T> StartingOver(table::Table* table, const std::string& what, const std::
                           last.message());
 }
 
+// The same for an attempt that returns only a Status.
+Status StartingOver(table::Table* table, const std::string& what, const std::function<Status()>& attempt) {
+  return StartingOver<bool>(table, what, [&]() -> Result<bool> {
+           RETURN_IF_ERROR(attempt());
+           return true;
+         })
+      .status();
+}
+
 Result<bool> IsOTree(const table::Table& table) {
   ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table.manifest()));
   return meta && meta->is_otree();
@@ -146,11 +155,7 @@ Result<uint64_t> Delete(table::Table* table, const std::string& where) {
 }
 
 Status CreateIndex(table::Table* table, const query::IndexOptions& options) {
-  return StartingOver<bool>(table, "index create", [&]() -> Result<bool> {
-           RETURN_IF_ERROR(query::CreateIndex(table, options));
-           return true;
-         })
-      .status();
+  return StartingOver(table, "index create", [&] { return query::CreateIndex(table, options); });
 }
 
 Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const query::UpdateOptions& options) {
@@ -158,11 +163,7 @@ Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const
 }
 
 Status DropIndex(table::Table* table, const std::string& name) {
-  return StartingOver<bool>(table, "index drop", [&]() -> Result<bool> {
-           RETURN_IF_ERROR(query::DropIndex(table, name));
-           return true;
-         })
-      .status();
+  return StartingOver(table, "index drop", [&] { return query::DropIndex(table, name); });
 }
 
 Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& options) {

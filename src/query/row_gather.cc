@@ -107,28 +107,28 @@ Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, cons
   counters->pages_read += pages.size();
   ASSIGN_OR_RETURN(parquet::ParquetReader::PageSpan decoded,
                    reader.ReadPagesShared(chunk, rg, column, pages, kCoalesceHoleBytes, &counters->pages_loaded));
+  // Calls visit(page, first row, rows) for each run of `ranges` within one decoded page, in order.
+  auto walk = [&](auto&& visit) {
+    size_t k = 0;
+    return WalkPages(*index, ranges, reader.path(), [&](size_t p, uint64_t from, uint64_t to) {
+      while (pages[k] != int(p)) ++k;  // pages ascend with the rows
+      visit(decoded.pages[k], size_t(from - uint64_t(index->pages[p].first_row_index)), size_t(to - from));
+    });
+  };
+  if (decoded.pages.size() <= 1) {  // a lookup's one page: nothing to overlap
+    return walk([&](const Column* page, size_t from, size_t n) { out->AppendSlice(*page, from, n); });
+  }
   // Page visits are bound by memory latency (the page's Column, then its values: dependent cache
   // misses, and a scattered take visits thousands of cached pages). The visits are listed first,
   // then made with the Column of the visit kFar ahead and the values of the visit kNear ahead
   // requested from memory, so that the misses of different pages overlap.
-  size_t k = 0;
-  if (decoded.pages.size() <= 1) {  // a lookup's one page: nothing to overlap
-    return WalkPages(*index, ranges, reader.path(), [&](size_t p, uint64_t from, uint64_t to) {
-      const uint64_t first = uint64_t(index->pages[p].first_row_index);
-      out->AppendSlice(*decoded.pages[0], size_t(from - first), size_t(to - from));
-    });
-  }
   struct Visit {
     const Column* page;
     size_t from, count;
   };
   std::vector<Visit> visits;
   visits.reserve(decoded.pages.size());
-  RETURN_IF_ERROR(WalkPages(*index, ranges, reader.path(), [&](size_t p, uint64_t from, uint64_t to) {
-    while (pages[k] != int(p)) ++k;
-    const uint64_t first = uint64_t(index->pages[p].first_row_index);
-    visits.push_back({decoded.pages[k], size_t(from - first), size_t(to - from)});
-  }));
+  RETURN_IF_ERROR(walk([&](const Column* page, size_t from, size_t n) { visits.push_back({page, from, n}); }));
   constexpr size_t kFar = 16, kNear = 8;
   for (size_t i = 0; i < std::min(kFar, visits.size()); ++i) __builtin_prefetch(visits[i].page);
   for (size_t i = 0; i < visits.size(); ++i) {
