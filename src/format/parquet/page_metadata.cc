@@ -160,6 +160,35 @@ Status PageLocation::Read(CompactReader& r) {
   return req.Check({1, 2, 3});
 }
 
+namespace {
+
+// A column chunk's offset index holds one PageLocation per page (about a thousand in a
+// table file), parsed on a cold lookup of a single row: the three integers are read by
+// TryReadIntStruct, anything unusual by PageLocation::Read.
+Status ReadPageLocations(CompactReader& r, CType type, std::vector<PageLocation>* out) {
+  static constexpr CType kTypes[3] = {CType::kI64, CType::kI32, CType::kI64};
+  CType elem;
+  uint32_t n;
+  RETURN_IF_ERROR(r.ListBegin(type, &elem, &n));
+  if (elem != CType::kStruct) return r.Error("expected a list of structs");
+  out->clear();
+  out->reserve(n);  // n is bounded by the bytes left (ListBegin)
+  for (uint32_t i = 0; i < n; ++i) {
+    PageLocation& loc = out->emplace_back();
+    int64_t v[3];
+    if (r.TryReadIntStruct(kTypes, 3, v)) {
+      loc.offset = v[0];
+      loc.compressed_page_size = int32_t(v[1]);
+      loc.first_row_index = v[2];
+    } else {
+      RETURN_IF_ERROR(loc.Read(r));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 void OffsetIndex::Write(CompactWriter& w) const {
   w.StructBegin();
   WriteStructList(w, 1, page_locations);
@@ -175,7 +204,7 @@ Status OffsetIndex::Read(CompactReader& r) {
   RETURN_IF_ERROR(thrift::ReadStruct(r, [&](int16_t id, CType t) -> Status {
     req.Saw(id);
     switch (id) {
-      case 1: return thrift::ReadStructList(r, t, &page_locations);
+      case 1: return ReadPageLocations(r, t, &page_locations);
       case 2: return thrift::ReadI64List(r, t, &unencoded_byte_array_data_bytes);
       default: return r.Skip(t);
     }

@@ -147,6 +147,36 @@ Status CompactReader::ZigZag32(int32_t* v) {
   return Status::OK();
 }
 
+bool CompactReader::TryReadIntStruct(const CType* types, int n, int64_t* out) {
+  size_t pos = pos_;
+  for (int i = 0; i < n; ++i) {
+    if (pos >= size_ || data_[pos] != (0x10 | uint8_t(types[i]))) return false;
+    ++pos;
+    uint64_t u = 0;
+    int shift = 0;
+    while (true) {
+      if (pos >= size_ || shift > 63) return false;  // truncated or overlong: the general path
+      uint8_t b = data_[pos++];
+      if (shift == 63 && b > 1) return false;
+      u |= uint64_t(b & 0x7F) << shift;
+      if ((b & 0x80) == 0) break;
+      shift += 7;
+    }
+    if (types[i] == CType::kI32) {
+      if (u > 0xFFFFFFFFull) return false;
+      uint32_t w = uint32_t(u);
+      out[i] = int32_t(w >> 1) ^ -int32_t(w & 1);
+    } else if (types[i] == CType::kI64) {
+      out[i] = int64_t(u >> 1) ^ -int64_t(u & 1);
+    } else {
+      return false;
+    }
+  }
+  if (pos >= size_ || data_[pos] != 0) return false;
+  pos_ = pos + 1;
+  return true;
+}
+
 Status CompactReader::StructBegin() {
   if (depth_ >= kMaxDepth) return Error("structures nested too deeply");
   ++depth_;

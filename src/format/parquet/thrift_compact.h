@@ -119,6 +119,13 @@ class CompactReader {
   Status ElementI64(CType elem_type, int64_t* v);
   Status ElementBinary(CType elem_type, std::string_view* v);
 
+  // Fast path for the commonest small structs (e.g. a page index's PageLocation): a struct
+  // whose fields are exactly ids 1..n in order, each an integer of the type in types[i]
+  // (kI32 or kI64), in the short field-header form, then STOP. Reads them into out[i] and
+  // returns true; on anything else consumes nothing and returns false, so the caller parses the
+  // struct the general way (which also reports any corruption).
+  bool TryReadIntStruct(const CType* types, int n, int64_t* out);
+
   // Skips a field value of type `type` (any type, nested up to kMaxDepth).
   Status Skip(CType type) { return SkipValue(type, /*in_list=*/false, depth_); }
 

@@ -79,6 +79,80 @@ TEST(ThriftCompactTest, RoundTripsScalarsListsAndNestedStructs) {
   EXPECT_EQ(r.remaining(), 0u);
 }
 
+// TryReadIntStruct reads exactly what the general path reads, and declines (consuming nothing)
+// whatever is not a plain struct of the given integer fields.
+TEST(ThriftCompactTest, IntStructFastPathAgreesWithTheGeneralPath) {
+  static constexpr CType kTypes[3] = {CType::kI64, CType::kI32, CType::kI64};
+  const int64_t values[][3] = {{0, 0, 0},
+                               {-1, -1, -1},
+                               {std::numeric_limits<int64_t>::max(), std::numeric_limits<int32_t>::min(),
+                                std::numeric_limits<int64_t>::min()},
+                               {123456789012, 70000, 1024}};
+  for (const auto& v : values) {
+    std::string buf;
+    CompactWriter w(&buf);
+    w.StructBegin();
+    w.FieldI64(1, v[0]);
+    w.FieldI32(2, int32_t(v[1]));
+    w.FieldI64(3, v[2]);
+    w.StructEnd();
+    CompactReader r(U8(buf), buf.size());
+    int64_t got[3];
+    ASSERT_TRUE(r.TryReadIntStruct(kTypes, 3, got));
+    EXPECT_EQ(got[0], v[0]);
+    EXPECT_EQ(got[1], v[1]);
+    EXPECT_EQ(got[2], v[2]);
+    EXPECT_EQ(r.remaining(), 0u);
+  }
+  auto declined = [&](const std::string& buf) {
+    CompactReader r(U8(buf), buf.size());
+    int64_t got[3];
+    bool ok = r.TryReadIntStruct(kTypes, 3, got);
+    return !ok && r.position() == 0;
+  };
+  {  // a field missing
+    std::string buf;
+    CompactWriter w(&buf);
+    w.StructBegin();
+    w.FieldI64(1, 5);
+    w.FieldI64(3, 7);
+    w.StructEnd();
+    EXPECT_TRUE(declined(buf));
+  }
+  {  // an extra field
+    std::string buf;
+    CompactWriter w(&buf);
+    w.StructBegin();
+    w.FieldI64(1, 5);
+    w.FieldI32(2, 6);
+    w.FieldI64(3, 7);
+    w.FieldI32(4, 8);
+    w.StructEnd();
+    EXPECT_TRUE(declined(buf));
+  }
+  {  // a field of another type
+    std::string buf;
+    CompactWriter w(&buf);
+    w.StructBegin();
+    w.FieldI32(1, 5);
+    w.FieldI32(2, 6);
+    w.FieldI64(3, 7);
+    w.StructEnd();
+    EXPECT_TRUE(declined(buf));
+  }
+  // Truncated anywhere: declined.
+  std::string whole;
+  {
+    CompactWriter w(&whole);
+    w.StructBegin();
+    w.FieldI64(1, 1 << 20);
+    w.FieldI32(2, 300);
+    w.FieldI64(3, 99);
+    w.StructEnd();
+  }
+  for (size_t n = 0; n < whole.size(); ++n) EXPECT_TRUE(declined(whole.substr(0, n))) << n;
+}
+
 TEST(ThriftCompactTest, SkipsEveryTypeIncludingMaps) {
   std::string buf;
   CompactWriter w(&buf);

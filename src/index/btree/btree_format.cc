@@ -63,6 +63,8 @@ std::string ChecksumHex(uint64_t checksum) {
 
 uint64_t LookupChecksum(const PageDirectory& dir, std::string_view null_rows_bytes) {
   std::string canon;
+  canon.reserve(64 + null_rows_bytes.size() + dir.num_pages() * (dir.locations.empty() ? 12 : 26) +
+                dir.mins.MemoryBytes() + dir.maxs.MemoryBytes());
   canon.push_back(char(dir.type));
   PutU32(dir.page_rows, &canon);
   PutU64(dir.num_rows, &canon);
@@ -250,11 +252,12 @@ Result<PageDirectory> ParseLookup(const uint8_t* data, size_t size, std::string_
   uint64_t total = 0;
   std::string key;
   for (size_t i = 0; i < pages; ++i) {
-    const std::string where = "page " + std::to_string(i) + ": ";
-    if (batch.column(kLookupPageIdx).Get<int32_t>(i) != int32_t(i)) return corrupt(where + "page_idx mismatch");
-    if (batch.column(kLookupNullCount).Get<int64_t>(i) != 0) return corrupt(where + "non-zero null_count");
+    // Built only for a message: this loop runs once per leaf page on every cold open.
+    auto where = [i] { return "page " + std::to_string(i) + ": "; };
+    if (batch.column(kLookupPageIdx).Get<int32_t>(i) != int32_t(i)) return corrupt(where() + "page_idx mismatch");
+    if (batch.column(kLookupNullCount).Get<int64_t>(i) != 0) return corrupt(where() + "non-zero null_count");
     const int32_t rows = batch.column(kLookupRows).Get<int32_t>(i);
-    if (rows < 1 || uint32_t(rows) > dir.page_rows) return corrupt(where + "rows " + std::to_string(rows));
+    if (rows < 1 || uint32_t(rows) > dir.page_rows) return corrupt(where() + "rows " + std::to_string(rows));
     dir.rows.push_back(uint32_t(rows));
     total += uint32_t(rows);
     key.clear();
@@ -263,8 +266,8 @@ Result<PageDirectory> ParseLookup(const uint8_t* data, size_t size, std::string_
     key.clear();
     AppendKey(batch.column(kLookupMax), i, &key);
     dir.maxs.Append(key);
-    if (dir.mins[i] > dir.maxs[i]) return corrupt(where + "min > max");
-    if (i > 0 && dir.maxs[i - 1] > dir.mins[i]) return corrupt(where + "pages out of order");
+    if (dir.mins[i] > dir.maxs[i]) return corrupt(where() + "min > max");
+    if (i > 0 && dir.maxs[i - 1] > dir.mins[i]) return corrupt(where() + "pages out of order");
     if (locations) {
       const int64_t offset = batch.column(kLookupOffset).Get<int64_t>(i);
       const int32_t bytes = batch.column(kLookupBytes).Get<int32_t>(i);
@@ -272,11 +275,11 @@ Result<PageDirectory> ParseLookup(const uint8_t* data, size_t size, std::string_
       const uint64_t prev_end = i == 0 ? 4 : dir.locations.back().offset + dir.locations.back().bytes;
       // Pages follow one another from the magic on, inside the file.
       if (offset < 0 || bytes <= 0 || uint64_t(offset) < prev_end || uint64_t(offset) + uint64_t(bytes) > dir.data_bytes) {
-        return corrupt(where + "location [" + std::to_string(offset) + ", +" + std::to_string(bytes) +
+        return corrupt(where() + "location [" + std::to_string(offset) + ", +" + std::to_string(bytes) +
                        ") outside page_data or out of order");
       }
       if (codecs < 0 || !KnownCodec(uint32_t(codecs) & 0xFF) || !KnownCodec(uint32_t(codecs) >> 8)) {
-        return corrupt(where + "unknown codecs " + std::to_string(codecs));
+        return corrupt(where() + "unknown codecs " + std::to_string(codecs));
       }
       dir.locations.push_back({uint64_t(offset), uint32_t(bytes), uint8_t(codecs & 0xFF), uint8_t(uint32_t(codecs) >> 8)});
     }
