@@ -18,6 +18,7 @@ readonly kPackages=(
   zlib1g-dev liblz4-dev libbrotli-dev
   clang libclang-rt-14-dev
   python3-dev pybind11-dev python3-numpy python3-distributed
+  libcurl4-openssl-dev libssl-dev
 )
 
 log() { echo "install-deps: $*" >&2; }
