@@ -71,6 +71,10 @@ class ObjectStore {
   virtual Result<std::string> ReadRange(std::string_view path, uint64_t offset,
                                         uint64_t length) = 0;
   virtual Result<uint64_t> Size(std::string_view path) = 0;
+  // The whole object if it holds at most `max_bytes`, else Corruption naming its size, without
+  // reading it all (a bound for objects read whole on open, e.g. manifests). The default asks
+  // Size, then Read; a remote store does it in one request.
+  virtual Result<std::string> ReadBounded(std::string_view path, uint64_t max_bytes);
   // Whether anything sits at `path`: an object, or — on a file system — a directory or a link
   // that is no readable object. A probe for absence asks this, so that damage (a directory where
   // the newest manifest was) is not taken for nothing. The default: Size succeeds.
@@ -101,6 +105,13 @@ Status ValidateObjectPath(std::string_view path);
 // CreateIfAbsent uses link(2) (or renameat2 RENAME_NOREPLACE) so it is atomic across processes.
 // Symlinks that lead outside `root` are refused.
 Result<std::unique_ptr<ObjectStore>> OpenLocalStore(const std::string& root);
+
+// The store a user names: a plain path or file:///abs/path (a local directory, OpenLocalStore),
+// or s3://bucket/prefix (configured from the environment and the AWS files: io/s3_config.h).
+// Any other scheme is InvalidArgument.
+Result<std::unique_ptr<ObjectStore>> OpenStoreUri(const std::string& uri);
+// Whether `uri` names a local path (plain or file://), and that path.
+bool IsLocalUri(const std::string& uri, std::string* local_path = nullptr);
 
 // In-process store (tests, benchmarks).
 std::unique_ptr<ObjectStore> NewMemoryStore();
@@ -136,6 +147,7 @@ class InstrumentedStore : public ObjectStore {
   Result<std::string> Read(std::string_view path) override;
   Result<std::string> ReadRange(std::string_view path, uint64_t offset, uint64_t length) override;
   Result<uint64_t> Size(std::string_view path) override;
+  Result<std::string> ReadBounded(std::string_view path, uint64_t max_bytes) override;
   Result<bool> Occupied(std::string_view path) override;
   Status Write(std::string_view path, std::string_view data) override;
   Status CreateIfAbsent(std::string_view path, std::string_view data) override;

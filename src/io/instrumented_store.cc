@@ -87,6 +87,14 @@ Result<std::string> InstrumentedStore::ReadRange(std::string_view path, uint64_t
   return r;
 }
 
+Result<std::string> InstrumentedStore::ReadBounded(std::string_view path, uint64_t max_bytes) {
+  RETURN_IF_ERROR(Before(StoreOp::kRead, path));
+  ++counters_.read_requests;
+  Result<std::string> r = base_->ReadBounded(path, max_bytes);
+  if (r.ok()) counters_.bytes_read += r->size();
+  return r;
+}
+
 Result<uint64_t> InstrumentedStore::Size(std::string_view path) {
   RETURN_IF_ERROR(Before(StoreOp::kRead, path));
   ++counters_.read_requests;
@@ -159,7 +167,7 @@ Result<std::unique_ptr<ObjectWriter>> InstrumentedStore::OpenWriter(std::string_
 }
 
 std::string InstrumentedStore::Describe() const {
-  return "instrumented(" + base_->Describe() + ")";
+  return base_->Describe();  // where the objects are; the counting is no part of it
 }
 
 }  // namespace lakeindex

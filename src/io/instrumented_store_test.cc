@@ -48,7 +48,7 @@ TEST_F(InstrumentedStoreTest, CountsRequestsAndBytes) {
   EXPECT_EQ(c.read_requests + c.bytes_read + c.write_requests + c.bytes_written + c.list_requests +
                 c.delete_requests,
             0u);
-  EXPECT_EQ(store_.Describe(), "instrumented(memory://)");
+  EXPECT_EQ(store_.Describe(), "memory://");
 }
 
 TEST_F(InstrumentedStoreTest, StreamedObjectIsOneWriteRequestAtClose) {

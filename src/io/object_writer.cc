@@ -53,6 +53,15 @@ Status ObjectWriter::Close() {
   return status_;
 }
 
+Result<std::string> ObjectStore::ReadBounded(std::string_view path, uint64_t max_bytes) {
+  ASSIGN_OR_RETURN(uint64_t size, Size(path));
+  if (size > max_bytes) {
+    return Status::Corruption(std::string(path) + " in " + Describe() + ": " + std::to_string(size) +
+                              " bytes, more than the " + std::to_string(max_bytes) + " it may hold");
+  }
+  return Read(path);
+}
+
 Result<bool> ObjectStore::Occupied(std::string_view path) {
   auto size = Size(path);
   if (size.ok()) return true;

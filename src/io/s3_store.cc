@@ -239,6 +239,37 @@ class S3Store final : public ObjectStore {
     return std::move(resp.body);
   }
 
+  // One ranged GET: at most max_bytes + 1 bytes come back, and Content-Range tells the size.
+  Result<std::string> ReadBounded(std::string_view path, uint64_t max_bytes) override {
+    RETURN_IF_ERROR(ValidateObjectPath(path));
+    auto too_large = [&](uint64_t size) {
+      return Status::Corruption(std::string(path) + " in " + Describe() + ": " + std::to_string(size) +
+                                " bytes, more than the " + std::to_string(max_bytes) + " it may hold");
+    };
+    if (max_bytes == UINT64_MAX) return Read(path);
+    Call call{"GET", std::string(path), {}, {{"Range", "bytes=0-" + std::to_string(max_bytes)}}, {}};
+    ASSIGN_OR_RETURN(http::Response resp, Send(call));
+    if (resp.status == 416) {  // an empty object has no byte 0
+      ASSIGN_OR_RETURN(uint64_t size, Size(path));
+      if (size != 0) return Status::IOError(What(call) + ": HTTP 416 for an object of " + std::to_string(size) + " bytes");
+      return std::string();
+    }
+    if (resp.status != 200 && resp.status != 206) return Unexpected(call, resp);
+    uint64_t total = resp.body.size();
+    if (resp.status == 206) {
+      const std::string range = resp.Header("content-range");
+      const size_t slash = range.rfind('/');
+      if (slash != std::string::npos && range.compare(slash + 1, 1, "*") != 0) {
+        total = std::strtoull(range.c_str() + slash + 1, nullptr, 10);
+      }
+    }
+    if (total > max_bytes || resp.body.size() > max_bytes) return too_large(std::max<uint64_t>(total, resp.body.size()));
+    if (resp.body.size() != total) {
+      return Status::IOError(What(call) + ": got " + std::to_string(resp.body.size()) + " of " + std::to_string(total) + " bytes");
+    }
+    return std::move(resp.body);
+  }
+
   Result<uint64_t> Size(std::string_view path) override {
     RETURN_IF_ERROR(ValidateObjectPath(path));
     Call call{"HEAD", std::string(path), {}, {}, {}};

@@ -3,6 +3,7 @@
 #include "io/s3_store.h"
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -196,6 +197,194 @@ TEST(S3StoreTest, MissingBucketIsNotFoundNamingIt) {
   EXPECT_TRUE(st.IsNotFound()) << st.ToString();
   EXPECT_NE(st.message().find("no-such-bucket"), std::string::npos) << st.ToString();
   EXPECT_NE(st.message().find("NoSuchBucket"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace lakeindex
+
+namespace lakeindex {
+namespace {
+
+// A loopback HTTP server answering each request with the next scripted response (the last one
+// repeats): raw HTTP text sent before closing the connection, "DROP" (close without an
+// answer, after reading the request), or "HANG" (never answer). Bounded: stops on destruction.
+class ScriptedServer {
+ public:
+  explicit ScriptedServer(std::vector<std::string> script) : script_(std::move(script)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(listen(fd_, 16), 0);
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~ScriptedServer() {
+    stop_ = true;
+    thread_.join();
+    for (int fd : hung_) close(fd);
+    close(fd_);
+  }
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int requests() const { return requests_; }
+
+  static std::string Answer(int status, const std::string& body, const std::string& extra_headers = "") {
+    return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\nConnection: close\r\n" + extra_headers + "\r\n" + body;
+  }
+
+ private:
+  void Serve() {
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      const int conn = accept(fd_, nullptr, nullptr);
+      if (conn < 0) continue;
+      // The request: headers, then Content-Length bytes of body (bounded by 5 s of waiting).
+      std::string req;
+      size_t need = std::string::npos;
+      for (int spins = 0; spins < 100 && !stop_; ++spins) {
+        pollfd c{conn, POLLIN, 0};
+        if (poll(&c, 1, 50) <= 0) continue;
+        char buf[65536];
+        const ssize_t n = read(conn, buf, sizeof(buf));
+        if (n <= 0) break;
+        req.append(buf, size_t(n));
+        const size_t end = req.find("\r\n\r\n");
+        if (end != std::string::npos && need == std::string::npos) {
+          size_t length = 0;
+          const size_t at = req.find("Content-Length: ");
+          if (at != std::string::npos && at < end) length = std::strtoull(req.c_str() + at + 16, nullptr, 10);
+          need = end + 4 + length;
+        }
+        if (need != std::string::npos && req.size() >= need) break;
+      }
+      const std::string& answer = script_[std::min<size_t>(size_t(requests_), script_.size() - 1)];
+      ++requests_;
+      if (answer == "HANG") {
+        hung_.push_back(conn);
+        continue;
+      }
+      if (answer != "DROP") (void)!write(conn, answer.data(), answer.size());
+      close(conn);
+    }
+  }
+
+  std::vector<std::string> script_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> requests_{0};
+  std::vector<int> hung_;
+  std::thread thread_;
+};
+
+s3::Config ScriptedConfig(const ScriptedServer& server) {
+  s3::Config c;
+  c.location = {"fault-bucket", "tbl"};
+  c.endpoint = server.endpoint();
+  c.path_style = true;
+  c.credentials = {"AKIDEXAMPLE", "secret-that-must-not-leak", ""};
+  c.max_attempts = 4;
+  c.idle_timeout_ms = 1000;
+  c.connect_timeout_ms = 1000;
+  return c;
+}
+
+TEST(S3FaultTest, SlowDownAndServerErrorsAreRetried) {
+  ScriptedServer server({ScriptedServer::Answer(503, "<Error><Code>SlowDown</Code></Error>"),
+                         ScriptedServer::Answer(500, "<Error><Code>InternalError</Code></Error>"),
+                         ScriptedServer::Answer(200, "hello")});
+  s3::RequestCounters counters;
+  auto store = s3::OpenStore(ScriptedConfig(server), &counters).value();
+  auto r = store->Read("data/f");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, "hello");
+  EXPECT_EQ(counters.requests, 3u);
+  EXPECT_EQ(counters.retries, 2u);
+}
+
+TEST(S3FaultTest, TruncatedBodiesAndDroppedConnectionsAreRetried) {
+  ScriptedServer server({"HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\nhello", "DROP",
+                         ScriptedServer::Answer(206, "3456", "Content-Range: bytes 3-6/10\r\n")});
+  auto store = s3::OpenStore(ScriptedConfig(server)).value();
+  auto r = store->ReadRange("data/f", 3, 4);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, "3456");
+  EXPECT_EQ(server.requests(), 3);
+}
+
+TEST(S3FaultTest, PersistentFailuresAreAClearErrorWithoutSecrets) {
+  ScriptedServer server({ScriptedServer::Answer(500, "<Error><Code>InternalError</Code><Message>boom</Message></Error>")});
+  auto config = ScriptedConfig(server);
+  auto store = s3::OpenStore(config).value();
+  Status st = store->Write("data/f", "x");
+  ASSERT_FALSE(st.ok());
+  for (const char* part : {"fault-bucket", "data/f", "HTTP 500", "InternalError", "gave up after 4 attempts"}) {
+    EXPECT_NE(st.message().find(part), std::string::npos) << part << " in " << st.ToString();
+  }
+  EXPECT_EQ(st.message().find(config.credentials.secret_key), std::string::npos) << st.ToString();
+  EXPECT_EQ(server.requests(), 4);
+}
+
+TEST(S3FaultTest, AServerThatHangsFailsWithinBoundedTime) {
+  ScriptedServer server({"HANG"});
+  auto config = ScriptedConfig(server);
+  config.max_attempts = 2;
+  auto store = s3::OpenStore(config).value();
+  const auto start = std::chrono::steady_clock::now();
+  Status st = store->Read("data/f").status();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_NE(st.message().find("data/f"), std::string::npos) << st.ToString();
+  EXPECT_LT(secs, 20.0);
+}
+
+TEST(S3FaultTest, NobodyListeningIsAClearError) {
+  int port;
+  {
+    ScriptedServer gone({"DROP"});
+    port = std::stoi(gone.endpoint().substr(gone.endpoint().rfind(':') + 1));
+  }
+  s3::Config config;
+  config.location = {"fault-bucket", ""};
+  config.endpoint = "http://127.0.0.1:" + std::to_string(port);
+  config.path_style = true;
+  config.max_attempts = 2;
+  auto store = s3::OpenStore(config).value();
+  Status st = store->Size("x").status();
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_NE(st.message().find(config.endpoint), std::string::npos) << st.ToString();
+}
+
+// A commit whose answer was lost: the retry finds the manifest there (412); it is ours if it
+// holds our bytes, else someone else's commit won.
+TEST(S3FaultTest, ACreateWhoseAnswerWasLostIsRecognizedAsOurs) {
+  {
+    ScriptedServer server({"DROP", ScriptedServer::Answer(412, "<Error><Code>PreconditionFailed</Code></Error>"),
+                           ScriptedServer::Answer(200, "our manifest")});
+    auto store = s3::OpenStore(ScriptedConfig(server)).value();
+    Status st = store->CreateIfAbsent("_versions/2.manifest", "our manifest");
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  {
+    ScriptedServer server({"DROP", ScriptedServer::Answer(412, "<Error><Code>PreconditionFailed</Code></Error>"),
+                           ScriptedServer::Answer(200, "their manifest")});
+    auto store = s3::OpenStore(ScriptedConfig(server)).value();
+    Status st = store->CreateIfAbsent("_versions/2.manifest", "our manifest");
+    EXPECT_TRUE(st.IsAlreadyExists()) << st.ToString();
+  }
+  {  // 409: a concurrent conditional write in flight; retried
+    ScriptedServer server({ScriptedServer::Answer(409, "<Error><Code>ConditionalRequestConflict</Code></Error>"),
+                           ScriptedServer::Answer(200, "")});
+    auto store = s3::OpenStore(ScriptedConfig(server)).value();
+    EXPECT_TRUE(store->CreateIfAbsent("_versions/3.manifest", "m").ok());
+    EXPECT_EQ(server.requests(), 2);
+  }
 }
 
 }  // namespace

@@ -34,6 +34,11 @@ namespace lakeindex::table {
 inline constexpr const char* kManifestMagic = "lakeindex-manifest";
 inline constexpr int kManifestFormatVersion = 1;
 inline constexpr const char* kVersionsDir = "_versions/";
+// A hint, not a commit: the number of a recent version, rewritten after each commit (and before
+// versions expire), so that opening the newest version costs a few requests however many
+// versions there are (on S3, a listing of 10,000 versions is 10 requests). Readers only trust it
+// as a place to start probing forward (table.cc, LatestVersion).
+inline constexpr const char* kLatestHintPath = "_versions/_latest";
 inline constexpr const char* kDataDir = "data/";
 inline constexpr const char* kDeletionsDir = "_deletions/";
 // A manifest is read whole on every open, so its size is bounded: a commit that would write a

@@ -59,9 +59,12 @@ Status CheckRequired(const Schema& schema, const Batch& batch, uint64_t first_ro
 }  // namespace
 
 Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create) {
-  if (!create && !std::filesystem::is_directory(path)) return Status::NotFound("no table at '" + path + "'");
-  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local, OpenLocalStore(path));
-  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(local)));
+  std::string local;
+  if (IsLocalUri(path, &local) && !create && !std::filesystem::is_directory(local)) {
+    return Status::NotFound("no table at '" + path + "'");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenStoreUri(path));
+  return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(store)));
 }
 
 Result<std::unique_ptr<DataFileStream>> DataFileStream::Open(ObjectStore* store, const Schema& schema,
@@ -211,26 +214,86 @@ Status MissingDataFile(const FragmentMeta& fragment, const Status& lookup) {
 }
 }  // namespace
 
-Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
-  ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store));
-  if (versions.empty()) return Status::NotFound("no lakeindex table at " + store->Describe());
-  uint64_t latest = versions.back();
-  // The path of the version after the newest listed must hold nothing: one that is there but is
-  // not a readable manifest (a directory, a symlink out of the table) is damage to report, never
-  // a reason to serve an older version. A manifest that appeared since the listing is newer.
+namespace {
+
+// The versions after `from` that exist, followed forward: the newest version, or nullopt when
+// more than kMaxVersionProbes follow (then a listing is cheaper). The path of the version after
+// the newest must hold nothing: one that is there but is not a readable manifest (a directory, a
+// symlink out of the table) is damage to report, never a reason to serve an older version.
+// Whether version v's manifest is there; something else at its path is damage.
+Result<bool> ManifestThere(ObjectStore* store, uint64_t v) {
+  const std::string path = ManifestPath(v);
+  ASSIGN_OR_RETURN(const bool occupied, store->Occupied(path));
+  if (!occupied) return false;
+  auto size = store->Size(path);
+  if (size.status().IsNotFound() || size.status().IsInvalidArgument()) {
+    return Status::Corruption(path + ": something that is not a readable manifest is there (" +
+                              size.status().message() + "); the table's newest version is damaged");
+  }
+  RETURN_IF_ERROR(size.status());
+  return true;
+}
+
+Result<std::optional<uint64_t>> ProbeForward(ObjectStore* store, uint64_t from) {
+  uint64_t latest = from;
   for (int probe = 0; probe < kMaxVersionProbes; ++probe) {
-    const std::string next = ManifestPath(latest + 1);
-    ASSIGN_OR_RETURN(const bool occupied, store->Occupied(next));
-    if (!occupied) break;
-    auto size = store->Size(next);
-    if (size.status().IsNotFound() || size.status().IsInvalidArgument()) {
-      return Status::Corruption(next + ": something that is not a readable manifest is there (" +
-                                size.status().message() + "); the table's newest version is damaged");
-    }
-    RETURN_IF_ERROR(size.status());
+    ASSIGN_OR_RETURN(const bool there, ManifestThere(store, latest + 1));
+    if (!there) return std::optional<uint64_t>(latest);
     ++latest;
   }
-  return latest;
+  return std::optional<uint64_t>();
+}
+
+// The version the hint names, if it holds a number (a missing or garbled hint is no error:
+// the versions are listed instead; a store that fails to answer is).
+Result<std::optional<uint64_t>> HintedVersion(ObjectStore* store) {
+  auto text = store->ReadBounded(kLatestHintPath, 32);
+  if (!text.ok()) {
+    if (text.status().IsNotFound() || text.status().IsCorruption() || text.status().IsInvalidArgument()) {
+      return std::optional<uint64_t>();
+    }
+    return text.status();
+  }
+  uint64_t v = 0;
+  if (text->empty() || text->size() > 19) return std::optional<uint64_t>();
+  for (char c : *text) {
+    if (c < '0' || c > '9') return std::optional<uint64_t>();
+    v = v * 10 + uint64_t(c - '0');
+  }
+  return v == 0 ? std::optional<uint64_t>() : std::optional<uint64_t>(v);
+}
+
+// Best effort: the commit is already made, so a failure here changes nothing but the cost of
+// the next open.
+void WriteLatestHint(ObjectStore* store, uint64_t version) {
+  (void)store->Write(kLatestHintPath, std::to_string(version));
+}
+
+}  // namespace
+
+Result<uint64_t> Table::LatestVersion(ObjectStore* store) { return LatestVersion(store, /*hinted_exists=*/false); }
+
+// With a hint h: versions are only ever removed oldest first (ExpireVersions), so the versions
+// that exist form one run [oldest, newest]; if h exists, every version after it up to the newest
+// does, and probing forward from h finds the newest. `hinted_exists` = the caller checks that h
+// exists itself when nothing follows it (Open reads it next anyway); else it is asked here. A
+// missing, unreadable or stale hint falls back to listing the versions.
+Result<uint64_t> Table::LatestVersion(ObjectStore* store, bool hinted_exists) {
+  ASSIGN_OR_RETURN(std::optional<uint64_t> hint, HintedVersion(store));
+  if (hint) {
+    ASSIGN_OR_RETURN(std::optional<uint64_t> newest, ProbeForward(store, *hint));
+    if (newest && *newest > *hint) return *newest;
+    if (newest) {
+      if (hinted_exists) return *newest;
+      ASSIGN_OR_RETURN(const bool there, ManifestThere(store, *hint));
+      if (there) return *newest;
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store));
+  if (versions.empty()) return Status::NotFound("no lakeindex table at " + store->Describe());
+  // A manifest that appeared since the listing is newer.
+  ASSIGN_OR_RETURN(std::optional<uint64_t> newest, ProbeForward(store, versions.back()));
+  return newest ? *newest : versions.back() + kMaxVersionProbes;
 }
 
 Result<Manifest> Table::LoadManifest(ObjectStore* store, uint64_t version) {
@@ -238,33 +301,43 @@ Result<Manifest> Table::LoadManifest(ObjectStore* store, uint64_t version) {
   auto missing = [&](const Status& st) {
     return st.IsNotFound() ? Status::NotFound("table has no version " + std::to_string(version)) : st;
   };
-  Result<uint64_t> size = store->Size(path);
-  if (!size.ok()) return missing(size.status());
-  if (*size > kMaxManifestBytes) {
-    return Status::Corruption(path + ": " + std::to_string(*size) + " bytes, more than a manifest may hold (" +
-                              std::to_string(kMaxManifestBytes >> 20) + " MiB)");
+  // Bounded: a hostile or damaged object is refused without being read whole.
+  auto bytes = store->ReadBounded(path, kMaxManifestBytes);
+  if (!bytes.ok()) {
+    if (bytes.status().IsCorruption()) {
+      return Status::Corruption(bytes.status().message() + " (a manifest may hold " +
+                                std::to_string(kMaxManifestBytes >> 20) + " MiB)");
+    }
+    return missing(bytes.status());
   }
-  auto bytes = store->Read(path);
-  if (!bytes.ok()) return missing(bytes.status());
   ASSIGN_OR_RETURN(Manifest m, ParseManifest(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), path));
   if (m.version != version) return Status::Corruption(path + ": says it is version " + std::to_string(m.version));
   return m;
 }
 
 Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, std::optional<uint64_t> version) {
-  uint64_t v;
   if (version) {
-    v = *version;
-  } else {
-    ASSIGN_OR_RETURN(v, LatestVersion(store.get()));
+    ASSIGN_OR_RETURN(Manifest m, LoadManifest(store.get(), *version));
+    return std::unique_ptr<Table>(new Table(std::move(store), std::move(m)));
   }
-  ASSIGN_OR_RETURN(Manifest m, LoadManifest(store.get(), v));
+  ASSIGN_OR_RETURN(Manifest m, LoadLatestManifest(store.get()));
   return std::unique_ptr<Table>(new Table(std::move(store), std::move(m)));
 }
 
+// On S3: the hint (GET), the next version's absence (HEAD), the manifest (GET) — three requests
+// however many versions the table has; the listing only when the hint does not hold.
+Result<Manifest> Table::LoadLatestManifest(ObjectStore* store) {
+  ASSIGN_OR_RETURN(uint64_t v, LatestVersion(store, /*hinted_exists=*/true));
+  Result<Manifest> m = LoadManifest(store, v);
+  if (m.ok() || !(m.status().IsNotFound() || m.status().IsInvalidArgument())) return m;
+  // A hint to an expired version, or something that is no manifest at the hinted path (damage,
+  // which the careful path reports as such).
+  ASSIGN_OR_RETURN(v, LatestVersion(store, /*hinted_exists=*/false));
+  return LoadManifest(store, v);
+}
+
 Status Table::Reload() {
-  ASSIGN_OR_RETURN(uint64_t v, LatestVersion(store_.get()));
-  ASSIGN_OR_RETURN(manifest_, LoadManifest(store_.get(), v));
+  ASSIGN_OR_RETURN(manifest_, LoadLatestManifest(store_.get()));
   return Status::OK();
 }
 
@@ -434,7 +507,10 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
     }
     PauseBeforeCommitForTests();
     Status st = store->CreateIfAbsent(ManifestPath(next.version), serialized);
-    if (st.ok()) return next;
+    if (st.ok()) {
+      WriteLatestHint(store, next.version);
+      return next;
+    }
     if (!st.IsAlreadyExists()) return st;
     if (txn.schema) return Status::InvalidArgument("a table already exists at " + store->Describe());
     Backoff(attempt);
@@ -660,6 +736,8 @@ Result<std::vector<uint64_t>> Table::ExpireVersions(uint64_t keep, int64_t older
   ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store_.get()));
   const int64_t cutoff = NowMs() - older_than_ms;
   std::vector<uint64_t> removed;
+  // A hint never names a version older than those that stay (LatestVersion relies on it).
+  if (versions.size() > keep) WriteLatestHint(store_.get(), versions.back());
   // Oldest first, so that what remains is always the newest versions, whatever stops us midway.
   for (size_t i = 0; i + keep < versions.size(); ++i) {
     ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), versions[i]));

@@ -79,8 +79,9 @@ struct Transaction {
   std::function<Status(Manifest*)> apply_extra;
 };
 
-// A table directory on the local file system, through a store that counts requests and bytes
-// (explain reports them). NotFound when `create` is false and there is no such directory.
+// A table's store, through a wrapper that counts requests and bytes
+// (explain reports them); `path` is anything OpenStoreUri takes (a path, file:///, s3://). NotFound
+// when `create` is false and a local path is no directory.
 Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create);
 
 // A new Parquet data file under data/, streamed to the store while its rows are written (each row
@@ -188,6 +189,8 @@ class Table {
   Result<std::vector<VersionInfo>> Versions() const;
   // Newest committed version number. NotFound if none.
   static Result<uint64_t> LatestVersion(ObjectStore* store);
+  static Result<uint64_t> LatestVersion(ObjectStore* store, bool hinted_exists);
+  static Result<Manifest> LoadLatestManifest(ObjectStore* store);
   static Result<Manifest> LoadManifest(ObjectStore* store, uint64_t version);
 
   // Writes `batches` as data files of at most rows_per_file rows each (not committed).

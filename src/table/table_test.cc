@@ -306,6 +306,58 @@ TEST(TableTest, DamagedNewestManifestIsCorruptionNotARollback) {
 
 // A manifest is bounded (kMaxManifestBytes): a commit that would write a larger one is refused
 // with nothing committed, and a larger object at a version's path is Corruption, not read.
+// Opening the newest version reads the version hint, finds the next version absent and reads
+// the manifest: three requests at 10,000 versions, no listing. Without the hint, or with a stale,
+// garbled or expired one, the answer is the same, found by probing or listing.
+TEST(TableTest, OpeningTheNewestVersionCostsThreeRequestsHoweverManyVersions) {
+  auto base = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  ASSERT_TRUE(CreateFrom(base, RandomBatch(TestSchema(), 10, 3), 100).ok());
+  // Versions 2..10,000 as commits would leave them (each manifest names its parent).
+  Manifest m = Table::LoadManifest(base.get(), 1).value();
+  constexpr uint64_t kVersions = 10000;
+  for (uint64_t v = 2; v <= kVersions; ++v) {
+    m.parent_version = m.version;
+    m.version = v;
+    ASSERT_TRUE(base->CreateIfAbsent(ManifestPath(v), SerializeManifest(m)).ok());
+  }
+  ASSERT_TRUE(base->Write(kLatestHintPath, std::to_string(kVersions)).ok());
+  InstrumentedStore store(base);
+  auto counted_open = [&](uint64_t* requests, uint64_t* lists) {
+    store.counters().Reset();
+    auto t = Table::Open(std::shared_ptr<ObjectStore>(&store, [](ObjectStore*) {}));
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    *requests = store.counters().read_requests;
+    *lists = store.counters().list_requests;
+    return t.ok() ? (*t)->version() : 0;
+  };
+  uint64_t reads = 0, lists = 0;
+  EXPECT_EQ(counted_open(&reads, &lists), kVersions);
+  EXPECT_EQ(reads, 3u);
+  EXPECT_EQ(lists, 0u);
+
+  ASSERT_TRUE(base->Write(kLatestHintPath, std::to_string(kVersions - 7)).ok());  // stale: probed forward
+  EXPECT_EQ(counted_open(&reads, &lists), kVersions);
+  EXPECT_EQ(reads, 3u + 2u * 7u);  // each version found: is something there, is it readable
+  EXPECT_EQ(lists, 0u);
+  for (const std::string hint : {"garbled", "", "99999999999999999999999"}) {
+    ASSERT_TRUE(base->Write(kLatestHintPath, hint).ok());
+    EXPECT_EQ(counted_open(&reads, &lists), kVersions) << hint;
+    EXPECT_EQ(lists, 1u) << hint;
+  }
+  ASSERT_TRUE(base->Delete(kLatestHintPath).ok());
+  EXPECT_EQ(counted_open(&reads, &lists), kVersions);
+  // Versions expire oldest first; a hint left at an expired version falls back to listing.
+  for (uint64_t v = 1; v <= 9000; ++v) ASSERT_TRUE(base->Delete(ManifestPath(v)).ok());
+  ASSERT_TRUE(base->Write(kLatestHintPath, "5").ok());
+  EXPECT_EQ(counted_open(&reads, &lists), kVersions);
+  EXPECT_EQ(Table::LatestVersion(base.get()).value(), kVersions);
+  // A commit moves the hint to its version.
+  auto t = Table::Open(base).value();
+  auto src = MemorySource(TestSchema(), {RandomBatch(TestSchema(), 3, 4)});
+  ASSERT_TRUE(t->Append(src.get(), SmallFiles(100)).ok());
+  EXPECT_EQ(base->Read(kLatestHintPath).value(), std::to_string(kVersions + 1));
+}
+
 TEST(TableTest, ManifestSizeIsBounded) {
   std::shared_ptr<ObjectStore> store = NewMemoryStore();
   // Each one-row fragment of a 1 MiB string has 2 MiB of statistics (its min and max).
