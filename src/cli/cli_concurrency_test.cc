@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/cli_test_util.h"
+#include "util/moto.h"
 #include "util/test_util.h"
 
 namespace lakeindex {
@@ -92,12 +93,38 @@ std::vector<std::string> Args(const std::string& kind, const TempDir& dir, const
 
 // Plain and OTree tables (where appends place rows into the tree and layouts change nothing of
 // the schema).
-class CliConcurrencyTest : public ::testing::TestWithParam<bool> {};
+// On a directory and on S3 (moto, commits by If-None-Match).
+struct ConcurrencyCase {
+  bool otree;
+  bool s3;
+};
+
+class CliConcurrencyTest : public ::testing::TestWithParam<ConcurrencyCase> {};
+
+// One moto server for the S3 cases, its configuration in the environment of every CLI run.
+void StartMotoOnce() {
+  static std::unique_ptr<testing::MotoServer> server = [] {
+    auto s = testing::MotoServer::Start({"lakeindex-concurrency"});
+    if (!s.ok()) {
+      std::fprintf(stderr, "cannot start moto: %s\n", s.status().ToString().c_str());
+      std::abort();
+    }
+    for (const std::string& kv : (*s)->Environment()) {
+      const size_t eq = kv.find('=');
+      setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+    }
+    return std::move(s).value();
+  }();
+}
 
 TEST_P(CliConcurrencyTest, RandomOperationsOfManyProcessesLoseNothing) {
-  const bool otree = GetParam();
+  const bool otree = GetParam().otree;
   TempDir dir;
-  const std::string table = dir.Join("t");
+  std::string table = dir.Join("t");
+  if (GetParam().s3) {
+    StartMotoOnce();
+    table = "s3://lakeindex-concurrency/" + std::to_string(getpid()) + (otree ? "/otree" : "/plain");
+  }
   WriteFileText(dir.Join("base.csv"), Csv(0, kInitialRows));
   ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("base.csv"), "--rows-per-file", "100"}).code, 0);
   ASSERT_EQ(RunCli(dir, {"index", "create", table, "--column", "id", "--type", "btree"}).code, 0);
@@ -181,7 +208,7 @@ TEST_P(CliConcurrencyTest, RandomOperationsOfManyProcessesLoseNothing) {
       if ((kind == "append" || kind == "delete") && code != 0) {
         EXPECT_NE(message.find("onflict"), std::string::npos) << line;
       }
-      summary += kind + "=" + std::to_string(code) + " ";
+      summary += kind + "=" + std::to_string(code) + (code == 0 ? std::string() : " (" + message.substr(0, 160) + ")") + " ";
       if (code != 0) continue;
       if (kind == "append") {
         for (int i = 0; i < kBatchRows; ++i) want.insert(AppendFirstId(w, k) + i);
@@ -222,8 +249,12 @@ TEST_P(CliConcurrencyTest, RandomOperationsOfManyProcessesLoseNothing) {
   EXPECT_GT(checked, 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, CliConcurrencyTest, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "otree" : "plain"; });
+INSTANTIATE_TEST_SUITE_P(Tables, CliConcurrencyTest,
+                         ::testing::Values(ConcurrencyCase{false, false}, ConcurrencyCase{true, false},
+                                           ConcurrencyCase{false, true}, ConcurrencyCase{true, true}),
+                         [](const ::testing::TestParamInfo<ConcurrencyCase>& info) {
+                           return std::string(info.param.otree ? "otree" : "plain") + (info.param.s3 ? "_s3" : "");
+                         });
 
 // Every ordered pair of write operations: the first is stopped after writing its files, just
 // before it commits (LAKEINDEX_PAUSE_BEFORE_COMMIT, SIGSTOP); the second runs to the end; then the
