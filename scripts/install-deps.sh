@@ -88,4 +88,9 @@ fi
 # One real query proves that the native library loads on this machine.
 echo "SELECT 42 AS answer" | node "${kDuckDir}/run.mjs" >/dev/null ||
   die "DuckDB does not run: 'node tests/duckdb/run.mjs' failed (see above)"
+# The S3 tests start moto (an S3 emulator) and check with boto3: both come with the machine
+# image's Python (Debian packages no moto). Say so if neither python3 has them.
+if ! python3 -c "import moto.server, boto3" >/dev/null 2>&1 && ! /usr/bin/python3 -c "import moto.server, boto3" >/dev/null 2>&1; then
+  log "WARNING: no python3 with moto and boto3 (pip package 'moto[server]'): the S3 tests (CliS3Test, S3StoreTest, the *_s3 concurrency cases) will fail saying so"
+fi
 if [[ "${installed_something:-0}" == 1 ]]; then log "all dependencies present"; fi

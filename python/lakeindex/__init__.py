@@ -30,7 +30,8 @@ InternalError = _native.InternalError
 
 
 class Table:
-    """One version of the table at `path` (a local directory)."""
+    """One version of the table at `path`: a local directory, file:///abs/path, or
+    s3://bucket/prefix (configured as the AWS tools are: AWS_* variables, ~/.aws)."""
 
     def __init__(self, native):
         self._t = native
