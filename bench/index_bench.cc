@@ -74,6 +74,7 @@ struct Args {
   uint64_t rows = 10'000'000, seed = 42;
   int repeat = 5;
   int points_times = 1;
+  uint64_t latency_us = 0;  // added to every store request (a remote store's first-byte latency)
   size_t i = 0;
   std::vector<std::string> names;
 };
@@ -101,6 +102,7 @@ Args ParseArgs(int argc, char** argv) {
     else if (k == "--repeat") a.repeat = std::stoi(value());
     else if (k == "--i") a.i = std::stoull(value());
     else if (k == "--points-times") a.points_times = std::stoi(value());
+    else if (k == "--latency-us") a.latency_us = std::stoull(value());
     else a.names.push_back(k);
   }
   return a;
@@ -200,9 +202,15 @@ std::vector<int64_t> Instances(const json& q, size_t points, int repeat) {
 
 // ---- measurements ----------------------------------------------------------------------------
 
+uint64_t g_latency_us = 0;  // --latency-us
+
+// A table's store (a directory or any URI OpenStoreUri takes, e.g. s3:// on moto), counted, with
+// the latency of --latency-us added to every request.
 std::shared_ptr<InstrumentedStore> OpenStore(const std::string& dir) {
-  std::shared_ptr<ObjectStore> local(CheckResult(OpenLocalStore(dir), "open " + dir));
-  return std::make_shared<InstrumentedStore>(local);
+  std::shared_ptr<ObjectStore> base(CheckResult(OpenStoreUri(dir), "open " + dir));
+  auto store = std::make_shared<InstrumentedStore>(base);
+  store->SetLatencyMicros(g_latency_us);
+  return store;
 }
 
 // Latency statistics of one measurement: median/p10/p90 of the per-lookup wall times, mean CPU.
@@ -442,7 +450,8 @@ void MeasureRows(const Args& a, const table::Table& table, InstrumentedStore* st
   }
   std::vector<double> us;
   query::ScanCounters sum;
-  uint64_t bytes0 = store->counters().bytes_read, req0 = store->counters().read_requests;
+  uint64_t bytes0 = store->counters().bytes_read, req0 = store->counters().read_requests,
+           trips0 = store->counters().round_trips;
   Stopwatch clock;
   for (int64_t v : inst) {
     std::string where = WhereOf(q, v);
@@ -467,6 +476,7 @@ void MeasureRows(const Args& a, const table::Table& table, InstrumentedStore* st
   j.update(ScanCountersJson(sum, n));
   j["bytes_read"] = double(store->counters().bytes_read - bytes0) / n;
   j["io_requests"] = double(store->counters().read_requests - req0) / n;
+  j["round_trips"] = double(store->counters().round_trips - trips0) / n;
   j["rows_returned"] = rows;
   Emit(j);
 }
@@ -573,7 +583,8 @@ void RunLookups(const Args& a) {
       const int passes = points ? std::max(1, a.repeat / 5) : a.repeat;  // --repeat 5 (default): one pass of points
       std::vector<double> us;
       query::ScanCounters sum;
-      const uint64_t bytes0 = store->counters().bytes_read, req0 = store->counters().read_requests;
+      const uint64_t bytes0 = store->counters().bytes_read, req0 = store->counters().read_requests,
+                     trips0 = store->counters().round_trips;
       Stopwatch clock;
       for (int p = 0; p < passes; ++p) {
         for (const std::string& w : wheres) {
@@ -598,6 +609,7 @@ void RunLookups(const Args& a) {
       j["index_pages_read"] = double(sum.index.pages_read) / n;
       j["bytes_read"] = double(store->counters().bytes_read - bytes0) / n;
       j["io_requests"] = double(store->counters().read_requests - req0) / n;
+  j["round_trips"] = double(store->counters().round_trips - trips0) / n;
       Emit(j);
     }
   }
@@ -633,8 +645,10 @@ void RunRowsOnce(const Args& a) {
   auto store = OpenStore(a.table);
   auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
   const double open_us = Micros(t0);
+  const uint64_t open_trips = store->counters().round_trips, open_requests = store->counters().read_requests;
   auto indexes = CheckResult(query::OpenIndexes(*table, {(*q)["column"].get<std::string>()}), "open indexes");
   const double indexes_us = Micros(t0);
+  const uint64_t index_trips = store->counters().round_trips, index_requests = store->counters().read_requests;
   query::ScanCounters k;
   uint64_t rows = ScanAll(*table, where, indexes, &k);
   double us = Micros(t0);
@@ -646,6 +660,15 @@ void RunRowsOnce(const Args& a) {
   j.update(ScanCountersJson(k, 1));
   j["bytes_read"] = store->counters().bytes_read.load();
   j["io_requests"] = store->counters().read_requests.load() + store->counters().list_requests.load();
+  j["round_trips"] = store->counters().round_trips.load();
+  // Per phase: open the table, open the index (its directory), the lookup (leaf page and rows).
+  j["open_round_trips"] = open_trips;
+  j["index_round_trips"] = index_trips - open_trips;
+  j["scan_round_trips"] = store->counters().round_trips - index_trips;
+  j["open_requests"] = open_requests;
+  j["index_requests"] = index_requests - open_requests;
+  j["scan_requests"] = store->counters().read_requests - index_requests;
+  j["latency_us"] = g_latency_us;
   j["rows_returned"] = rows;
   Emit(j);
 }
@@ -695,6 +718,7 @@ void RunZoneMap(const Args& a) {
 int main(int argc, char** argv) {
   using namespace lakeindex::bench;
   Args a = ParseArgs(argc, argv);
+  g_latency_us = a.latency_us;
   if (a.command == "queries") WriteQueries(a);
   else if (a.command == "btree") RunBTree(a);
   else if (a.command == "build") RunBuild(a);

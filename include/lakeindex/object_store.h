@@ -70,6 +70,14 @@ class ObjectStore {
   // (callers compute ranges from file contents, so a short object means a damaged file).
   virtual Result<std::string> ReadRange(std::string_view path, uint64_t offset,
                                         uint64_t length) = 0;
+  // Several ranges of one object at once (each as ReadRange would return it, same order). The
+  // store decides how to fetch them: the default reads them one after another; a remote store
+  // merges nearby ranges and sends the requests concurrently (one round trip, not one per range).
+  struct ByteRange {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+  };
+  virtual Result<std::vector<std::string>> ReadRanges(std::string_view path, const std::vector<ByteRange>& ranges);
   virtual Result<uint64_t> Size(std::string_view path) = 0;
   // The whole object if it holds at most `max_bytes`, else Corruption naming its size, without
   // reading it all (a bound for objects read whole on open, e.g. manifests). The default asks
@@ -96,6 +104,9 @@ class ObjectStore {
 
   // Human-readable root for messages ("/data/t1", "memory://").
   virtual std::string Describe() const = 0;
+  // Whether each request costs a network round trip (S3, or a store with injected latency):
+  // readers then send independent requests together rather than one after another.
+  virtual bool remote() const { return false; }
 };
 
 // Checks a key: non-empty, relative, no "." / ".." segments, no NUL, no backslash.
@@ -124,6 +135,9 @@ struct StoreCounters {
   std::atomic<uint64_t> bytes_written{0};
   std::atomic<uint64_t> list_requests{0};
   std::atomic<uint64_t> delete_requests{0};
+  // Times the store went from idle to busy: requests that overlap (a ReadRanges, concurrent
+  // scans) share one. With a latency per request, the wall time is about this many latencies.
+  std::atomic<uint64_t> round_trips{0};
   void Reset();
 };
 
@@ -146,6 +160,7 @@ class InstrumentedStore : public ObjectStore {
 
   Result<std::string> Read(std::string_view path) override;
   Result<std::string> ReadRange(std::string_view path, uint64_t offset, uint64_t length) override;
+  Result<std::vector<std::string>> ReadRanges(std::string_view path, const std::vector<ByteRange>& ranges) override;
   Result<uint64_t> Size(std::string_view path) override;
   Result<std::string> ReadBounded(std::string_view path, uint64_t max_bytes) override;
   Result<bool> Occupied(std::string_view path) override;
@@ -155,10 +170,14 @@ class InstrumentedStore : public ObjectStore {
   Status Delete(std::string_view path) override;
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path) override;
   std::string Describe() const override;
+  bool remote() const override { return latency_us_.load() > 0 || base_->remote(); }
 
  private:
   class Writer;
   Status Before(StoreOp op, std::string_view path);
+  // A request in flight (RAII): counts a round trip when the store was idle.
+  class Busy;
+  std::atomic<int> in_flight_{0};
 
   std::shared_ptr<ObjectStore> base_;
   StoreCounters counters_;

@@ -91,4 +91,18 @@ void ParallelFor(ThreadPool* pool, size_t n, const std::function<void(size_t)>& 
   state->cv.wait(lock, [&] { return state->done == n; });
 }
 
+void ParallelForThreads(size_t n, size_t max_threads, const std::function<void(size_t)>& fn) {
+  if (n == 0) return;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) fn(i);
+  };
+  std::vector<std::thread> threads;
+  const size_t extra = std::min(n, std::max<size_t>(max_threads, 1)) - 1;
+  threads.reserve(extra);
+  for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+}
+
 }  // namespace lakeindex

@@ -48,4 +48,11 @@ class ThreadPool {
 // Calls fn(i) for every i in [0, n), spread over `pool` (may be nullptr: serial) and the caller.
 void ParallelFor(ThreadPool* pool, size_t n, const std::function<void(size_t)>& fn);
 
+// For work that waits on the network (requests to a remote store): fn(i) for every i in [0, n)
+// on up to max_threads threads of its own (the caller's included), so that n requests take about
+// one round trip and not n / cores. Not for CPU-bound work.
+void ParallelForThreads(size_t n, size_t max_threads, const std::function<void(size_t)>& fn);
+// Requests a reader sends together to a remote store.
+inline constexpr size_t kRemoteFanOut = 16;
+
 }  // namespace lakeindex

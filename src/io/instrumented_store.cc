@@ -40,7 +40,21 @@ void StoreCounters::Reset() {
   bytes_written = 0;
   list_requests = 0;
   delete_requests = 0;
+  round_trips = 0;
 }
+
+class InstrumentedStore::Busy {
+ public:
+  explicit Busy(InstrumentedStore* store) : store_(store) {
+    if (store_->in_flight_.fetch_add(1) == 0) ++store_->counters_.round_trips;
+  }
+  ~Busy() { store_->in_flight_.fetch_sub(1); }
+  Busy(const Busy&) = delete;
+  Busy& operator=(const Busy&) = delete;
+
+ private:
+  InstrumentedStore* store_;
+};
 
 InstrumentedStore::InstrumentedStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
 
@@ -71,6 +85,7 @@ Status InstrumentedStore::Before(StoreOp op, std::string_view path) {
 }
 
 Result<std::string> InstrumentedStore::Read(std::string_view path) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kRead, path));
   ++counters_.read_requests;
   Result<std::string> r = base_->Read(path);
@@ -80,6 +95,7 @@ Result<std::string> InstrumentedStore::Read(std::string_view path) {
 
 Result<std::string> InstrumentedStore::ReadRange(std::string_view path, uint64_t offset,
                                                  uint64_t length) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kRead, path));
   ++counters_.read_requests;
   Result<std::string> r = base_->ReadRange(path, offset, length);
@@ -88,6 +104,7 @@ Result<std::string> InstrumentedStore::ReadRange(std::string_view path, uint64_t
 }
 
 Result<std::string> InstrumentedStore::ReadBounded(std::string_view path, uint64_t max_bytes) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kRead, path));
   ++counters_.read_requests;
   Result<std::string> r = base_->ReadBounded(path, max_bytes);
@@ -95,19 +112,35 @@ Result<std::string> InstrumentedStore::ReadBounded(std::string_view path, uint64
   return r;
 }
 
+// One call, one round trip; requests and bytes as the ranges would count one by one.
+Result<std::vector<std::string>> InstrumentedStore::ReadRanges(std::string_view path,
+                                                               const std::vector<ByteRange>& ranges) {
+  Busy busy(this);
+  RETURN_IF_ERROR(Before(StoreOp::kRead, path));
+  counters_.read_requests += ranges.size();
+  Result<std::vector<std::string>> r = base_->ReadRanges(path, ranges);
+  if (r.ok()) {
+    for (const std::string& b : *r) counters_.bytes_read += b.size();
+  }
+  return r;
+}
+
 Result<uint64_t> InstrumentedStore::Size(std::string_view path) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kRead, path));
   ++counters_.read_requests;
   return base_->Size(path);
 }
 
 Result<bool> InstrumentedStore::Occupied(std::string_view path) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kRead, path));
   ++counters_.read_requests;
   return base_->Occupied(path);
 }
 
 Status InstrumentedStore::Write(std::string_view path, std::string_view data) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kWrite, path));
   ++counters_.write_requests;
   Status st = base_->Write(path, data);
@@ -116,6 +149,7 @@ Status InstrumentedStore::Write(std::string_view path, std::string_view data) {
 }
 
 Status InstrumentedStore::CreateIfAbsent(std::string_view path, std::string_view data) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kCreate, path));
   ++counters_.write_requests;
   Status st = base_->CreateIfAbsent(path, data);
@@ -124,12 +158,14 @@ Status InstrumentedStore::CreateIfAbsent(std::string_view path, std::string_view
 }
 
 Result<std::vector<ObjectInfo>> InstrumentedStore::List(std::string_view prefix) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kList, prefix));
   ++counters_.list_requests;
   return base_->List(prefix);
 }
 
 Status InstrumentedStore::Delete(std::string_view path) {
+  Busy busy(this);
   RETURN_IF_ERROR(Before(StoreOp::kDelete, path));
   ++counters_.delete_requests;
   return base_->Delete(path);

@@ -53,6 +53,16 @@ Status ObjectWriter::Close() {
   return status_;
 }
 
+Result<std::vector<std::string>> ObjectStore::ReadRanges(std::string_view path, const std::vector<ByteRange>& ranges) {
+  std::vector<std::string> out;
+  out.reserve(ranges.size());
+  for (const ByteRange& r : ranges) {
+    ASSIGN_OR_RETURN(std::string bytes, ReadRange(path, r.offset, r.length));
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
 Result<std::string> ObjectStore::ReadBounded(std::string_view path, uint64_t max_bytes) {
   ASSIGN_OR_RETURN(uint64_t size, Size(path));
   if (size > max_bytes) {

@@ -1,5 +1,7 @@
 #include "query/row_gather.h"
 
+#include "common/thread_pool.h"
+
 #include <algorithm>
 #include <string>
 
@@ -95,6 +97,31 @@ uint64_t ChunkBytes(const parquet::PageIndex& index) {
   uint64_t n = 0;
   for (const auto& p : index.pages) n += uint64_t(p.compressed_size);
   return n;
+}
+
+void PrefetchColumns(const parquet::ParquetReader& reader, int rg, const std::vector<int>& columns, const Ranges& ranges) {
+  struct Load {
+    std::shared_ptr<const parquet::ParquetReader::ChunkPages> chunk;
+    int column;
+    std::vector<int> pages;
+  };
+  std::vector<Load> loads;
+  for (int column : columns) {
+    auto chunk = reader.SharedChunk(rg, column);
+    if (!chunk.ok() || !(*chunk)->cached) continue;
+    auto pages = PagesOf(*(*chunk)->locations, ranges, reader.path());
+    if (!pages.ok()) continue;
+    bool missing = false;
+    {
+      std::lock_guard<std::mutex> lock((*chunk)->mu);
+      for (int p : *pages) missing = missing || (*chunk)->pages[size_t(p)] == nullptr;
+    }
+    if (missing) loads.push_back({std::move(*chunk), column, std::move(*pages)});
+  }
+  if (loads.size() < 2) return;  // one column's load is one round trip anyway
+  ParallelForThreads(loads.size(), kRemoteFanOut, [&](size_t i) {
+    (void)reader.ReadPagesShared(loads[i].chunk, rg, loads[i].column, loads[i].pages, kCoalesceHoleBytes);
+  });
 }
 
 Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, const Ranges& ranges, Column* out,

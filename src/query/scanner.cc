@@ -238,6 +238,17 @@ Status Scanner::Init(const ScanRequest& request) {
     for (const auto& [f, offsets] : index_candidates_) n += offsets.size();
     return n <= kSerialTakeRows;
   }();
+  remote_ = table_->store()->remote();
+  if (remote_ && index_candidates_.size() > 1) {
+    // Each data file's footer is a round trip: open those the index points into together (the
+    // table keeps them open for the scan). Errors surface when the scan opens them.
+    std::vector<const table::FragmentMeta*> files;
+    for (const auto& [f, offsets] : index_candidates_) {
+      if (offsets.empty()) continue;
+      if (const table::FragmentMeta* meta = table_->manifest().FindFragment(f)) files.push_back(meta);
+    }
+    ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) { (void)table_->OpenDataFile(*files[i]); });
+  }
   parallel_ = request.parallel && !limit_ && !small_take && ThreadPool::Default()->size() > 1 &&
               table_->manifest().fragments.size() > 1;
   plan_.push_back(Note("scan version " + std::to_string(table_->version()) + ": " +
@@ -579,6 +590,10 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       if (!batch.ok()) return batch.status().WithContext(where());
       for (size_t i = from; i < to; ++i) (*cols)[i] = std::move(batch->mutable_column(i - from));
       return Status::OK();
+    }
+    if (remote_ && to - from > 1) {
+      PrefetchColumns(reader, rg, std::vector<int>(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to)),
+                      rows);
     }
     for (size_t i = from; i < to; ++i) {
       (*cols)[i] = Column(read_schema_.field(i).type);

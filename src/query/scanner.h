@@ -148,6 +148,7 @@ class Scanner {
   // Parallel mode (no LIMIT, a pool of more than one thread): whole fragments run as pool tasks,
   // a bounded window ahead of the consumer; results are merged in fragment order.
   bool parallel_ = false;
+  bool remote_ = false;  // the table's store is remote: columns of a take are fetched together
   // Lists, not deques: an empty std::deque allocates, and most scans hold a batch or two.
   std::list<std::shared_ptr<Task>> inflight_;
   std::list<Batch> pending_;

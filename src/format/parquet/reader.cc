@@ -694,9 +694,14 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared
   if (dict != nullptr && dict != NoDictionary()) decoder.UseDictionary(std::move(dict));
   auto loose = chunk ? nullptr : std::make_shared<LoosePages>();
   size_t added = 0;  // bytes added to the chunk's table
-  // Runs of pages no more than max_hole bytes apart, each fetched with one read.
-  size_t i = 0;
-  while (i < missing.size()) {
+  // Runs of pages no more than max_hole bytes apart, each one range; all runs in one ReadRanges
+  // (concurrent requests on a remote store).
+  struct Run {
+    size_t first, stop;  // positions in `missing`
+  };
+  std::vector<Run> runs;
+  std::vector<ObjectStore::ByteRange> ranges;
+  for (size_t i = 0; i < missing.size();) {
     const PageIndexEntry& head = index.pages[size_t(pages[missing[i]])];
     const uint64_t begin = uint64_t(head.offset);
     uint64_t end = begin + uint64_t(head.compressed_size);
@@ -707,9 +712,16 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared
       end = uint64_t(next.offset) + uint64_t(next.compressed_size);
       ++stop;
     }
-    ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, begin, end - begin));
-    if (bytes.size() != end - begin) return Status::Corruption(where + ": short read");
-    for (; i < stop; ++i) {
+    runs.push_back({i, stop});
+    ranges.push_back({begin, end - begin});
+    i = stop;
+  }
+  ASSIGN_OR_RETURN(std::vector<std::string> run_bytes, store_->ReadRanges(path_, ranges));
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const std::string& bytes = run_bytes[r];
+    const uint64_t begin = ranges[r].offset;
+    if (bytes.size() != ranges[r].length) return Status::Corruption(where + ": short read");
+    for (size_t i = runs[r].first; i < runs[r].stop; ++i) {
       const size_t k = missing[i];
       const PageIndexEntry& e = index.pages[size_t(pages[k])];
       auto col = std::make_shared<Column>(leaf.type);

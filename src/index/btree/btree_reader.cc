@@ -42,6 +42,7 @@ class WindowStore : public ObjectStore {
     return base_->ReadRange(path, offset, length);
   }
   Result<std::string> Read(std::string_view path) override { return base_->Read(path); }
+  bool remote() const override { return base_->remote(); }
   Result<uint64_t> Size(std::string_view path) override { return base_->Size(path); }
   Status Write(std::string_view path, std::string_view data) override { return base_->Write(path, data); }
   Status CreateIfAbsent(std::string_view path, std::string_view data) override {
@@ -325,7 +326,12 @@ Result<SearchResult> BTreeSegment::Search(const ScalarQuery& query, SearchCounte
         if (options_.cache->Lookup(cache_id_, t.page) == nullptr && ++misses >= 2) break;
       }
     }
-    ParallelFor(misses >= 2 ? options_.pool : nullptr, tasks.size(), run);
+    if (misses >= 2 && store_->remote()) {
+      // Each page a round trip: all of them at once, not a pool's width at a time.
+      ParallelForThreads(tasks.size(), kRemoteFanOut, run);
+    } else {
+      ParallelFor(misses >= 2 ? options_.pool : nullptr, tasks.size(), run);
+    }
     for (TaskOut& o : outs) {
       RETURN_IF_ERROR(o.status);
       result.rows.true_rows.mutable_bitmap().addMany(o.rows.size(), o.rows.data());
