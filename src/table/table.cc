@@ -327,6 +327,20 @@ Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, s
 // On S3: the hint (GET), the next version's absence (HEAD), the manifest (GET) — three requests
 // however many versions the table has; the listing only when the hint does not hold.
 Result<Manifest> Table::LoadLatestManifest(ObjectStore* store) {
+  if (store->remote()) {
+    // The hinted manifest and the probe for the one after it in one round trip.
+    ASSIGN_OR_RETURN(std::optional<uint64_t> hint, HintedVersion(store));
+    if (hint) {
+      std::optional<Result<std::optional<uint64_t>>> newest;
+      std::optional<Result<Manifest>> hinted;
+      ParallelForThreads(2, 2, [&](size_t i) {
+        if (i == 0) newest = ProbeForward(store, *hint);
+        else hinted = LoadManifest(store, *hint);
+      });
+      if (newest->ok() && newest->value() == hint && hinted->ok()) return std::move(*hinted);
+      // Newer versions, or something to look at closer: the path below.
+    }
+  }
   ASSIGN_OR_RETURN(uint64_t v, LatestVersion(store, /*hinted_exists=*/true));
   Result<Manifest> m = LoadManifest(store, v);
   if (m.ok() || !(m.status().IsNotFound() || m.status().IsInvalidArgument())) return m;

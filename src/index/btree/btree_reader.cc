@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "common/thread_pool.h"
 #include "format/parquet/column_reader.h"
@@ -81,7 +82,19 @@ Result<std::shared_ptr<BTreeSegment>> BTreeSegment::Open(ObjectStore* store, std
                                                          BTreeSegmentOptions options) {
   const std::string path = SegmentLookupPath(uuid);
   RETURN_IF_ERROR(ValidateObjectPath(path));
-  ASSIGN_OR_RETURN(std::string bytes, store->Read(path));
+  // On a remote store page_data's size (checked before its first page is read) is asked for in
+  // the same round trip as the directory.
+  std::optional<Result<uint64_t>> data_size;
+  Result<std::string> read = Status::OK();
+  if (store->remote()) {
+    ParallelForThreads(2, 2, [&](size_t i) {
+      if (i == 0) read = store->Read(path);
+      else data_size = store->Size(SegmentDataPath(uuid));
+    });
+  } else {
+    read = store->Read(path);
+  }
+  ASSIGN_OR_RETURN(std::string bytes, std::move(read));
   ASSIGN_OR_RETURN(PageDirectory dir,
                    ParseLookup(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), path));
   std::shared_ptr<BTreeSegment> seg(new BTreeSegment(store, std::string(uuid), std::move(dir), options));
@@ -103,6 +116,13 @@ Result<std::shared_ptr<BTreeSegment>> BTreeSegment::Open(ObjectStore* store, std
   }
   info.lookup_bytes = bytes.size();
   info.data_bytes = seg->dir_.data_bytes;
+  if (data_size && data_size->ok()) {
+    if (**data_size != seg->dir_.data_bytes) {
+      return Status::Corruption("btree page_data '" + seg->data_path_ + "': " + std::to_string(**data_size) +
+                                " bytes, the directory says " + std::to_string(seg->dir_.data_bytes));
+    }
+    seg->data_size_checked_ = true;  // else CheckDataSize asks again (and reports the error)
+  }
   return seg;
 }
 
