@@ -5,7 +5,6 @@ result is still exact) or fails the job, which then commits nothing."""
 import os
 import unittest
 
-import dask
 import distributed
 
 import lakeindex
@@ -20,12 +19,7 @@ cluster = client = None
 
 def setUpModule():
     global cluster, client
-    util.ensure_path()
-    # A task whose worker died is tried on another once more, then the job fails (KilledWorker).
-    dask.config.set({"distributed.scheduler.allowed-failures": 1})
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       dashboard_address=None, silence_logs=50)
-    client = distributed.Client(cluster)
+    cluster, client = util.start_cluster()
 
 
 def tearDownModule():

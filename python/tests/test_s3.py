@@ -6,9 +6,6 @@ import os
 import subprocess
 import unittest
 
-import dask
-import distributed
-
 import lakeindex
 import lakeindex.dask as ld
 import util
@@ -29,12 +26,8 @@ def setUpModule():
     info = json.loads(moto.stdout.readline())
     os.environ.update({"AWS_ENDPOINT_URL": info["endpoint"], "AWS_ACCESS_KEY_ID": info["access_key"],
                        "AWS_SECRET_ACCESS_KEY": info["secret_key"], "AWS_REGION": "us-east-1"})
-    util.ensure_path()
-    dask.config.set({"distributed.scheduler.allowed-failures": 1})
     # Workers start after the AWS_* variables are set, so they reach the same server.
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       dashboard_address=None, silence_logs=50)
-    client = distributed.Client(cluster)
+    cluster, client = util.start_cluster()
 
 
 def tearDownModule():

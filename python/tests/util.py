@@ -61,3 +61,15 @@ def sorted_rows(result, key="id"):
         values = col.tolist() if not np.ma.isMaskedArray(col) else col.tolist(None)
         columns.append([values[i] for i in order])
     return list(zip(*columns))
+
+
+def start_cluster():
+    """A LocalCluster of 2 worker processes and its client. A task whose worker died is tried on
+    another once more, then the job fails (KilledWorker). Workers see os.environ as it is now."""
+    import dask
+    import distributed
+    ensure_path()
+    dask.config.set({"distributed.scheduler.allowed-failures": 1})
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None, silence_logs=50)
+    return cluster, distributed.Client(cluster)

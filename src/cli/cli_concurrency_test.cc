@@ -101,29 +101,14 @@ struct ConcurrencyCase {
 
 class CliConcurrencyTest : public ::testing::TestWithParam<ConcurrencyCase> {};
 
-// One moto server for the S3 cases, its configuration in the environment of every CLI run.
-void StartMotoOnce() {
-  static std::unique_ptr<testing::MotoServer> server = [] {
-    auto s = testing::MotoServer::Start({"lakeindex-concurrency"});
-    if (!s.ok()) {
-      std::fprintf(stderr, "cannot start moto: %s\n", s.status().ToString().c_str());
-      std::abort();
-    }
-    for (const std::string& kv : (*s)->Environment()) {
-      const size_t eq = kv.find('=');
-      setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
-    }
-    return std::move(s).value();
-  }();
-}
-
 TEST_P(CliConcurrencyTest, RandomOperationsOfManyProcessesLoseNothing) {
   const bool otree = GetParam().otree;
   TempDir dir;
   std::string table = dir.Join("t");
   if (GetParam().s3) {
-    StartMotoOnce();
-    table = "s3://lakeindex-concurrency/" + std::to_string(getpid()) + (otree ? "/otree" : "/plain");
+    testing::MotoServer::Shared();
+    table = std::string("s3://") + testing::MotoServer::kSharedBucket + "/" + std::to_string(getpid()) +
+            (otree ? "/otree" : "/plain");
   }
   WriteFileText(dir.Join("base.csv"), Csv(0, kInitialRows));
   ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("base.csv"), "--rows-per-file", "100"}).code, 0);

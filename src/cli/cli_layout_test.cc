@@ -22,15 +22,8 @@ std::vector<std::string> SortedRows(const TempDir& dir, std::vector<std::string>
   args.insert(args.end(), {"--format", "csv"});
   CliResult r = RunCli(dir, args);
   EXPECT_EQ(r.code, 0) << r.err;
-  std::vector<std::string> lines;
-  size_t at = r.out.find('\n');
-  while (at != std::string::npos && at + 1 < r.out.size()) {
-    size_t next = r.out.find('\n', at + 1);
-    lines.push_back(r.out.substr(at + 1, next - at - 1));
-    at = next;
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
+  const size_t header_end = r.out.find('\n');
+  return clitest::SortedLines(header_end == std::string::npos ? std::string() : r.out.substr(header_end + 1));
 }
 
 TEST(CliLayoutTest, LayoutSampleAppendOptimizePlot) {

@@ -18,48 +18,15 @@ using clitest::ReadFileText;
 using clitest::RunCli;
 using testing::TempDir;
 
-constexpr char kBucket[] = "lakeindex-cli";
+constexpr const char* kBucket = testing::MotoServer::kSharedBucket;
 
-testing::MotoServer& Moto() {
-  static std::unique_ptr<testing::MotoServer> server = [] {
-    auto s = testing::MotoServer::Start({kBucket});
-    if (!s.ok()) {
-      std::fprintf(stderr, "cannot start moto: %s\n", s.status().ToString().c_str());
-      std::abort();
-    }
-    // Every CLI run below inherits these.
-    for (const std::string& kv : (*s)->Environment()) {
-      const size_t eq = kv.find('=');
-      setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
-    }
-    return std::move(s).value();
-  }();
-  return *server;
-}
+testing::MotoServer& Moto() { return testing::MotoServer::Shared(); }
 
-std::vector<std::string> SortedLines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t next = text.find('\n', at);
-    if (next == std::string::npos) next = text.size();
-    lines.push_back(text.substr(at, next - at));
-    at = next + 1;
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
-// Runs a Python snippet with boto3 against moto; its stdout.
-std::string Boto3(const TempDir& dir, const std::string& code) {
-  const std::string script = dir.Join("boto.py"), out = dir.Join("boto.out");
-  clitest::WriteFileText(script, "import boto3, os, sys\ns3 = boto3.client('s3', endpoint_url='" + Moto().endpoint() +
-                                     "', region_name='us-east-1', aws_access_key_id='x', aws_secret_access_key='y')\n" +
-                                     code + "\n");
-  const int rc = std::system((testing::MotoServer::Python() + " " + script + " > " + out + " 2>&1").c_str());
-  std::string text = ReadFileText(out);
-  EXPECT_EQ(rc, 0) << text;
-  return text;
+// boto3 on the shared server: its output (the test fails if the snippet does).
+std::string Boto3(const std::string& code) {
+  auto out = Moto().Boto3(code);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? *out : std::string();
 }
 
 TEST(CliS3Test, TheTourGivesTheSameAnswersOnS3AsOnADirectory) {
@@ -99,7 +66,7 @@ TEST(CliS3Test, TheTourGivesTheSameAnswersOnS3AsOnADirectory) {
       // The same answer, or the same refusal (a sample before the table has an OTree layout).
       EXPECT_EQ(qb.code, qa.code) << qa.err << qb.err;
       EXPECT_EQ(qb.err, qa.err);
-      EXPECT_EQ(SortedLines(qb.out), SortedLines(qa.out)) << "after " << step[0] << ": " << q[q.size() - 1];
+      EXPECT_EQ(clitest::SortedLines(qb.out), clitest::SortedLines(qa.out)) << "after " << step[0] << ": " << q[q.size() - 1];
     }
   }
   CliResult v = RunCli(dir, {"verify", remote});
@@ -111,7 +78,7 @@ TEST(CliS3Test, TheTourGivesTheSameAnswersOnS3AsOnADirectory) {
             std::count(local_versions.begin(), local_versions.end(), '\n'));
 
   // boto3 sees the table: manifests, data files, index files.
-  const std::string keys = Boto3(dir, "p = s3.get_paginator('list_objects_v2')\n"
+  const std::string keys = Boto3("p = s3.get_paginator('list_objects_v2')\n"
                                       "ks = [o['Key'] for page in p.paginate(Bucket='" + std::string(kBucket) +
                                           "', Prefix='tour/t/') for o in page.get('Contents', [])]\n"
                                       "print(sum(k.endswith('.manifest') for k in ks), sum(k.endswith('.parquet') and '/data/' in k for k in ks) > 0, any('_indices/' in k for k in ks))");
@@ -136,7 +103,7 @@ TEST(CliS3Test, ATableUploadedByBoto3Opens) {
   ASSERT_EQ(RunCli(dir, {"create", local, "--from", events, "--rows-per-file", "2000"}).code, 0);
   ASSERT_EQ(RunCli(dir, {"index", "create", local, "--column", "id", "--type", "btree"}).code, 0);
   // As `aws s3 cp --recursive` would: every file under the directory, key = relative path.
-  Boto3(dir, "root = '" + local + "'\n"
+  Boto3("root = '" + local + "'\n"
              "for d, _, fs in os.walk(root):\n"
              "    for f in fs:\n"
              "        p = os.path.join(d, f)\n"
@@ -174,12 +141,12 @@ TEST(CliS3Test, StoreUrisAreCheckedAndFileUrisWork) {
   EXPECT_NE(missing.err.find("no-such-bucket-here"), std::string::npos) << missing.err;
   CliResult absent = RunCli(dir, {"query", std::string("s3://") + kBucket + "/never/made"});
   EXPECT_NE(absent.code, 0);
-  EXPECT_NE(absent.err.find("no lakeindex table at 's3://lakeindex-cli/never/made'"), std::string::npos) << absent.err;
+  EXPECT_NE(absent.err.find("no lakeindex table at 's3://lakeindex-test/never/made'"), std::string::npos) << absent.err;
   // Creating over an existing S3 table is refused, as on a directory.
   ASSERT_EQ(RunCli(dir, {"create", std::string("s3://") + kBucket + "/twice", "--from", dir.Join("a.csv")}).code, 0);
   CliResult again = RunCli(dir, {"create", std::string("s3://") + kBucket + "/twice", "--from", dir.Join("a.csv")});
   EXPECT_NE(again.code, 0);
-  EXPECT_NE(again.err.find("already exists at s3://lakeindex-cli/twice"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("already exists at s3://lakeindex-test/twice"), std::string::npos) << again.err;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -29,6 +30,20 @@ inline std::string ReadFileText(const std::string& path) {
 inline void WriteFileText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
+}
+
+// The lines of `text`, sorted: answers compared whatever their order.
+inline std::vector<std::string> SortedLines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t next = text.find('\n', at);
+    if (next == std::string::npos) next = text.size();
+    lines.push_back(text.substr(at, next - at));
+    at = next + 1;
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
 }
 
 // Starts the CLI with stdout/stderr redirected to files under `dir`; returns the pid.

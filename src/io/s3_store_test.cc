@@ -21,20 +21,9 @@
 namespace lakeindex {
 namespace {
 
-constexpr char kBucket[] = "lakeindex-test";
+constexpr const char* kBucket = testing::MotoServer::kSharedBucket;
 
-// One server for the whole binary (starting moto takes a few seconds).
-testing::MotoServer& Moto() {
-  static std::unique_ptr<testing::MotoServer> server = [] {
-    auto s = testing::MotoServer::Start({kBucket});
-    if (!s.ok()) {
-      std::fprintf(stderr, "cannot start moto: %s\n", s.status().ToString().c_str());
-      std::abort();
-    }
-    return std::move(s).value();
-  }();
-  return *server;
-}
+testing::MotoServer& Moto() { return testing::MotoServer::Shared(); }
 
 s3::Config MotoConfig(const std::string& prefix, const testing::MotoServer& moto) {
   s3::Config c;
@@ -60,21 +49,11 @@ INSTANTIATE_TEST_SUITE_P(S3, ObjectStoreConformance,
                          ::testing::Values(StoreFactory{"moto", [](const std::string&) { return MotoStore(FreshPrefix()); }}),
                          StoreFactoryName);
 
-// Runs a Python snippet with boto3 against the shared moto server; its stdout.
+// boto3 on the shared server: its output (the test fails if the snippet does).
 std::string Boto3(const std::string& code) {
-  testing::TempDir dir;
-  const std::string script = dir.Join("x.py"), out = dir.Join("out");
-  std::ofstream(script) << "import boto3, sys\n"
-                        << "s3 = boto3.client('s3', endpoint_url='" << Moto().endpoint()
-                        << "', region_name='us-east-1', aws_access_key_id='" << Moto().access_key()
-                        << "', aws_secret_access_key='" << Moto().secret_key() << "')\n"
-                        << code << "\n";
-  const std::string cmd = testing::MotoServer::Python() + " " + script + " > " + out + " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  std::ifstream in(out);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(rc, 0) << text;
-  return text;
+  auto out = Moto().Boto3(code);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? *out : std::string();
 }
 
 TEST(S3StoreTest, Boto3ReadsWhatWeWriteAndWeReadWhatItWrites) {

@@ -1,5 +1,7 @@
 #include "util/moto.h"
 
+#include "util/test_util.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -8,6 +10,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -86,6 +93,36 @@ MotoServer::~MotoServer() {
   }
   kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
+}
+
+MotoServer& MotoServer::Shared() {
+  static std::unique_ptr<MotoServer> server = [] {
+    auto s = Start({kSharedBucket});
+    if (!s.ok()) {
+      std::fprintf(stderr, "cannot start moto: %s\n", s.status().ToString().c_str());
+      std::abort();
+    }
+    for (const std::string& kv : (*s)->Environment()) {
+      const size_t eq = kv.find('=');
+      setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+    }
+    return std::move(s).value();
+  }();
+  return *server;
+}
+
+Result<std::string> MotoServer::Boto3(const std::string& code) const {
+  TempDir dir;
+  const std::string script = dir.Join("boto.py"), out = dir.Join("boto.out");
+  std::ofstream(script) << "import boto3, os, sys\n"
+                        << "s3 = boto3.client('s3', endpoint_url='" << endpoint_ << "', region_name='us-east-1', "
+                        << "aws_access_key_id='" << access_key_ << "', aws_secret_access_key='" << secret_key_ << "')\n"
+                        << code << "\n";
+  const int rc = std::system((Python() + " " + script + " > " + out + " 2>&1").c_str());
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (rc != 0) return Status::IOError("boto3 snippet failed: " + text);
+  return text;
 }
 
 std::vector<std::string> MotoServer::Environment() const {

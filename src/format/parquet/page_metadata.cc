@@ -167,24 +167,14 @@ namespace {
 // TryReadIntStruct, anything unusual by PageLocation::Read.
 Status ReadPageLocations(CompactReader& r, CType type, std::vector<PageLocation>* out) {
   static constexpr CType kTypes[3] = {CType::kI64, CType::kI32, CType::kI64};
-  CType elem;
-  uint32_t n;
-  RETURN_IF_ERROR(r.ListBegin(type, &elem, &n));
-  if (elem != CType::kStruct) return r.Error("expected a list of structs");
-  out->clear();
-  out->reserve(n);  // n is bounded by the bytes left (ListBegin)
-  for (uint32_t i = 0; i < n; ++i) {
-    PageLocation& loc = out->emplace_back();
+  return thrift::ReadStructList(r, type, out, [&](PageLocation* loc) {
     int64_t v[3];
-    if (r.TryReadIntStruct(kTypes, 3, v)) {
-      loc.offset = v[0];
-      loc.compressed_page_size = int32_t(v[1]);
-      loc.first_row_index = v[2];
-    } else {
-      RETURN_IF_ERROR(loc.Read(r));
-    }
-  }
-  return Status::OK();
+    if (!r.TryReadIntStruct(kTypes, 3, v)) return loc->Read(r);
+    loc->offset = v[0];
+    loc->compressed_page_size = int32_t(v[1]);
+    loc->first_row_index = v[2];
+    return Status::OK();
+  });
 }
 
 }  // namespace

@@ -166,10 +166,10 @@ Status ReadStruct(CompactReader& r, Fn&& on_field) {
   return r.StructEnd();
 }
 
-// A list<T> of structs; T has `Status Read(CompactReader&)`. Grows with the data actually
-// parsed, never by the declared size.
-template <typename T>
-Status ReadStructList(CompactReader& r, CType type, std::vector<T>* out) {
+// A list<T> of structs, each read by read_one(T*). Grows with the data actually parsed, never
+// by the declared size.
+template <typename T, typename ReadOne>
+Status ReadStructList(CompactReader& r, CType type, std::vector<T>* out, ReadOne&& read_one) {
   CType elem;
   uint32_t n;
   RETURN_IF_ERROR(r.ListBegin(type, &elem, &n));
@@ -178,9 +178,15 @@ Status ReadStructList(CompactReader& r, CType type, std::vector<T>* out) {
   out->reserve(n);  // n is bounded by the bytes left (ListBegin)
   for (uint32_t i = 0; i < n; ++i) {
     out->emplace_back();
-    RETURN_IF_ERROR(out->back().Read(r));
+    RETURN_IF_ERROR(read_one(&out->back()));
   }
   return Status::OK();
+}
+
+// The same for a T with `Status Read(CompactReader&)`.
+template <typename T>
+Status ReadStructList(CompactReader& r, CType type, std::vector<T>* out) {
+  return ReadStructList(r, type, out, [&](T* e) { return e->Read(r); });
 }
 
 Status ReadI32List(CompactReader& r, CType type, std::vector<int32_t>* out);
