@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <ctime>
 #include <random>
 #include <thread>
@@ -274,7 +275,7 @@ class S3Store final : public ObjectStore {
         merged.push_back({r.offset, end, {i}});
       }
     }
-    std::vector<Result<std::string>> fetched(merged.size(), Status::OK());
+    std::vector<std::optional<Result<std::string>>> fetched(merged.size());
     ParallelForThreads(merged.size(), kRemoteFanOut, [&](size_t m) {
       if (merged[m].end == merged[m].begin) {
         const ByteRange& r = ranges[merged[m].members[0]];
@@ -285,8 +286,8 @@ class S3Store final : public ObjectStore {
     });
     std::vector<std::string> out(ranges.size());
     for (size_t m = 0; m < merged.size(); ++m) {
-      if (!fetched[m].ok()) return fetched[m].status();
-      const std::string& bytes = *fetched[m];
+      if (!fetched[m]->ok()) return fetched[m]->status();
+      const std::string& bytes = **fetched[m];
       for (size_t i : merged[m].members) {
         out[i] = merged[m].end == merged[m].begin ? bytes : bytes.substr(ranges[i].offset - merged[m].begin, ranges[i].length);
       }

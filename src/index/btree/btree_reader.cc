@@ -85,7 +85,7 @@ Result<std::shared_ptr<BTreeSegment>> BTreeSegment::Open(ObjectStore* store, std
   // On a remote store page_data's size (checked before its first page is read) is asked for in
   // the same round trip as the directory.
   std::optional<Result<uint64_t>> data_size;
-  Result<std::string> read = Status::OK();
+  std::optional<Result<std::string>> read;
   if (store->remote()) {
     ParallelForThreads(2, 2, [&](size_t i) {
       if (i == 0) read = store->Read(path);
@@ -94,7 +94,7 @@ Result<std::shared_ptr<BTreeSegment>> BTreeSegment::Open(ObjectStore* store, std
   } else {
     read = store->Read(path);
   }
-  ASSIGN_OR_RETURN(std::string bytes, std::move(read));
+  ASSIGN_OR_RETURN(std::string bytes, std::move(*read));
   ASSIGN_OR_RETURN(PageDirectory dir,
                    ParseLookup(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), path));
   std::shared_ptr<BTreeSegment> seg(new BTreeSegment(store, std::string(uuid), std::move(dir), options));
