@@ -249,7 +249,8 @@ Status Scanner::Init(const ScanRequest& request) {
     }
     ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) { (void)table_->OpenDataFile(*files[i]); });
   }
-  parallel_ = request.parallel && !limit_ && !small_take && ThreadPool::Default()->size() > 1 &&
+  // On a remote store a small take waits on the network, not the CPU: its fragments overlap.
+  parallel_ = request.parallel && !limit_ && (!small_take || remote_) && ThreadPool::Default()->size() > 1 &&
               table_->manifest().fragments.size() > 1;
   plan_.push_back(Note("scan version " + std::to_string(table_->version()) + ": " +
                        std::to_string(counters_.fragments_total) + " fragments, filter " +
