@@ -89,10 +89,15 @@ TEST(CliS3Test, TheTourGivesTheSameAnswersOnS3AsOnADirectory) {
   EXPECT_GE(manifests, 6u);
   EXPECT_EQ(keys, std::to_string(manifests) + " True True\n");
 
-  // Explain names where the table is, with no credentials in it.
+  // Explain and stats show no credentials.
   CliResult ex = RunCli(dir, {"explain", remote, "--where", "score BETWEEN 10 AND 12", "--analyze"});
   ASSERT_EQ(ex.code, 0) << ex.err;
-  EXPECT_EQ(ex.out.find(Moto().secret_key()), std::string::npos);
+  CliResult st = RunCli(dir, {"stats", remote});
+  ASSERT_EQ(st.code, 0) << st.err;
+  for (const CliResult* r : {&ex, &st}) {
+    EXPECT_EQ(r->out.find(Moto().secret_key()), std::string::npos) << r->out;
+    EXPECT_EQ(r->err.find(Moto().secret_key()), std::string::npos) << r->err;
+  }
 }
 
 TEST(CliS3Test, ATableUploadedByBoto3Opens) {
