@@ -148,7 +148,7 @@ class S3Store final : public ObjectStore {
     const std::string query = CanonicalQuery(call.query);
     if (!query.empty()) url += "?" + query;
     const std::string payload_hash = Sha256Hex(call.body);
-    std::mt19937_64 rng(std::random_device{}());
+    std::optional<std::mt19937_64> rng;  // seeded at the first retry: most requests never need it
     Status last;
     http::Response resp;
     for (int attempt = 1; attempt <= config_.max_attempts; ++attempt) {
@@ -157,7 +157,8 @@ class S3Store final : public ObjectStore {
         if (counters_) ++counters_->retries;
         // Full jitter over an exponential ceiling: 50 ms, 100 ms, ... capped at 5 s.
         const int64_t ceiling = std::min<int64_t>(5000, int64_t(50) << std::min(attempt - 2, 10));
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(ceiling / 2, ceiling)(rng)));
+        if (!rng) rng.emplace(std::random_device{}());
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(ceiling / 2, ceiling)(*rng)));
       }
       SigningInput in{call.method, url_path, call.query, call.headers, payload_hash};
       const std::string date = AmzDate(std::chrono::system_clock::now());

@@ -216,10 +216,6 @@ Status MissingDataFile(const FragmentMeta& fragment, const Status& lookup) {
 
 namespace {
 
-// The versions after `from` that exist, followed forward: the newest version, or nullopt when
-// more than kMaxVersionProbes follow (then a listing is cheaper). The path of the version after
-// the newest must hold nothing: one that is there but is not a readable manifest (a directory, a
-// symlink out of the table) is damage to report, never a reason to serve an older version.
 // Whether version v's manifest is there; something else at its path is damage.
 Result<bool> ManifestThere(ObjectStore* store, uint64_t v) {
   const std::string path = ManifestPath(v);
@@ -234,6 +230,10 @@ Result<bool> ManifestThere(ObjectStore* store, uint64_t v) {
   return true;
 }
 
+// The versions after `from` that exist, followed forward: the newest version, or nullopt when
+// more than kMaxVersionProbes follow (then a listing is cheaper). The path of the version after
+// the newest must hold nothing: one that is there but is not a readable manifest (a directory, a
+// symlink out of the table) is damage to report, never a reason to serve an older version.
 Result<std::optional<uint64_t>> ProbeForward(ObjectStore* store, uint64_t from) {
   uint64_t latest = from;
   for (int probe = 0; probe < kMaxVersionProbes; ++probe) {
@@ -338,7 +338,9 @@ Result<Manifest> Table::LoadLatestManifest(ObjectStore* store) {
         else hinted = LoadManifest(store, *hint);
       });
       if (newest->ok() && newest->value() == hint && hinted->ok()) return std::move(*hinted);
-      // Newer versions, or something to look at closer: the path below.
+      if (newest->ok() && newest->value() > hint) return LoadManifest(store, *newest->value());
+      // Something to look at closer (a hinted version missing or damaged, a failure, a hint far
+      // behind): the path below.
     }
   }
   ASSIGN_OR_RETURN(uint64_t v, LatestVersion(store, /*hinted_exists=*/true));

@@ -117,10 +117,7 @@ Result<std::shared_ptr<BTreeSegment>> BTreeSegment::Open(ObjectStore* store, std
   info.lookup_bytes = bytes.size();
   info.data_bytes = seg->dir_.data_bytes;
   if (data_size && data_size->ok()) {
-    if (**data_size != seg->dir_.data_bytes) {
-      return Status::Corruption("btree page_data '" + seg->data_path_ + "': " + std::to_string(**data_size) +
-                                " bytes, the directory says " + std::to_string(seg->dir_.data_bytes));
-    }
+    RETURN_IF_ERROR(seg->DataSizeMatches(**data_size));
     seg->data_size_checked_ = true;  // else CheckDataSize asks again (and reports the error)
   }
   return seg;
@@ -215,12 +212,15 @@ Status BTreeSegment::CheckDataSize() const {
   std::lock_guard<std::mutex> lock(data_mu_);
   if (data_size_checked_) return Status::OK();
   ASSIGN_OR_RETURN(const uint64_t size, store_->Size(data_path_));
-  if (size != dir_.data_bytes) {
-    return Status::Corruption("btree page_data '" + data_path_ + "': " + std::to_string(size) +
-                              " bytes, the directory says " + std::to_string(dir_.data_bytes));
-  }
+  RETURN_IF_ERROR(DataSizeMatches(size));
   data_size_checked_ = true;
   return Status::OK();
+}
+
+Status BTreeSegment::DataSizeMatches(uint64_t size) const {
+  if (size == dir_.data_bytes) return Status::OK();
+  return Status::Corruption("btree page_data '" + data_path_ + "': " + std::to_string(size) +
+                            " bytes, the directory says " + std::to_string(dir_.data_bytes));
 }
 
 Status BTreeSegment::ReadLocatedPage(uint32_t page, Column* values, Column* addresses, uint64_t* bytes_read) const {

@@ -83,6 +83,8 @@ class BTreeSegment {
   Result<Batch> ReadPageThroughFooter(uint32_t page, uint64_t* bytes_read) const;
   // Once per segment, before the first located read: page_data's size is the directory's.
   Status CheckDataSize() const;
+  // Corruption unless page_data holds `size` bytes, as the directory says.
+  Status DataSizeMatches(uint64_t size) const;
 
   std::unique_ptr<ObjectStore> window_store_;  // the store seen by the page_data reader
   ObjectStore* store_;
