@@ -17,8 +17,12 @@
 //       Only the build measurements of `btree` (BTreeBuilder on id, std::sort, CreateIndex on
 //       the named columns, default id score name maybe), for profiling the build.
 //   index_bench rows-once --table DIR --queries FILE.json --query NAME --i K
-//       One whole-row lookup (point K of query NAME) in a new process: Table::Open + OpenIndexes +
-//       Scanner, the cold case of a CLI call (the OS file cache is warm). bench/run.sh repeats it.
+//   index_bench rows-once --table DIR --query LABEL --where FILTER [--sample F]
+//       One whole-row lookup (point K of query NAME, or the filter and sample given) in a new
+//       process: Table::Open + OpenIndexes + Scanner, the cold case of a CLI call (the OS file
+//       cache is warm); then the hot case: the same query again through the open table, and with
+//       --queries, point K+1 (new leaf and data pages, the directory and footers held).
+//       bench/run.sh and bench/s3_bench.sh repeat it.
 //   index_bench rows --table DIR --queries FILE.json [--repeat R]
 //       Only the whole-row lookups of `btree` (hot), on a table that has (or gets, untimed) btree
 //       indexes on the queries' columns: the quick loop for working on the read path.
@@ -70,7 +74,8 @@ constexpr size_t kRowPoints = 200;       // whole-row point lookups (hot)
 constexpr size_t kHotCacheBytes = size_t(1) << 30;  // holds every page of the id index
 
 struct Args {
-  std::string command, table, queries, scratch, output, query;
+  std::string command, table, queries, scratch, output, query, where;
+  std::optional<double> sample;
   uint64_t rows = 10'000'000, seed = 42;
   int repeat = 5;
   int points_times = 1;
@@ -97,6 +102,8 @@ Args ParseArgs(int argc, char** argv) {
     else if (k == "--scratch") a.scratch = value();
     else if (k == "--output") a.output = value();
     else if (k == "--query") a.query = value();
+    else if (k == "--where") a.where = value();
+    else if (k == "--sample") a.sample = std::stod(value());
     else if (k == "--rows") a.rows = std::stoull(value());
     else if (k == "--seed") a.seed = std::stoull(value());
     else if (k == "--repeat") a.repeat = std::stoi(value());
@@ -417,9 +424,10 @@ void MeasureIds(const Args& a, const table::Table& table, const json& q) {
 
 // Runs `where` through a Scanner with `indexes` to the last batch; returns the rows.
 uint64_t ScanAll(const table::Table& table, const std::string& where, const std::vector<query::IndexHandle>& indexes,
-                 query::ScanCounters* counters) {
+                 query::ScanCounters* counters, std::optional<double> sample = std::nullopt) {
   query::ScanRequest request;
   request.where = where;
+  request.sample = sample;
   request.indexes = indexes;
   auto scanner = CheckResult(query::Scanner::Make(&table, request), "scanner " + where);
   uint64_t rows = 0;
@@ -609,7 +617,7 @@ void RunLookups(const Args& a) {
       j["index_pages_read"] = double(sum.index.pages_read) / n;
       j["bytes_read"] = double(store->counters().bytes_read - bytes0) / n;
       j["io_requests"] = double(store->counters().read_requests - req0) / n;
-  j["round_trips"] = double(store->counters().round_trips - trips0) / n;
+      j["round_trips"] = double(store->counters().round_trips - trips0) / n;
       Emit(j);
     }
   }
@@ -632,28 +640,38 @@ void RunBuild(const Args& a) {
 }
 
 void RunRowsOnce(const Args& a) {
-  json queries = LoadJson(a.queries);
-  const json* q = nullptr;
-  for (const json& x : queries) {
-    if (x["name"] == a.query) q = &x;
+  json q = {{"name", a.query}, {"column", ""}};
+  std::string where = a.where, next_where;
+  if (where.empty()) {
+    json queries = LoadJson(a.queries);
+    const json* found = nullptr;
+    for (const json& x : queries) {
+      if (x["name"] == a.query) found = &x;
+    }
+    if (found == nullptr) Die(Status::InvalidArgument("no query " + a.query), "rows-once");
+    q = *found;
+    std::vector<int64_t> inst = Instances(q, kHotPoints, 2);
+    where = WhereOf(q, inst[a.i % inst.size()]);
+    next_where = WhereOf(q, inst[(a.i + 1) % inst.size()]);
   }
-  if (q == nullptr) Die(Status::InvalidArgument("no query " + a.query), "rows-once");
-  std::vector<int64_t> inst = Instances(*q, kHotPoints, 1);
-  std::string where = WhereOf(*q, inst[a.i % inst.size()]);
   auto t0 = std::chrono::steady_clock::now();
   Stopwatch clock;
   auto store = OpenStore(a.table);
-  auto table = CheckResult(table::Table::Open(store), "open table " + a.table);
+  table::Table::OpenOptions options;  // as the CLI's query opens it
+  options.prefetch = [&](const table::Table& t) { query::PrefetchForQueries(t, where); };
+  auto table = CheckResult(table::Table::Open(store, std::nullopt, options), "open table " + a.table);
   const double open_us = Micros(t0);
   const uint64_t open_trips = store->counters().round_trips, open_requests = store->counters().read_requests;
-  auto indexes = CheckResult(query::OpenIndexes(*table, {(*q)["column"].get<std::string>()}), "open indexes");
+  auto indexes = CheckResult(query::OpenIndexesFor(*table, where), "open indexes");
   const double indexes_us = Micros(t0);
   const uint64_t index_trips = store->counters().round_trips, index_requests = store->counters().read_requests;
   query::ScanCounters k;
-  uint64_t rows = ScanAll(*table, where, indexes, &k);
+  uint64_t rows = ScanAll(*table, where, indexes, &k, a.sample);
   double us = Micros(t0);
-  json j = QueryJson(*q, "lakeindex", "rows", "cold process");
+  json j = QueryJson(q, "lakeindex", "rows", "cold process");
   j.update(LatencyJson({us}, clock.cpu()));
+  j["where"] = where;
+  if (a.sample) j["sample"] = *a.sample;
   j["open_table_us"] = open_us;  // phases: Table::Open, then OpenIndexes, then the scan
   j["open_indexes_us"] = indexes_us - open_us;
   j["scan_us"] = us - indexes_us;
@@ -670,6 +688,20 @@ void RunRowsOnce(const Args& a) {
   j["scan_requests"] = store->counters().read_requests - index_requests;
   j["latency_us"] = g_latency_us;
   j["rows_returned"] = rows;
+  // Hot: through the open table, the same query (every page cached), and the next point (the
+  // directory and footers held; its leaf page and data pages new).
+  auto hot = [&](const std::string& w, const char* prefix) {
+    const uint64_t trips0 = store->counters().round_trips, req0 = store->counters().read_requests;
+    auto h0 = std::chrono::steady_clock::now();
+    auto hot_indexes = CheckResult(query::OpenIndexesFor(*table, w), "open indexes");
+    uint64_t hot_rows = ScanAll(*table, w, hot_indexes, nullptr, a.sample);
+    j[std::string(prefix) + "_us"] = Micros(h0);
+    j[std::string(prefix) + "_round_trips"] = store->counters().round_trips - trips0;
+    j[std::string(prefix) + "_requests"] = store->counters().read_requests - req0;
+    j[std::string(prefix) + "_rows"] = hot_rows;
+  };
+  hot(where, "hot_same");
+  if (!next_where.empty()) hot(next_where, "hot_next");
   Emit(j);
 }
 

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "query/index_manager.h"
+
 namespace lakeindex::cli {
 
 int ExitCodeFor(const Status& status) {
@@ -71,10 +73,15 @@ void Progress::Update(uint64_t done) {
   std::fflush(stderr);
 }
 
-Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version) {
+Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version,
+                              const std::optional<std::string>& query_filter) {
   TableHandle h;
   ASSIGN_OR_RETURN(h.store, OpenTableStore(path, false));
-  auto table = table::Table::Open(h.store, version);
+  table::Table::OpenOptions options;
+  if (query_filter) {
+    options.prefetch = [&](const table::Table& t) { query::PrefetchForQueries(t, *query_filter); };
+  }
+  auto table = table::Table::Open(h.store, version, options);
   if (!table.ok()) {
     if (table.status().IsNotFound() && !version) return Status::NotFound("no lakeindex table at '" + path + "'");
     return table.status();

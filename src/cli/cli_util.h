@@ -40,7 +40,11 @@ struct TableHandle {
   std::unique_ptr<table::Table> table;
 };
 // Opens the table at `path` (the newest version, or `version`), through table::OpenTableStore.
-Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version = std::nullopt);
+// `query_filter`: the command reads rows through this filter (may be empty), so a remote table's
+// index directories and data file footers are fetched in the open's round trips
+// (query::PrefetchForQueries).
+Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version = std::nullopt,
+                              const std::optional<std::string>& query_filter = std::nullopt);
 
 class Progress;
 // Write settings of create/append/optimize/layout with progress reported to `progress`.

@@ -75,7 +75,7 @@ struct DeleteArgs {
 };
 
 Status RunDelete(const DeleteArgs& args) {
-  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, std::nullopt, args.where));
   ASSIGN_OR_RETURN(uint64_t deleted, ops::Delete(h.table.get(), args.where));
   std::fprintf(stderr, "deleted %llu rows: version %llu\n", static_cast<unsigned long long>(deleted),
                static_cast<unsigned long long>(h.table->version()));
@@ -106,7 +106,7 @@ Status RunQuery(const QueryArgs& args) {
     return Status::InvalidArgument("--format must be table, csv, json or parquet");
   }
   if (args.format == "parquet" && args.output.empty()) return Status::InvalidArgument("--format parquet needs --output FILE");
-  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
   ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
 
   std::string text;
@@ -156,7 +156,7 @@ Status RunQuery(const QueryArgs& args) {
 }
 
 Status RunExplain(const QueryArgs& args) {
-  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
   auto start = std::chrono::steady_clock::now();
   h.store->counters().Reset();
   ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));

@@ -30,11 +30,17 @@ auto Unlocked(F&& f) {
   return f();
 }
 
+// `store_out`: the open is a Table's, which queries go through — a remote table's data file
+// footers are fetched in the open's round trips.
 Result<std::unique_ptr<table::Table>> OpenAt(const std::string& path, std::optional<uint64_t> version,
                                              std::shared_ptr<InstrumentedStore>* store_out = nullptr) {
   ASSIGN_OR_RETURN(auto store, table::OpenTableStore(path, false));
-  if (store_out) *store_out = store;
-  auto t = table::Table::Open(store, version);
+  table::Table::OpenOptions options;
+  if (store_out) {
+    *store_out = store;
+    options.prefetch = [](const table::Table& t) { query::PrefetchForQueries(t, ""); };
+  }
+  auto t = table::Table::Open(store, version, options);
   if (!t.ok() && t.status().IsNotFound() && !version) return Status::NotFound("no lakeindex table at '" + path + "'");
   return t;
 }

@@ -1,5 +1,7 @@
 #include "query/index_manager.h"
 
+#include "common/thread_pool.h"
+
 #include <algorithm>
 #include <iterator>
 #include <optional>
@@ -351,14 +353,66 @@ void ColumnsOf(const Expr& e, std::vector<std::string>* out) {
 }
 }  // namespace
 
-Result<std::vector<IndexHandle>> OpenIndexesFor(const table::Table& table, const std::string& where) {
-  if (where.empty()) return std::vector<IndexHandle>{};
-  ASSIGN_OR_RETURN(ExprPtr parsed, ParseExpression(where));
-  ASSIGN_OR_RETURN(ExprPtr bound, Bind(*parsed, table.schema()));  // names as the schema spells them
+namespace {
+
+// The columns filter `where` names, as the schema spells them.
+Result<std::vector<std::string>> FilterColumns(const table::Table& table, const std::string& where) {
   std::vector<std::string> columns;
+  if (where.empty()) return columns;
+  ASSIGN_OR_RETURN(ExprPtr parsed, ParseExpression(where));
+  ASSIGN_OR_RETURN(ExprPtr bound, Bind(*parsed, table.schema()));
   ColumnsOf(*bound, &columns);
+  return columns;
+}
+
+}  // namespace
+
+Result<std::vector<IndexHandle>> OpenIndexesFor(const table::Table& table, const std::string& where) {
+  ASSIGN_OR_RETURN(std::vector<std::string> columns, FilterColumns(table, where));
   if (columns.empty()) return std::vector<IndexHandle>{};
   return OpenIndexes(table, columns);
+}
+
+namespace {
+
+// A segment opened once per Table (its directory, NULL bitmap and lazily opened leaf file are
+// then shared by every query), as data files are: a BTreeSegment or a ZoneMapSegment.
+Result<std::shared_ptr<const void>> OpenSegment(const table::Table& table, const std::string& type,
+                                                const std::string& uuid) {
+  return table.SharedObject(type + ":" + uuid, [&]() -> Result<std::shared_ptr<const void>> {
+    if (type == "btree") {
+      ASSIGN_OR_RETURN(auto segment, index::btree::BTreeSegment::Open(table.store(), uuid));
+      return std::shared_ptr<const void>(std::shared_ptr<const index::btree::BTreeSegment>(std::move(segment)));
+    }
+    ASSIGN_OR_RETURN(auto segment, index::zonemap::ZoneMapSegment::Open(table.store(), uuid));
+    return std::shared_ptr<const void>(std::shared_ptr<const index::zonemap::ZoneMapSegment>(std::move(segment)));
+  });
+}
+
+}  // namespace
+
+void PrefetchForQueries(const table::Table& table, const std::string& where) {
+  std::vector<std::function<void()>> reads;
+  auto columns = FilterColumns(table, where);
+  auto indexes = index::ReadIndexes(table.manifest());
+  if (columns.ok() && !columns->empty() && indexes.ok()) {
+    for (const IndexMeta& meta : *indexes) {
+      if (std::find(columns->begin(), columns->end(), meta.column) == columns->end()) continue;
+      for (const SegmentMeta& seg : meta.segments) {
+        reads.push_back([&table, type = meta.type, uuid = seg.uuid] { (void)OpenSegment(table, type, uuid); });
+      }
+    }
+  }
+  uint64_t tail_bytes = 0;
+  for (const table::FragmentMeta& f : table.manifest().fragments) {
+    tail_bytes += f.tail ? f.file_size - f.tail->offset : f.file_size;
+  }
+  if (tail_bytes <= kPrefetchTailBytes) {
+    for (const table::FragmentMeta& f : table.manifest().fragments) {
+      reads.push_back([&table, &f] { (void)table.OpenDataFile(f); });
+    }
+  }
+  ParallelForThreads(reads.size(), kRemoteFanOut, [&](size_t i) { reads[i](); });
 }
 
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns) {
@@ -381,18 +435,11 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
       }
       // Segments are opened once per Table (their directory, NULL bitmap and lazily opened leaf
       // file are then shared by every query), as data files are.
+      ASSIGN_OR_RETURN(std::shared_ptr<const void> opened, OpenSegment(table, meta.type, seg.uuid));
       if (meta.type == "btree") {
-        ASSIGN_OR_RETURN(auto opened, table.SharedObject("btree:" + seg.uuid, [&]() -> Result<std::shared_ptr<const void>> {
-          ASSIGN_OR_RETURN(auto segment, index::btree::BTreeSegment::Open(table.store(), seg.uuid));
-          return std::shared_ptr<const void>(std::shared_ptr<const index::btree::BTreeSegment>(std::move(segment)));
-        }));
         auto shared = std::static_pointer_cast<const index::btree::BTreeSegment>(opened);
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
       } else {
-        ASSIGN_OR_RETURN(auto opened, table.SharedObject("zonemap:" + seg.uuid, [&]() -> Result<std::shared_ptr<const void>> {
-          ASSIGN_OR_RETURN(auto segment, index::zonemap::ZoneMapSegment::Open(table.store(), seg.uuid));
-          return std::shared_ptr<const void>(std::shared_ptr<const index::zonemap::ZoneMapSegment>(std::move(segment)));
-        }));
         auto shared = std::static_pointer_cast<const index::zonemap::ZoneMapSegment>(opened);
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
       }

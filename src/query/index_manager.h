@@ -86,6 +86,14 @@ Result<std::vector<std::string>> VerifyIndexes(const table::Table& table);
 // (none without a filter). InvalidArgument for a filter that does not parse or bind.
 Result<std::vector<IndexHandle>> OpenIndexesFor(const table::Table& table, const std::string& where);
 
+// What a query with filter `where` (may be empty) through a newly opened table reads first, read
+// together (for table::Table::OpenOptions::prefetch): the directories of the indexes on the
+// columns the filter names and, while their page indexes and footers come to at most
+// kPrefetchTailBytes in all, every data file's. Nothing is reported: what failed is met again,
+// and reported, by the query that needs it.
+void PrefetchForQueries(const table::Table& table, const std::string& where);
+inline constexpr uint64_t kPrefetchTailBytes = 8ull << 20;
+
 // Opens the indexes on columns that `filter` mentions (all when `columns` is empty).
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns);
 

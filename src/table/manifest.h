@@ -37,8 +37,12 @@ inline constexpr const char* kVersionsDir = "_versions/";
 // A hint, not a commit: the number of a recent version, rewritten after each commit (and before
 // versions expire), so that opening the newest version costs a few requests however many
 // versions there are (on S3, a listing of 10,000 versions is 10 requests). Readers only trust it
-// as a place to start probing forward (table.cc, LatestVersion).
+// as a place to start probing forward (table.cc, LatestVersion). Its text is the number, then,
+// when the manifest is at most kMaxHintedManifestBytes, a newline and a copy of that version's
+// manifest: one GET then gives what the open needs, confirmed in one more round trip (the next
+// version absent, the hinted one there with the copy's size).
 inline constexpr const char* kLatestHintPath = "_versions/_latest";
+inline constexpr uint64_t kMaxHintedManifestBytes = 1ull << 20;
 inline constexpr const char* kDataDir = "data/";
 inline constexpr const char* kDeletionsDir = "_deletions/";
 // A manifest is read whole on every open, so its size is bounded: a commit that would write a

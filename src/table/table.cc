@@ -244,42 +244,81 @@ Result<std::optional<uint64_t>> ProbeForward(ObjectStore* store, uint64_t from) 
   return std::optional<uint64_t>();
 }
 
-// The version the hint names, if it holds a number (a missing or garbled hint is no error:
-// the versions are listed instead; a store that fails to answer is).
-Result<std::optional<uint64_t>> HintedVersion(ObjectStore* store) {
-  auto text = store->ReadBounded(kLatestHintPath, 32);
+struct Hint {
+  uint64_t version = 0;
+  std::optional<std::string> manifest;  // the copy of its manifest, when the hint carries one
+};
+
+// What the hint says, if it holds a number (a missing or garbled hint is no error: the versions
+// are listed instead; a store that fails to answer is).
+Result<std::optional<Hint>> ReadHint(ObjectStore* store) {
+  auto text = store->ReadBounded(kLatestHintPath, kMaxHintedManifestBytes + 32);
   if (!text.ok()) {
     if (text.status().IsNotFound() || text.status().IsCorruption() || text.status().IsInvalidArgument()) {
-      return std::optional<uint64_t>();
+      return std::optional<Hint>();
     }
     return text.status();
   }
-  uint64_t v = 0;
-  if (text->empty() || text->size() > 19) return std::optional<uint64_t>();
-  for (char c : *text) {
-    if (c < '0' || c > '9') return std::optional<uint64_t>();
-    v = v * 10 + uint64_t(c - '0');
+  const size_t newline = std::min(text->find('\n'), text->size());
+  if (newline == 0 || newline > 19) return std::optional<Hint>();
+  Hint hint;
+  for (size_t i = 0; i < newline; ++i) {
+    const char c = (*text)[i];
+    if (c < '0' || c > '9') return std::optional<Hint>();
+    hint.version = hint.version * 10 + uint64_t(c - '0');
   }
-  return v == 0 ? std::optional<uint64_t>() : std::optional<uint64_t>(v);
+  if (hint.version == 0) return std::optional<Hint>();
+  if (newline < text->size()) hint.manifest = text->substr(newline + 1);
+  return std::optional<Hint>(std::move(hint));
+}
+
+Result<std::optional<uint64_t>> HintedVersion(ObjectStore* store) {
+  ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(store));
+  return hint ? std::optional<uint64_t>(hint->version) : std::nullopt;
 }
 
 // Best effort: the commit is already made, so a failure here changes nothing but the cost of
-// the next open.
-void WriteLatestHint(ObjectStore* store, uint64_t version) {
-  (void)store->Write(kLatestHintPath, std::to_string(version));
+// the next open. `manifest` is the version's serialized manifest (a copy rides along when small).
+void WriteLatestHint(ObjectStore* store, uint64_t version, std::string_view manifest) {
+  std::string text = std::to_string(version);
+  if (manifest.size() <= kMaxHintedManifestBytes) text.append("\n").append(manifest);
+  (void)store->Write(kLatestHintPath, text);
+}
+
+// The manifest the hint carries, if it is the newest version's: parsed and checked like any
+// manifest, the next version absent and the hinted version's manifest equal to the copy — two
+// requests sent together, while `alongside` runs on the copy (the caller's prefetch, which so
+// costs no round trip of its own). nullopt when the hint does not settle it (no copy, stale,
+// damaged, a failure): the careful path then decides and reports.
+std::optional<Manifest> ConfirmedHintedManifest(ObjectStore* store, const Hint& hint,
+                                                const std::function<void(const Manifest&)>& alongside) {
+  if (!hint.manifest) return std::nullopt;
+  auto parsed = ParseManifest(reinterpret_cast<const uint8_t*>(hint.manifest->data()), hint.manifest->size(),
+                              kLatestHintPath);
+  if (!parsed.ok() || parsed->version != hint.version) return std::nullopt;
+  std::optional<Result<bool>> next_there;
+  std::optional<Result<std::string>> hinted;
+  ParallelForThreads(alongside ? 3 : 2, 3, [&](size_t i) {
+    if (i == 0) next_there = ManifestThere(store, hint.version + 1);
+    else if (i == 1) hinted = store->ReadBounded(ManifestPath(hint.version), kMaxHintedManifestBytes);
+    else alongside(*parsed);
+  });
+  if (!next_there->ok() || next_there->value() || !hinted->ok() || hinted->value() != *hint.manifest) {
+    return std::nullopt;
+  }
+  return std::move(*parsed);
 }
 
 }  // namespace
 
-Result<uint64_t> Table::LatestVersion(ObjectStore* store) { return LatestVersion(store, /*hinted_exists=*/false); }
+namespace {
 
 // With a hint h: versions are only ever removed oldest first (ExpireVersions), so the versions
 // that exist form one run [oldest, newest]; if h exists, every version after it up to the newest
 // does, and probing forward from h finds the newest. `hinted_exists` = the caller checks that h
-// exists itself when nothing follows it (Open reads it next anyway); else it is asked here. A
+// exists itself when nothing follows it (it reads it next anyway); else it is asked here. A
 // missing, unreadable or stale hint falls back to listing the versions.
-Result<uint64_t> Table::LatestVersion(ObjectStore* store, bool hinted_exists) {
-  ASSIGN_OR_RETURN(std::optional<uint64_t> hint, HintedVersion(store));
+Result<uint64_t> LatestVersionFrom(ObjectStore* store, std::optional<uint64_t> hint, bool hinted_exists) {
   if (hint) {
     ASSIGN_OR_RETURN(std::optional<uint64_t> newest, ProbeForward(store, *hint));
     if (newest && *newest > *hint) return *newest;
@@ -294,6 +333,37 @@ Result<uint64_t> Table::LatestVersion(ObjectStore* store, bool hinted_exists) {
   // A manifest that appeared since the listing is newer.
   ASSIGN_OR_RETURN(std::optional<uint64_t> newest, ProbeForward(store, versions.back()));
   return newest ? *newest : versions.back() + kMaxVersionProbes;
+}
+
+// The newest manifest when the hint's copy did not settle it. On a remote store the hinted
+// manifest and the probe for the one after it go in one round trip.
+Result<Manifest> LatestManifestCarefully(ObjectStore* store, std::optional<uint64_t> hint) {
+  if (hint && store->remote()) {
+    std::optional<Result<std::optional<uint64_t>>> newest;
+    std::optional<Result<Manifest>> hinted;
+    ParallelForThreads(2, 2, [&](size_t i) {
+      if (i == 0) newest = ProbeForward(store, *hint);
+      else hinted = Table::LoadManifest(store, *hint);
+    });
+    if (newest->ok() && newest->value() == hint && hinted->ok()) return std::move(*hinted);
+    if (newest->ok() && newest->value() > hint) return Table::LoadManifest(store, *newest->value());
+    // Something to look at closer (a hinted version missing or damaged, a failure, a hint far
+    // behind): the path below.
+  }
+  ASSIGN_OR_RETURN(uint64_t v, LatestVersionFrom(store, hint, /*hinted_exists=*/true));
+  Result<Manifest> m = Table::LoadManifest(store, v);
+  if (m.ok() || !(m.status().IsNotFound() || m.status().IsInvalidArgument())) return m;
+  // A hint to an expired version, or something that is no manifest at the hinted path (damage,
+  // which the careful path reports as such).
+  ASSIGN_OR_RETURN(v, LatestVersionFrom(store, hint, /*hinted_exists=*/false));
+  return Table::LoadManifest(store, v);
+}
+
+}  // namespace
+
+Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
+  ASSIGN_OR_RETURN(std::optional<uint64_t> hint, HintedVersion(store));
+  return LatestVersionFrom(store, hint, /*hinted_exists=*/false);
 }
 
 Result<Manifest> Table::LoadManifest(ObjectStore* store, uint64_t version) {
@@ -315,41 +385,46 @@ Result<Manifest> Table::LoadManifest(ObjectStore* store, uint64_t version) {
   return m;
 }
 
-Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, std::optional<uint64_t> version) {
+Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, std::optional<uint64_t> version,
+                                            const OpenOptions& options) {
+  const bool prefetch = options.prefetch && store->remote();  // it pays where requests wait
+  std::optional<Result<Manifest>> m;
   if (version) {
-    ASSIGN_OR_RETURN(Manifest m, LoadManifest(store.get(), *version));
-    return std::unique_ptr<Table>(new Table(std::move(store), std::move(m)));
+    m = LoadManifest(store.get(), *version);
+  } else {
+    // Two round trips when the hint holds (it, then its confirmation with the prefetch).
+    ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(store.get()));
+    if (hint) {
+      std::unique_ptr<Table> warmed;
+      std::function<void(const Manifest&)> alongside;
+      if (prefetch) {
+        alongside = [&](const Manifest& hinted) {
+          warmed.reset(new Table(store, hinted));
+          options.prefetch(*warmed);
+        };
+      }
+      if (std::optional<Manifest> confirmed = ConfirmedHintedManifest(store.get(), *hint, alongside)) {
+        if (warmed) return warmed;
+        return std::unique_ptr<Table>(new Table(std::move(store), std::move(*confirmed)));
+      }
+    }
+    m = LatestManifestCarefully(store.get(), hint ? std::optional<uint64_t>(hint->version) : std::nullopt);
   }
-  ASSIGN_OR_RETURN(Manifest m, LoadLatestManifest(store.get()));
-  return std::unique_ptr<Table>(new Table(std::move(store), std::move(m)));
+  RETURN_IF_ERROR(m->status());
+  std::unique_ptr<Table> table(new Table(std::move(store), std::move(**m)));
+  if (prefetch) options.prefetch(*table);
+  return table;
 }
 
-// On S3: the hint (GET), the next version's absence (HEAD), the manifest (GET) — three requests
-// however many versions the table has; the listing only when the hint does not hold.
+// On S3, when the hint holds: the hint (GET), then the next version's absence (HEAD) and the
+// hinted manifest (GET) together — three requests in two round trips however many versions the
+// table has; the listing only when the hint does not hold.
 Result<Manifest> Table::LoadLatestManifest(ObjectStore* store) {
-  if (store->remote()) {
-    // The hinted manifest and the probe for the one after it in one round trip.
-    ASSIGN_OR_RETURN(std::optional<uint64_t> hint, HintedVersion(store));
-    if (hint) {
-      std::optional<Result<std::optional<uint64_t>>> newest;
-      std::optional<Result<Manifest>> hinted;
-      ParallelForThreads(2, 2, [&](size_t i) {
-        if (i == 0) newest = ProbeForward(store, *hint);
-        else hinted = LoadManifest(store, *hint);
-      });
-      if (newest->ok() && newest->value() == hint && hinted->ok()) return std::move(*hinted);
-      if (newest->ok() && newest->value() > hint) return LoadManifest(store, *newest->value());
-      // Something to look at closer (a hinted version missing or damaged, a failure, a hint far
-      // behind): the path below.
-    }
+  ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(store));
+  if (hint) {
+    if (std::optional<Manifest> confirmed = ConfirmedHintedManifest(store, *hint, {})) return std::move(*confirmed);
   }
-  ASSIGN_OR_RETURN(uint64_t v, LatestVersion(store, /*hinted_exists=*/true));
-  Result<Manifest> m = LoadManifest(store, v);
-  if (m.ok() || !(m.status().IsNotFound() || m.status().IsInvalidArgument())) return m;
-  // A hint to an expired version, or something that is no manifest at the hinted path (damage,
-  // which the careful path reports as such).
-  ASSIGN_OR_RETURN(v, LatestVersion(store, /*hinted_exists=*/false));
-  return LoadManifest(store, v);
+  return LatestManifestCarefully(store, hint ? std::optional<uint64_t>(hint->version) : std::nullopt);
 }
 
 Status Table::Reload() {
@@ -524,7 +599,7 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
     PauseBeforeCommitForTests();
     Status st = store->CreateIfAbsent(ManifestPath(next.version), serialized);
     if (st.ok()) {
-      WriteLatestHint(store, next.version);
+      WriteLatestHint(store, next.version, serialized);
       return next;
     }
     if (!st.IsAlreadyExists()) return st;
@@ -753,7 +828,10 @@ Result<std::vector<uint64_t>> Table::ExpireVersions(uint64_t keep, int64_t older
   const int64_t cutoff = NowMs() - older_than_ms;
   std::vector<uint64_t> removed;
   // A hint never names a version older than those that stay (LatestVersion relies on it).
-  if (versions.size() > keep) WriteLatestHint(store_.get(), versions.back());
+  if (versions.size() > keep) {
+    auto newest = store_->ReadBounded(ManifestPath(versions.back()), kMaxHintedManifestBytes);
+    WriteLatestHint(store_.get(), versions.back(), newest.ok() ? std::string_view(*newest) : std::string_view());
+  }
   // Oldest first, so that what remains is always the newest versions, whatever stops us midway.
   for (size_t i = 0; i + keep < versions.size(); ++i) {
     ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), versions[i]));

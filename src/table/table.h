@@ -118,9 +118,18 @@ class Table {
   // Creates version 1 from `source`. InvalidArgument if a table already exists there.
   static Result<std::unique_ptr<Table>> Create(std::shared_ptr<ObjectStore> store, BatchSource* source,
                                                const WriteConfig& config);
+  struct OpenOptions {
+    // Called, on a remote store only, with the opened table in the round trip that confirms the
+    // hinted version is the newest (or after loading the version asked for): what the caller
+    // reads first (index directories, data file footers) then costs no round trip of its own.
+    // It reports nothing (what failed is met again, and reported, when it is read for real);
+    // the table it warmed is dropped when the hint turns out stale.
+    std::function<void(const Table&)> prefetch;
+  };
   // Opens the newest version, or `version` (time travel). NotFound if there is no table.
   static Result<std::unique_ptr<Table>> Open(std::shared_ptr<ObjectStore> store,
-                                             std::optional<uint64_t> version = std::nullopt);
+                                             std::optional<uint64_t> version = std::nullopt,
+                                             const OpenOptions& options = {});
 
   // Makes this object view the newest version (a writer that lost a race starts over from it).
   // Not while other threads use the object.
@@ -189,7 +198,6 @@ class Table {
   Result<std::vector<VersionInfo>> Versions() const;
   // Newest committed version number. NotFound if none.
   static Result<uint64_t> LatestVersion(ObjectStore* store);
-  static Result<uint64_t> LatestVersion(ObjectStore* store, bool hinted_exists);
   static Result<Manifest> LoadLatestManifest(ObjectStore* store);
   static Result<Manifest> LoadManifest(ObjectStore* store, uint64_t version);
 

@@ -355,7 +355,72 @@ TEST(TableTest, OpeningTheNewestVersionCostsThreeRequestsHoweverManyVersions) {
   auto t = Table::Open(base).value();
   auto src = MemorySource(TestSchema(), {RandomBatch(TestSchema(), 3, 4)});
   ASSERT_TRUE(t->Append(src.get(), SmallFiles(100)).ok());
-  EXPECT_EQ(base->Read(kLatestHintPath).value(), std::to_string(kVersions + 1));
+  const std::string newest_manifest = base->Read(ManifestPath(kVersions + 1)).value();
+  const std::string carrying = std::to_string(kVersions + 1) + "\n" + newest_manifest;
+  EXPECT_EQ(base->Read(kLatestHintPath).value(), carrying);
+  // A hint carrying the manifest: it, the next version absent, the hinted manifest equal to the
+  // copy — nothing else read.
+  EXPECT_EQ(counted_open(&reads, &lists), kVersions + 1);
+  EXPECT_EQ(reads, 3u);
+  EXPECT_EQ(store.counters().bytes_read, carrying.size() + newest_manifest.size());
+  EXPECT_EQ(SerializeManifest(Table::Open(base).value()->manifest()), newest_manifest);
+  // A copy that is not the hinted version's manifest is not trusted: a stale one (a newer version
+  // was committed since), one that differs from the version's (a hand-made hint: same size), one
+  // that does not parse, one of another version.
+  Manifest older = Table::LoadManifest(base.get(), kVersions).value();
+  Manifest altered = Table::LoadManifest(base.get(), kVersions + 1).value();
+  altered.operation = "forged";
+  for (const std::string& hint :
+       {std::to_string(kVersions) + "\n" + SerializeManifest(older),
+        std::to_string(kVersions + 1) + "\n" + SerializeManifest(altered),
+        std::to_string(kVersions + 1) + "\n" + newest_manifest.substr(0, newest_manifest.size() - 1) + " ",
+        std::to_string(kVersions + 1) + "\n" + SerializeManifest(older)}) {
+    ASSERT_TRUE(base->Write(kLatestHintPath, hint).ok());
+    auto opened = Table::Open(base);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    EXPECT_EQ(SerializeManifest((*opened)->manifest()), newest_manifest) << hint.substr(0, 40);
+  }
+}
+
+// On a remote store a table opened with a prefetch runs it in the round trip that confirms the
+// hinted version, on that version: with a hint carrying the manifest, the open and the prefetch
+// take two sequential round trips.
+TEST(TableTest, OpenRunsThePrefetchInTheConfirmingRoundTrip) {
+  auto base = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  ASSERT_TRUE(CreateFrom(base, RandomBatch(TestSchema(), 10, 3), 100).ok());
+  ASSERT_TRUE(Table::Open(base).value()->Append(MemorySource(TestSchema(), {RandomBatch(TestSchema(), 3, 4)}).get(),
+                                                SmallFiles(100)).ok());
+  auto store = std::make_shared<InstrumentedStore>(base);
+  // A remote store, to the table; requests sent together overlap even on a loaded machine.
+  store->SetLatencyMicros(100000);
+  Table::OpenOptions options;
+  std::atomic<int> prefetched{0};
+  uint64_t prefetched_version = 0;
+  options.prefetch = [&](const Table& t) {
+    prefetched_version = t.version();
+    ++prefetched;
+    (void)t.OpenDataFile(t.manifest().fragments[0]);
+  };
+  auto t = Table::Open(store, std::nullopt, options);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->version(), 2u);
+  EXPECT_EQ(prefetched.load(), 1);
+  EXPECT_EQ(prefetched_version, 2u);
+  EXPECT_EQ(store->counters().round_trips, 2u);
+  // A given version: loaded, then prefetched.
+  store->counters().Reset();
+  auto v1 = Table::Open(store, 1, options);
+  ASSERT_TRUE(v1.ok());
+  EXPECT_EQ(prefetched_version, 1u);
+  EXPECT_EQ(store->counters().round_trips, 2u);
+  // A stale hint: the prefetched table is dropped and the newest version is opened.
+  ASSERT_TRUE(Table::Open(base).value()->Append(MemorySource(TestSchema(), {RandomBatch(TestSchema(), 2, 5)}).get(),
+                                                SmallFiles(100)).ok());
+  ASSERT_TRUE(base->Write(kLatestHintPath, "2\n" + base->Read(ManifestPath(2)).value()).ok());
+  auto newest = Table::Open(store, std::nullopt, options);
+  ASSERT_TRUE(newest.ok());
+  EXPECT_EQ((*newest)->version(), 3u);
+  EXPECT_EQ(prefetched_version, 3u);
 }
 
 TEST(TableTest, ManifestSizeIsBounded) {
