@@ -642,7 +642,7 @@ void RunBuild(const Args& a) {
 void RunRowsOnce(const Args& a) {
   json q = {{"name", a.query}, {"column", ""}};
   std::string where = a.where, next_where;
-  if (where.empty()) {
+  if (!a.queries.empty()) {
     json queries = LoadJson(a.queries);
     const json* found = nullptr;
     for (const json& x : queries) {

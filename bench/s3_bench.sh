@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Tables on S3 (issue 18): requests, sequential round trips and time of cold whole-row lookups,
-# each in a new process (open the table, open the index, look up, read the rows), two ways:
+# each in a new process (open the table, open the index, look up, read the rows), then hot ones
+# through the open table (the next point; the same query again), two ways:
 #   1. the 10M-row lookup table of bench/lookup_bench.sh on the local disk, with LATENCY_US
 #      (default 20000: a realistic S3 first-byte latency) added to every request by the
-#      counting store; round trips = times the store went from idle to busy;
+#      counting store; round trips = times the store went from idle to busy; and on the same
+#      events laid out as an OTree on (x, y), a 1% box and a 1% sample;
 #   2. a 1M-row table on moto (real HTTP and SigV4 on loopback, no added latency), uploaded by
 #      boto3 as `aws s3 cp --recursive` would.
 #
@@ -29,14 +31,15 @@ die() { echo "bench/s3_bench.sh: $*" >&2; exit 1; }
 mkdir -p "$data"
 : >"$out"
 
+tag() { python3 -c "import json,sys; d=json.load(sys.stdin); d['mode']='$1'; print(json.dumps(d))" >>"$out"; }
+
 # Runs every query $runs times (different values), one process each; tags each JSON line.
 lookups() {  # table queries-file mode
   local table=$1 qfile=$2 mode=$3 q i
   for q in "${queries[@]}"; do
     for ((i = 1; i <= runs; i++)); do
       "$build/index_bench" rows-once --table "$table" --queries "$qfile" --query "$q" --i "$i" \
-        --latency-us "$([[ $mode = latency ]] && echo "$latency" || echo 0)" 2>/dev/null |
-        tail -1 | python3 -c "import json,sys; d=json.load(sys.stdin); d['mode']='$mode'; print(json.dumps(d))" >>"$out"
+        --latency-us "$([[ $mode = latency ]] && echo "$latency" || echo 0)" 2>/dev/null | tail -1 | tag "$mode"
     done
   done
 }
@@ -48,6 +51,21 @@ if [[ " $parts " = *" 1 "* ]]; then
   [[ -f $q10 ]] || "$build/index_bench" queries --rows 10000000 --seed 42 --output "$q10"
   log "part 1: 10M rows on disk, ${latency} us per request"
   lookups "$table" "$q10" latency
+  # The OTree's reads: a 1% box of the (x, y) plane and a 1% sample, on the same events laid out
+  # as an OTree on (x, y) (made here once: create + layout, about a minute).
+  otree=$data/events-10000000-42/otree_xy
+  if [[ ! -d $otree ]]; then
+    log "part 1: making the OTree table"
+    "$build/lakeindex" create "$otree" --from "$data/events-10000000-42/events.parquet" >&2
+    "$build/lakeindex" layout "$otree" --otree x,y >&2
+  fi
+  for ((i = 1; i <= runs; i++)); do
+    x=$((100 * i)) y=$((900 - 100 * i))
+    "$build/index_bench" rows-once --table "$otree" --query "box 1% (x, y)" --latency-us "$latency" \
+      --where "x BETWEEN $x AND $((x + 100)) AND y BETWEEN $y AND $((y + 100))" 2>/dev/null | tail -1 | tag latency
+    "$build/index_bench" rows-once --table "$otree" --query "sample 1%" --sample 0.01 --latency-us "$latency" \
+      2>/dev/null | tail -1 | tag latency
+  done
 fi
 
 if [[ " $parts " = *" 2 "* ]]; then
@@ -89,8 +107,8 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 groups = {}
 for r in rows:
     groups.setdefault((r["mode"], r["case"]), []).append(r)
-print("| table | query | rows | round trips: open / index / lookup / total | requests: open / index / lookup | bytes read | median time | p90 |")
-print("|---|---|--:|---|---|--:|--:|--:|")
+print("| table | query | rows | round trips: open / index / lookup / total | requests: open / index / lookup | bytes read | median time | p90 | hot: next point / same query, round trips (time) |")
+print("|---|---|--:|---|---|--:|--:|--:|---|")
 for (mode, case), rs in groups.items():
     med = lambda k: statistics.median(r[k] for r in rs)
     ts = sorted(r["median_us"] for r in rs)
@@ -98,5 +116,7 @@ for (mode, case), rs in groups.items():
     where = "10M rows on disk, %d ms a request" % (rs[0].get("latency_us", 0) // 1000) if mode == "latency" else "1M rows on moto (HTTP)"
     print(f"| {where} | {case} | {med('rows_returned'):,.0f} | {med('open_round_trips'):.0f} / {med('index_round_trips'):.0f} / "
           f"{med('scan_round_trips'):.0f} / {med('round_trips'):.0f} | {med('open_requests'):.0f} / {med('index_requests'):.0f} / "
-          f"{med('scan_requests'):.0f} | {med('bytes_read'):,.0f} | {med('median_us')/1000:.1f} ms | {p90/1000:.1f} ms |")
+          f"{med('scan_requests'):.0f} | {med('bytes_read'):,.0f} | {med('median_us')/1000:.1f} ms | {p90/1000:.1f} ms | "
+          + (f"{med('hot_next_round_trips'):.0f} ({med('hot_next_us')/1000:.1f} ms) / " if "hot_next_us" in rs[0] else "– / ")
+          + f"{med('hot_same_round_trips'):.0f} ({med('hot_same_us')/1000:.1f} ms) |")
 PY
