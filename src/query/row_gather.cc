@@ -100,28 +100,14 @@ uint64_t ChunkBytes(const parquet::PageIndex& index) {
 }
 
 void PrefetchColumns(const parquet::ParquetReader& reader, int rg, const std::vector<int>& columns, const Ranges& ranges) {
-  struct Load {
-    std::shared_ptr<const parquet::ParquetReader::ChunkPages> chunk;
-    int column;
-    std::vector<int> pages;
-  };
-  std::vector<Load> loads;
+  std::vector<parquet::ParquetReader::ChunkWant> wanted;
   for (int column : columns) {
-    auto chunk = reader.SharedChunk(rg, column);
-    if (!chunk.ok() || !(*chunk)->cached) continue;
-    auto pages = PagesOf(*(*chunk)->locations, ranges, reader.path());
-    if (!pages.ok()) continue;
-    bool missing = false;
-    {
-      std::lock_guard<std::mutex> lock((*chunk)->mu);
-      for (int p : *pages) missing = missing || (*chunk)->pages[size_t(p)] == nullptr;
-    }
-    if (missing) loads.push_back({std::move(*chunk), column, std::move(*pages)});
+    auto locations = reader.SharedPageIndex(rg, column, /*statistics=*/false);
+    if (!locations.ok()) continue;
+    auto pages = PagesOf(**locations, ranges, reader.path());
+    if (pages.ok()) wanted.push_back({rg, column, std::move(*pages)});
   }
-  if (loads.size() < 2) return;  // one column's load is one round trip anyway
-  ParallelForThreads(loads.size(), kRemoteFanOut, [&](size_t i) {
-    (void)reader.ReadPagesShared(loads[i].chunk, rg, loads[i].column, loads[i].pages, kCoalesceHoleBytes);
-  });
+  (void)reader.LoadPages(wanted, kCoalesceHoleBytes);
 }
 
 Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, const Ranges& ranges, Column* out,

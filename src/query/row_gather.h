@@ -45,10 +45,10 @@ uint64_t PageBytes(const parquet::PageIndex& index, const std::vector<int>& page
 // Compressed bytes of every page of `index`.
 uint64_t ChunkBytes(const parquet::PageIndex& index);
 
-// On a remote store: loads the pages of `ranges` of several chunks of row group rg into the
-// cache at once (a request per column, all in flight together), so that gathering them column by
-// column afterwards costs one round trip instead of one per column. Best effort: an error is
-// left for GatherRows to report; chunks the cache cannot hold are skipped.
+// On a remote store: loads the pages of `ranges` of several chunks of row group rg, with their
+// dictionaries, into the cache at once (ParquetReader::LoadPages: one batch of requests), so that
+// gathering them column by column afterwards costs one round trip instead of one per column.
+// Best effort: an error is left for GatherRows to report; chunks the cache cannot hold are skipped.
 void PrefetchColumns(const parquet::ParquetReader& reader, int rg, const std::vector<int>& columns, const Ranges& ranges);
 
 // Appends the rows of `ranges` of chunk (rg, column) to *out.

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <set>
 
+#include "common/lru_cache.h"
 #include "common/thread_pool.h"
 #include "format/parquet/reader.h"
 #include "query/binder.h"
@@ -249,6 +250,7 @@ Status Scanner::Init(const ScanRequest& request) {
     }
     ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) { (void)table_->OpenDataFile(*files[i]); });
   }
+  if (remote_ && blocks_ && !count_only_) PrefetchBlocks();
   // On a remote store a small take waits on the network, not the CPU: its fragments overlap.
   parallel_ = request.parallel && !limit_ && (!small_take || remote_) && ThreadPool::Default()->size() > 1 &&
               table_->manifest().fragments.size() > 1;
@@ -256,6 +258,44 @@ Status Scanner::Init(const ScanRequest& request) {
                        std::to_string(counters_.fragments_total) + " fragments, filter " +
                        (filter_ ? filter_->ToString() : std::string("(none)"))));
   return Status::OK();
+}
+
+void Scanner::PrefetchBlocks() const {
+  constexpr uint64_t kPrefetchBlockBytes = 64ull << 20;
+  const uint64_t budget = std::min<uint64_t>(kPrefetchBlockBytes, LruCache::Default()->capacity_bytes() / 4);
+  std::vector<const table::FragmentMeta*> files;
+  for (const auto& [id, row_groups] : blocks_->row_groups) {
+    const table::FragmentMeta* meta = table_->manifest().FindFragment(id);
+    if (meta && !row_groups.empty() && meta->live_rows() > 0) files.push_back(meta);
+  }
+  std::vector<std::shared_ptr<const parquet::ParquetReader>> readers(files.size());
+  ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) {
+    auto reader = table_->OpenDataFile(*files[i]);
+    if (reader.ok()) readers[i] = std::move(*reader);
+  });
+  std::vector<std::vector<parquet::ParquetReader::ChunkWant>> wanted(files.size());
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!readers[i]) continue;
+    const parquet::ParquetReader& reader = *readers[i];
+    for (int c : read_columns_) {
+      const int fc = reader.schema().FindField(table_->schema().field(size_t(c)).name);
+      if (fc < 0) continue;
+      for (int rg : blocks_->row_groups.at(files[i]->id)) {
+        if (rg >= reader.num_row_groups()) continue;
+        auto locations = reader.SharedPageIndex(rg, fc, /*statistics=*/false);
+        if (!locations.ok()) continue;
+        bytes += reader.ChunkBytes(rg, fc);
+        if (bytes > budget) return;  // too much to hold: the scan streams it block by block
+        std::vector<int> pages((*locations)->pages.size());
+        for (size_t p = 0; p < pages.size(); ++p) pages[p] = int(p);
+        wanted[i].push_back({rg, fc, std::move(pages)});
+      }
+    }
+  }
+  ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) {
+    if (readers[i]) (void)readers[i]->LoadPages(wanted[i], kCoalesceHoleBytes);
+  });
 }
 
 Result<bool> Scanner::Next(Batch* out, std::vector<uint64_t>* addresses) {
@@ -585,7 +625,9 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   // whole row group, else page by page.
   auto read = [&](size_t from, size_t to, const Ranges& rows, std::vector<Column>* cols) -> Status {
     if (from == to) return Status::OK();
-    if (RangeRows(rows) == rg_rows) {
+    // Whole chunks, except on a remote store: there pages go through the cache, where
+    // PrefetchBlocks may have put them, or PrefetchColumns puts them with one batch of requests.
+    if (RangeRows(rows) == rg_rows && !remote_) {
       std::vector<int> wanted(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to));
       auto batch = reader.ReadRowGroup(rg, wanted);
       if (!batch.ok()) return batch.status().WithContext(where());

@@ -559,26 +559,36 @@ const std::shared_ptr<const PageDictionary>& NoDictionary() {
 }
 }  // namespace
 
-Result<std::shared_ptr<const PageDictionary>> ParquetReader::CachedDictionary(int rg, int column) const {
+Result<std::optional<std::pair<uint64_t, uint64_t>>> ParquetReader::DictionaryRange(int rg, int column) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column, false));
   ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
   const uint64_t first = index->pages.empty() ? range.first : uint64_t(index->pages[0].offset);
-  if (range.first >= first) return std::shared_ptr<const PageDictionary>();
+  if (range.first >= first) return std::optional<std::pair<uint64_t, uint64_t>>();
+  return std::optional<std::pair<uint64_t, uint64_t>>(std::make_pair(range.first, first - range.first));
+}
+
+Result<std::shared_ptr<const PageDictionary>> ParquetReader::CachedDictionary(int rg, int column,
+                                                                              const std::string* head) const {
+  ASSIGN_OR_RETURN(auto range, DictionaryRange(rg, column));
+  if (!range) return std::shared_ptr<const PageDictionary>();
   auto load = [&]() -> Result<std::pair<std::shared_ptr<const PageDictionary>, size_t>> {
     const std::string where = Where(rg, column);
     const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
     int64_t bound = m.total_uncompressed_size > 0 ? std::min(m.total_uncompressed_size, kMaxPageBytes) : kMaxPageBytes;
     ColumnChunkDecoder decoder(leaves_[size_t(column)], Codec(uint8_t(m.codec)), bound);
     // The pages before the first data page: the dictionary page (and any index pages, skipped).
-    const uint64_t len = first - range.first;
-    ASSIGN_OR_RETURN(std::string head, store_->ReadRange(path_, range.first, len));
-    if (head.size() != len) return Status::Corruption(where + ": short read");
+    std::string read;
+    if (head == nullptr) {
+      ASSIGN_OR_RETURN(read, store_->ReadRange(path_, range->first, range->second));
+      head = &read;
+    }
+    if (head->size() != range->second) return Status::Corruption(where + ": short read");
     Column none(leaves_[size_t(column)].type);
     size_t pos = 0;
-    while (pos < head.size()) {
+    while (pos < head->size()) {
       int64_t got = 0;
-      Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(head.data()), head.size(), &pos,
-                                     range.first, 0, &none, &got);
+      Status st = decoder.DecodePage(reinterpret_cast<const uint8_t*>(head->data()), head->size(), &pos,
+                                     range->first, 0, &none, &got);
       if (!st.ok()) return st.WithContext(where);
     }
     std::shared_ptr<const PageDictionary> dict = decoder.dictionary();
@@ -599,6 +609,28 @@ namespace {
 struct LoosePages {
   std::vector<std::shared_ptr<const Column>> pages;
 };
+
+// Runs of the pages at positions `missing` of `pages` no more than max_hole bytes apart, each one
+// ranged read (the holes read and dropped).
+std::vector<ParquetReader::PageRun> PlanRuns(const PageIndex& index, const std::vector<int>& pages,
+                                             const std::vector<size_t>& missing, uint64_t max_hole) {
+  std::vector<ParquetReader::PageRun> runs;
+  for (size_t i = 0; i < missing.size();) {
+    const PageIndexEntry& head = index.pages[size_t(pages[missing[i]])];
+    const uint64_t begin = uint64_t(head.offset);
+    uint64_t end = begin + uint64_t(head.compressed_size);
+    size_t stop = i + 1;
+    while (stop < missing.size()) {
+      const PageIndexEntry& next = index.pages[size_t(pages[missing[stop]])];
+      if (uint64_t(next.offset) < end || uint64_t(next.offset) - end > max_hole) break;
+      end = uint64_t(next.offset) + uint64_t(next.compressed_size);
+      ++stop;
+    }
+    runs.push_back({i, stop, begin, end - begin});
+    i = stop;
+  }
+  return runs;
+}
 }  // namespace
 
 // ChunkPages: the decoded data pages of one column chunk held by the cache, by page number (null
@@ -681,8 +713,31 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared
     for (size_t k = 0; k < pages.size(); ++k) missing.push_back(k);
   }
   if (missing.empty()) return out;
-  const std::string where = Where(rg, column);
   if (loaded != nullptr) *loaded += missing.size();
+  std::vector<PageRun> runs = PlanRuns(index, pages, missing, max_hole);
+  std::vector<ObjectStore::ByteRange> ranges;
+  for (const PageRun& run : runs) ranges.push_back({run.offset, run.length});
+  // The dictionary, when it is to be read too, in the same request batch (the last range).
+  ASSIGN_OR_RETURN(auto head, UncachedDictionaryRange(rg, column));
+  if (head) ranges.push_back({head->first, head->second});
+  ASSIGN_OR_RETURN(std::vector<std::string> run_bytes, store_->ReadRanges(path_, ranges));
+  RETURN_IF_ERROR(DecodeRuns(shared, rg, column, pages, missing, runs, run_bytes, head ? &run_bytes.back() : nullptr, &out));
+  return out;
+}
+
+Result<std::optional<std::pair<uint64_t, uint64_t>>> ParquetReader::UncachedDictionaryRange(int rg, int column) const {
+  std::optional<LruCache::Key> key = CacheKey(CacheItem::kDictionary, rg, column, 0);
+  if (key && cache_->Contains(*key)) return std::optional<std::pair<uint64_t, uint64_t>>();
+  return DictionaryRange(rg, column);
+}
+
+Status ParquetReader::DecodeRuns(const std::shared_ptr<const ChunkPages>& shared, int rg, int column,
+                                 const std::vector<int>& pages, const std::vector<size_t>& missing,
+                                 const std::vector<PageRun>& runs, const std::vector<std::string>& run_bytes,
+                                 const std::string* head, PageSpan* out) const {
+  const PageIndex& index = *shared->locations;
+  const ChunkPages* chunk = shared->cached ? shared.get() : nullptr;
+  const std::string where = Where(rg, column);
   const LeafColumn& leaf = leaves_[size_t(column)];
   const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
   if (m.codec < 0 || m.codec > 7) {
@@ -690,37 +745,14 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared
   }
   int64_t bound = m.total_uncompressed_size > 0 ? std::min(m.total_uncompressed_size, kMaxPageBytes) : kMaxPageBytes;
   ColumnChunkDecoder decoder(leaf, Codec(uint8_t(m.codec)), bound);
-  ASSIGN_OR_RETURN(std::shared_ptr<const PageDictionary> dict, CachedDictionary(rg, column));
+  ASSIGN_OR_RETURN(std::shared_ptr<const PageDictionary> dict, CachedDictionary(rg, column, head));
   if (dict != nullptr && dict != NoDictionary()) decoder.UseDictionary(std::move(dict));
   auto loose = chunk ? nullptr : std::make_shared<LoosePages>();
   size_t added = 0;  // bytes added to the chunk's table
-  // Runs of pages no more than max_hole bytes apart, each one range; all runs in one ReadRanges
-  // (concurrent requests on a remote store).
-  struct Run {
-    size_t first, stop;  // positions in `missing`
-  };
-  std::vector<Run> runs;
-  std::vector<ObjectStore::ByteRange> ranges;
-  for (size_t i = 0; i < missing.size();) {
-    const PageIndexEntry& head = index.pages[size_t(pages[missing[i]])];
-    const uint64_t begin = uint64_t(head.offset);
-    uint64_t end = begin + uint64_t(head.compressed_size);
-    size_t stop = i + 1;
-    while (stop < missing.size()) {
-      const PageIndexEntry& next = index.pages[size_t(pages[missing[stop]])];
-      if (uint64_t(next.offset) < end || uint64_t(next.offset) - end > max_hole) break;
-      end = uint64_t(next.offset) + uint64_t(next.compressed_size);
-      ++stop;
-    }
-    runs.push_back({i, stop});
-    ranges.push_back({begin, end - begin});
-    i = stop;
-  }
-  ASSIGN_OR_RETURN(std::vector<std::string> run_bytes, store_->ReadRanges(path_, ranges));
   for (size_t r = 0; r < runs.size(); ++r) {
     const std::string& bytes = run_bytes[r];
-    const uint64_t begin = ranges[r].offset;
-    if (bytes.size() != ranges[r].length) return Status::Corruption(where + ": short read");
+    const uint64_t begin = runs[r].offset;
+    if (bytes.size() != runs[r].length) return Status::Corruption(where + ": short read");
     for (size_t i = runs[r].first; i < runs[r].stop; ++i) {
       const size_t k = missing[i];
       const PageIndexEntry& e = index.pages[size_t(pages[k])];
@@ -742,9 +774,9 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared
           added += ColumnCharge(*col);
           slot = std::move(col);
         }
-        out.pages[k] = slot.get();
+        out->pages[k] = slot.get();
       } else {
-        out.pages[k] = col.get();
+        out->pages[k] = col.get();
         loose->pages.push_back(std::move(col));
       }
     }
@@ -752,9 +784,69 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared
   if (chunk) {
     if (added > 0) cache_->AddCharge(*CacheKey(CacheItem::kChunkPages, rg, column, 0), added);
   } else {
-    out.owner = std::move(loose);
+    out->owner = std::move(loose);
   }
-  return out;
+  return Status::OK();
+}
+
+uint64_t ParquetReader::ChunkBytes(int rg, int column) const {
+  if (CheckChunk(rg, column).ok()) {
+    auto range = ChunkRange(rg, column);
+    if (range.ok()) return range->second;
+  }
+  return 0;
+}
+
+Status ParquetReader::LoadPages(const std::vector<ChunkWant>& wanted, uint64_t max_hole) const {
+  struct Load {
+    const ChunkWant* want;
+    std::shared_ptr<const ChunkPages> chunk;
+    std::vector<size_t> missing;
+    std::vector<PageRun> runs;
+    size_t first_range = 0;            // its ranges in the one ReadRanges: the runs, then the head
+    std::optional<size_t> head_range;  // the dictionary's
+  };
+  std::vector<Load> loads;
+  std::vector<ObjectStore::ByteRange> ranges;
+  for (const ChunkWant& want : wanted) {
+    Load load{&want, nullptr, {}, {}, 0, std::nullopt};
+    ASSIGN_OR_RETURN(load.chunk, SharedChunk(want.rg, want.column));
+    if (!load.chunk->cached) continue;  // nowhere to keep them
+    const PageIndex& index = *load.chunk->locations;
+    {
+      std::lock_guard<std::mutex> lock(load.chunk->mu);
+      for (size_t k = 0; k < want.pages.size(); ++k) {
+        const int p = want.pages[k];
+        if (p < 0 || size_t(p) >= index.pages.size() || (k > 0 && p <= want.pages[k - 1])) {
+          return Status::InvalidArgument(Where(want.rg, want.column) + ": no page " + std::to_string(p) +
+                                         " (or pages out of order)");
+        }
+        if (!load.chunk->pages[size_t(p)]) load.missing.push_back(k);
+      }
+    }
+    if (load.missing.empty()) continue;
+    load.runs = PlanRuns(index, want.pages, load.missing, max_hole);
+    load.first_range = ranges.size();
+    for (const PageRun& run : load.runs) ranges.push_back({run.offset, run.length});
+    ASSIGN_OR_RETURN(auto head, UncachedDictionaryRange(want.rg, want.column));
+    if (head) {
+      load.head_range = ranges.size();
+      ranges.push_back({head->first, head->second});
+    }
+    loads.push_back(std::move(load));
+  }
+  if (loads.empty()) return Status::OK();
+  ASSIGN_OR_RETURN(std::vector<std::string> bytes, store_->ReadRanges(path_, ranges));
+  for (Load& load : loads) {
+    const ChunkWant& want = *load.want;
+    std::vector<std::string> run_bytes(std::make_move_iterator(bytes.begin() + std::ptrdiff_t(load.first_range)),
+                                       std::make_move_iterator(bytes.begin() + std::ptrdiff_t(load.first_range + load.runs.size())));
+    PageSpan span;
+    span.pages.resize(want.pages.size());
+    RETURN_IF_ERROR(DecodeRuns(load.chunk, want.rg, want.column, want.pages, load.missing, load.runs, run_bytes,
+                               load.head_range ? &bytes[*load.head_range] : nullptr, &span));
+  }
+  return Status::OK();
 }
 
 }  // namespace lakeindex::parquet

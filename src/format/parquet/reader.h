@@ -157,6 +157,24 @@ class ParquetReader {
                                    const std::vector<int>& pages, uint64_t max_hole, uint64_t* loaded = nullptr) const;
   Result<PageSpan> ReadPagesShared(int rg, int column, const std::vector<int>& pages, uint64_t max_hole,
                                    uint64_t* loaded = nullptr) const;
+  // The pages of several chunks of this file that are not loaded yet, with the chunks'
+  // dictionaries, fetched by one ReadRanges (on a remote store: requests sent together, nearby
+  // ranges merged) and kept as ReadPagesShared keeps them (OpenOptions::cache_pages): for a scan
+  // that knows its blocks before it reads them, one round trip instead of one or two per chunk.
+  // `pages` ascending, no repeats; an error names the chunk, as ReadPagesShared's do.
+  struct ChunkWant {
+    int rg;
+    int column;
+    std::vector<int> pages;
+  };
+  Status LoadPages(const std::vector<ChunkWant>& wanted, uint64_t max_hole) const;
+  // One ranged read of pages of a chunk (the reader's own planning; public for its helpers).
+  struct PageRun {
+    size_t first, stop;  // positions in the chunk's missing pages
+    uint64_t offset, length;
+  };
+  // Compressed bytes of a column chunk (its pages, dictionary included), from the footer.
+  uint64_t ChunkBytes(int rg, int column) const;
   // Compressed bytes of those of `pages` (valid page numbers of the chunk) whose decoded form the
   // cache does not hold: what ReadPagesShared would read for them.
   Result<uint64_t> UncachedPageBytes(const ChunkPages& chunk, int rg, int column, const std::vector<int>& pages) const;
@@ -198,7 +216,20 @@ class ParquetReader {
 
   // The chunk's decoded dictionary (nullptr when it has none), read and decoded once per cache
   // lifetime of the entry: decoding any page of a dictionary-encoded chunk needs it.
-  Result<std::shared_ptr<const PageDictionary>> CachedDictionary(int rg, int column) const;
+  // `head`: the bytes of DictionaryRange when the caller has read them (else they are read).
+  Result<std::shared_ptr<const PageDictionary>> CachedDictionary(int rg, int column,
+                                                                  const std::string* head = nullptr) const;
+  // [start, start + length) of the pages before a chunk's first data page (its dictionary page):
+  // nullopt when there are none.
+  Result<std::optional<std::pair<uint64_t, uint64_t>>> DictionaryRange(int rg, int column) const;
+  // DictionaryRange when the cache does not hold the chunk's dictionary: a read of pages fetches
+  // it with them, in the same ReadRanges.
+  Result<std::optional<std::pair<uint64_t, uint64_t>>> UncachedDictionaryRange(int rg, int column) const;
+  // The pages at positions `missing` of `pages` decoded from `run_bytes` (the ranges of `runs`)
+  // into `out` and, when the chunk is cached, its table of pages; `head` as for CachedDictionary.
+  Status DecodeRuns(const std::shared_ptr<const ChunkPages>& shared, int rg, int column, const std::vector<int>& pages,
+                    const std::vector<size_t>& missing, const std::vector<PageRun>& runs,
+                    const std::vector<std::string>& run_bytes, const std::string* head, PageSpan* out) const;
   // The cache key of one item of this file; nullopt when rg/column/page exceed the key's fields
   // (then the item is not cached).
   // kChunkPages: one entry per column chunk, the table of its decoded data pages (ChunkPages in

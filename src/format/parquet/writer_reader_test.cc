@@ -242,6 +242,45 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
   }
   EXPECT_TRUE((*reader)->ReadPages(0, 0, {6, 5}, 0).status().IsInvalidArgument());
   EXPECT_TRUE((*reader)->ReadPages(0, 0, {64}, 0).status().IsInvalidArgument());
+
+  // LoadPages: the pages of several chunks, and the dictionary, in one batch of ranges; then
+  // reading them reads nothing. Bad page lists are refused naming the chunk.
+  LruCache cache(64 << 20);
+  OpenOptions cached;
+  cached.cache = &cache;
+  cached.cache_pages = true;
+  auto fresh = ParquetReader::Open(instrumented.get(), "t.parquet", cached);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  std::vector<ParquetReader::ChunkWant> wants;
+  uint64_t want_bytes = dictionary_bytes;
+  for (int c = 0; c < 3; ++c) {
+    wants.push_back({0, c, wanted});
+    auto column_index = (*fresh)->ReadPageIndex(0, c);
+    ASSERT_TRUE(column_index.ok());
+    for (int p : wanted) want_bytes += uint64_t(column_index->pages[size_t(p)].compressed_size);
+  }
+  instrumented->counters().Reset();
+  ASSERT_TRUE((*fresh)->LoadPages(wants, 0).ok());
+  EXPECT_EQ(instrumented->counters().bytes_read.load(), want_bytes);
+  instrumented->counters().Reset();
+  for (int c = 0; c < 3; ++c) {
+    uint64_t loaded = 0;
+    auto span = (*fresh)->ReadPagesShared(0, c, wanted, 0, &loaded);
+    ASSERT_TRUE(span.ok()) << span.status().ToString();
+    EXPECT_EQ(loaded, 0u) << "column " << c;
+    auto column_index = (*fresh)->ReadPageIndex(0, c);
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const PageIndexEntry& e = column_index->pages[size_t(wanted[k])];
+      Column want(batch.column(size_t(c)).type());
+      want.AppendSlice(batch.column(size_t(c)), size_t(e.first_row_index), size_t(e.num_rows));
+      EXPECT_TRUE(span->pages[k]->Equals(want)) << "column " << c << " page " << wanted[k];
+    }
+  }
+  EXPECT_EQ(instrumented->counters().read_requests.load(), 0u);
+  Status bad = (*fresh)->LoadPages({{0, 1, {7, 7}}}, 0);
+  EXPECT_TRUE(bad.IsInvalidArgument()) << bad.ToString();
+  EXPECT_NE(bad.message().find("t.parquet"), std::string::npos) << bad.ToString();
+  EXPECT_TRUE((*fresh)->LoadPages({{0, 2, {64}}}, 0).IsInvalidArgument());
 }
 
 // The layout files' encodings: integers as DELTA_BINARY_PACKED, doubles as BYTE_STREAM_SPLIT,
