@@ -97,6 +97,9 @@ class ObjectStore {
   virtual Result<std::vector<ObjectInfo>> List(std::string_view prefix) = 0;
   // Deleting an absent object is OK.
   virtual Status Delete(std::string_view path) = 0;
+  // Deletes these objects (absent ones are OK), in no particular order: the default one by one;
+  // S3 sends up to 1,000 keys a request. On an error some may have been deleted.
+  virtual Status DeleteMany(const std::vector<std::string>& paths);
   // Opens a streaming writer for `path` (contract at ObjectWriter); InvalidArgument for a bad key.
   // The default buffers the whole object in memory and calls Write at Close, for stores that
   // cannot stream; the local store streams to a temporary file.
@@ -168,6 +171,9 @@ class InstrumentedStore : public ObjectStore {
   Status CreateIfAbsent(std::string_view path, std::string_view data) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view path) override;
+  // One kDelete operation (and delete request counted) per path, checked before any is sent;
+  // then the base store's DeleteMany.
+  Status DeleteMany(const std::vector<std::string>& paths) override;
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path) override;
   std::string Describe() const override;
   bool remote() const override { return latency_us_.load() > 0 || base_->remote(); }

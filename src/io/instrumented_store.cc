@@ -171,6 +171,15 @@ Status InstrumentedStore::Delete(std::string_view path) {
   return base_->Delete(path);
 }
 
+Status InstrumentedStore::DeleteMany(const std::vector<std::string>& paths) {
+  Busy busy(this);
+  for (const std::string& path : paths) {
+    RETURN_IF_ERROR(Before(StoreOp::kDelete, path));
+    ++counters_.delete_requests;
+  }
+  return base_->DeleteMany(paths);
+}
+
 // Passes appends through uncounted; Close is the one kWrite request of the object (see the
 // header), so an injected failure there abandons the base writer and publishes nothing.
 class InstrumentedStore::Writer final : public ObjectWriter {

@@ -72,6 +72,11 @@ Result<std::string> ObjectStore::ReadBounded(std::string_view path, uint64_t max
   return Read(path);
 }
 
+Status ObjectStore::DeleteMany(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) RETURN_IF_ERROR(Delete(path));
+  return Status::OK();
+}
+
 Result<bool> ObjectStore::Occupied(std::string_view path) {
   auto size = Size(path);
   if (size.ok()) return true;

@@ -78,6 +78,22 @@ std::vector<std::string> XmlValues(std::string_view xml, std::string_view tag) {
   return out;
 }
 
+// Text for an XML element.
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::string XmlValue(std::string_view xml, std::string_view tag) {
   auto v = XmlValues(xml, tag);
   return v.empty() ? std::string() : v.front();
@@ -406,6 +422,32 @@ class S3Store final : public ObjectStore {
     return Unexpected(call, resp);
   }
 
+  // DeleteObjects: up to 1,000 keys a request; Quiet, so the answer lists only the failures.
+  Status DeleteMany(const std::vector<std::string>& paths) override {
+    constexpr size_t kBatch = 1000;
+    for (const std::string& path : paths) RETURN_IF_ERROR(ValidateObjectPath(path));
+    for (size_t from = 0; from < paths.size(); from += kBatch) {
+      const size_t to = std::min(paths.size(), from + kBatch);
+      if (to - from == 1) {
+        RETURN_IF_ERROR(Delete(paths[from]));
+        continue;
+      }
+      std::string xml = "<Delete><Quiet>true</Quiet>";
+      for (size_t i = from; i < to; ++i) xml += "<Object><Key>" + XmlEscape(Key(paths[i])) + "</Key></Object>";
+      xml += "</Delete>";
+      Call call{"POST", "", {{"delete", ""}}, {{"content-md5", Md5Base64(xml)}, {"content-type", "application/xml"}}, xml};
+      ASSIGN_OR_RETURN(http::Response resp, Send(call));
+      if (resp.status != 200) return Unexpected(call, resp);
+      const std::vector<std::string> errors = XmlValues(resp.body, "Error");
+      if (!errors.empty()) {
+        return Status::IOError(What(call) + ": " + std::to_string(errors.size()) + " of " + std::to_string(to - from) +
+                               " objects not deleted, the first '" + XmlValue(errors[0], "Key") + "': " +
+                               XmlValue(errors[0], "Code") + " " + XmlValue(errors[0], "Message"));
+      }
+    }
+    return Status::OK();
+  }
+
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path) override {
     RETURN_IF_ERROR(ValidateObjectPath(path));
     return std::unique_ptr<ObjectWriter>(new MultipartWriter(this, std::string(path)));
@@ -418,7 +460,7 @@ class S3Store final : public ObjectStore {
   bool remote() const override { return true; }
 
   std::string What(const Call& call) const {
-    const std::string object = call.path.empty() ? "listing" : "'" + call.path + "'";
+    const std::string object = !call.path.empty() ? "'" + call.path + "'" : call.method == "POST" ? "batch delete" : "listing";
     return "S3 " + call.method + " " + object + " in " + Describe();
   }
 

@@ -80,8 +80,9 @@ TEST(S3StoreTest, Boto3ReadsWhatWeWriteAndWeReadWhatItWrites) {
   EXPECT_EQ(store->ReadRange("up/é&<.txt", 5, 5).value(), "boto3");
 }
 
-TEST(S3StoreTest, ListFollowsContinuationTokens) {
-  auto store = MotoStore(FreshPrefix());
+TEST(S3StoreTest, ListFollowsContinuationTokensAndDeleteManyBatches) {
+  const std::string prefix = FreshPrefix();
+  auto store = MotoStore(prefix);
   // More than one page of 1,000 keys.
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
@@ -99,6 +100,23 @@ TEST(S3StoreTest, ListFollowsContinuationTokens) {
   ASSERT_EQ(list->size(), 1203u);
   EXPECT_EQ(list->front().path, "k/00000");
   EXPECT_EQ(list->back().path, "k/01202");
+
+  // DeleteMany: 1,000 keys a request (XML-escaped), absent keys fine; boto3 finds none left.
+  const std::string odd = "k/a&b <c>'\".txt";
+  ASSERT_TRUE(store->Write(odd, "x").ok());
+  std::vector<std::string> doomed = {odd, "k/absent"};
+  for (const ObjectInfo& o : *list) doomed.push_back(o.path);
+  s3::RequestCounters counters;
+  auto counted = s3::OpenStore(MotoConfig(prefix, Moto()), &counters);
+  ASSERT_TRUE(counted.ok()) << counted.status().ToString();
+  Status deleted = (*counted)->DeleteMany(doomed);
+  ASSERT_TRUE(deleted.ok()) << deleted.ToString();
+  EXPECT_EQ(counters.requests.load(), 2u);  // 1,205 keys
+  EXPECT_EQ(Boto3("r = s3.list_objects_v2(Bucket='" + std::string(kBucket) + "', Prefix='" + prefix +
+                  "/k/')\nprint(r['KeyCount'])"),
+            "0\n");
+  EXPECT_TRUE((*counted)->DeleteMany({}).ok());
+  EXPECT_TRUE((*counted)->DeleteMany({"../escape"}).IsInvalidArgument());
 }
 
 TEST(S3StoreTest, StreamedWritesUseMultipartUploads) {

@@ -30,6 +30,8 @@ struct SigningInput {
 
 // Lower-case hex of SHA-256 / HMAC-SHA-256.
 std::string Sha256Hex(std::string_view data);
+// Base64 of the MD5 of `data`: the Content-MD5 header S3 requires on a batch delete.
+std::string Md5Base64(std::string_view data);
 std::string HmacSha256(std::string_view key, std::string_view data);  // raw 32 bytes
 std::string Hex(std::string_view bytes);
 

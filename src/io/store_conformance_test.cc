@@ -133,6 +133,15 @@ TEST_P(ObjectStoreConformance, Delete) {
   EXPECT_TRUE(store_->CreateIfAbsent("d/x", "2").ok());
 }
 
+TEST_P(ObjectStoreConformance, DeleteMany) {
+  for (const char* key : {"m/a", "m/b", "m/c/d", "keep/e"}) ASSERT_TRUE(store_->Write(key, "1").ok());
+  ASSERT_TRUE(store_->DeleteMany({"m/a", "m/c/d", "m/absent", "m/b"}).ok());
+  EXPECT_TRUE(store_->List("m/").value().empty());
+  EXPECT_EQ(store_->Read("keep/e").value(), "1");
+  EXPECT_TRUE(store_->DeleteMany({}).ok());
+  EXPECT_TRUE(store_->DeleteMany({"m/x", "/abs"}).IsInvalidArgument());
+}
+
 TEST_P(ObjectStoreConformance, InvalidPathsAreRefusedEverywhere) {
   const std::vector<std::string> bad = {"",     "/abs", "a/../b", "..",     "../x",
                                         "a/..", "./a",  "a/./b",  "a\\b",   std::string("a\0b", 3),

@@ -4,7 +4,11 @@
 // kind; then, for every kind and every k = 1..count, fail the k-th operation of that kind on a
 // fresh copy of the table. The operation must return the error, the table must still open at
 // its previous version with identical rows, indexes and a clean verify, and the same operation
-// retried without faults must succeed and give what the fault-free run gave.
+// retried without faults must succeed and give what the fault-free run gave. Some operations run
+// on S3 (moto) as well: the faults are injected above the S3 store, at each of its requests.
+#include <unistd.h>
+
+#include <atomic>
 #include <functional>
 
 #include <gtest/gtest.h>
@@ -13,6 +17,7 @@
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
+#include "util/moto.h"
 #include "util/test_util.h"
 
 namespace lakeindex::query {
@@ -115,8 +120,22 @@ nlohmann::json WithoutIds(nlohmann::json indexes) {
   return indexes;
 }
 
-std::shared_ptr<ObjectStore> CopyOf(ObjectStore* from) {
-  std::shared_ptr<ObjectStore> to = NewMemoryStore();
+using StoreFactory = std::function<std::shared_ptr<ObjectStore>()>;
+
+std::shared_ptr<ObjectStore> FreshMemoryStore() { return NewMemoryStore(); }
+
+// A new, empty prefix of the test bucket on the shared moto server: a remote store.
+std::shared_ptr<ObjectStore> FreshS3Store() {
+  static std::atomic<int> next{0};
+  lakeindex::testing::MotoServer::Shared();  // sets the AWS_* variables of this process
+  auto store = OpenStoreUri(std::string("s3://") + lakeindex::testing::MotoServer::kSharedBucket + "/faults-" +
+                            std::to_string(::getpid()) + "-" + std::to_string(next++));
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? std::shared_ptr<ObjectStore>(std::move(*store)) : NewMemoryStore();
+}
+
+std::shared_ptr<ObjectStore> CopyOf(ObjectStore* from, const StoreFactory& fresh = FreshMemoryStore) {
+  std::shared_ptr<ObjectStore> to = fresh();
   auto objects = from->List("");
   EXPECT_TRUE(objects.ok());
   for (const ObjectInfo& o : *objects) EXPECT_TRUE(to->Write(o.path, *from->Read(o.path)).ok());
@@ -133,14 +152,14 @@ constexpr StoreOp kKinds[] = {StoreOp::kRead, StoreOp::kWrite, StoreOp::kCreate,
 constexpr const char* kKindNames[] = {"read", "write", "create", "list", "delete"};
 
 // Returns the number of faults injected (that fired).
-uint64_t InjectEveryFault(const Operation& op) {
-  std::shared_ptr<ObjectStore> base = NewMemoryStore();
+uint64_t InjectEveryFault(const Operation& op, const StoreFactory& fresh = FreshMemoryStore) {
+  std::shared_ptr<ObjectStore> base = fresh();
   Status setup = op.setup(base);
   EXPECT_TRUE(setup.ok()) << op.name << " setup: " << setup.ToString();
   const TableState before = StateOf(base);
 
   // The fault-free run: what every retry must reproduce, and how many operations of each kind.
-  auto clean = std::make_shared<InstrumentedStore>(CopyOf(base.get()));
+  auto clean = std::make_shared<InstrumentedStore>(CopyOf(base.get(), fresh));
   clean->FailNth(StoreOp::kAny, 0);
   Status st = op.run(clean);
   EXPECT_TRUE(st.ok()) << op.name << ": " << st.ToString();
@@ -155,7 +174,7 @@ uint64_t InjectEveryFault(const Operation& op) {
     summary += std::string(" ") + kKindNames[i] + "=" + std::to_string(counts[i]);
     for (uint64_t k = 1; k <= counts[i]; ++k) {
       const std::string context = op.name + ": " + kKindNames[i] + " #" + std::to_string(k) + " failed";
-      auto store = std::make_shared<InstrumentedStore>(CopyOf(base.get()));
+      auto store = std::make_shared<InstrumentedStore>(CopyOf(base.get(), fresh));
       store->FailNth(kKinds[i], k);
       Status failed = op.run(store);
       const bool fired = store->OpsSeen(kKinds[i]) >= k;
@@ -214,6 +233,14 @@ TEST(FaultInjectionTest, Create) {
 
 TEST(FaultInjectionTest, Append) {
   EXPECT_GT(InjectEveryFault({"append", [](auto s) { return AddRows(s, 1); }, [](auto s) { return AddRows(s, 2); }}), 5u);
+}
+
+// The same on S3: the open's hint and its confirmation, ranged and batched reads, conditional
+// commits (If-None-Match) and multipart writes go through the S3 store, over HTTP.
+TEST(FaultInjectionTest, AppendOnS3) {
+  EXPECT_GT(InjectEveryFault({"append on S3", [](auto s) { return AddRows(s, 1); }, [](auto s) { return AddRows(s, 2); }},
+                             FreshS3Store),
+            5u);
 }
 
 TEST(FaultInjectionTest, Delete) {

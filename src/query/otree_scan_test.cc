@@ -175,23 +175,30 @@ TEST(OTreeScanTest, LayoutAppendDeleteOptimizeMatchDuckDBAndSamplesAreExact) {
 
 // Samples of a 2-D OTree over uniform data: the size within 5 sigma of f*N, uniform over an 8x8
 // grid (chi-squared), the mean within 3 sigma, and only about f of the rows read.
-TEST(OTreeScanTest, SamplesAreUniformAndReadAboutTheirFraction) {
-  constexpr uint64_t kRows = 100000;
-  constexpr uint64_t kCubeRows = 2000;
-  EventsGenerator gen(kRows, 7);
+// A table of `rows` generated events in files of `rows_per_file`, laid out as an OTree on (x, y).
+Result<std::unique_ptr<table::Table>> EventsOTree(std::shared_ptr<ObjectStore> store, uint64_t rows, uint64_t seed,
+                                                  uint64_t rows_per_file, uint64_t cube_rows) {
+  EventsGenerator gen(rows, seed);
   std::vector<Batch> batches;
   Batch b;
   while (gen.Next(1 << 16, &b)) batches.push_back(b);
   auto src = table::MemorySource(EventsGenerator::EventsSchema(), std::move(batches));
   table::WriteConfig config;
-  config.rows_per_file = 40000;
-  auto table = table::Table::Create(NewMemoryStore(), src.get(), config);
-  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  config.rows_per_file = rows_per_file;
+  ASSIGN_OR_RETURN(auto table, table::Table::Create(store, src.get(), config));
   layout::LayoutOptions options;
   options.columns = {"x", "y"};
-  options.cube_rows = kCubeRows;
+  options.cube_rows = cube_rows;
   options.write = config;
-  ASSERT_TRUE(layout::LayoutTable(table->get(), options).ok());
+  RETURN_IF_ERROR(layout::LayoutTable(table.get(), options).status());
+  return table;
+}
+
+TEST(OTreeScanTest, SamplesAreUniformAndReadAboutTheirFraction) {
+  constexpr uint64_t kRows = 100000;
+  constexpr uint64_t kCubeRows = 2000;
+  auto table = EventsOTree(NewMemoryStore(), kRows, 7, 40000, kCubeRows);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
 
   for (double f : {0.01, 0.1, 0.3}) {
     ScanRequest request;
@@ -231,22 +238,9 @@ TEST(OTreeScanTest, SamplesAreUniformAndReadAboutTheirFraction) {
 // open (the data files' footers, then every block's pages, each a batch of requests sent
 // together), and return what the same scan returns from a local store.
 TEST(OTreeScanTest, OnARemoteStoreABoxOrASampleTakesTwoRoundTrips) {
-  EventsGenerator gen(20000, 11);
-  std::vector<Batch> batches;
-  Batch b;
-  while (gen.Next(1 << 14, &b)) batches.push_back(b);
-  auto src = table::MemorySource(EventsGenerator::EventsSchema(), std::move(batches));
-  table::WriteConfig config;
-  config.rows_per_file = 5000;
   std::shared_ptr<ObjectStore> base = NewMemoryStore();
-  auto local = table::Table::Create(base, src.get(), config);
+  auto local = EventsOTree(base, 20000, 11, 5000, 500);
   ASSERT_TRUE(local.ok()) << local.status().ToString();
-  layout::LayoutOptions options;
-  options.columns = {"x", "y"};
-  options.cube_rows = 500;
-  options.write = config;
-  ASSERT_TRUE(layout::LayoutTable(local->get(), options).ok());
-  ASSERT_TRUE((*local)->Reload().ok());
 
   auto remote_store = std::make_shared<InstrumentedStore>(base);
   remote_store->SetLatencyMicros(50000);  // requests sent together overlap even on a loaded machine

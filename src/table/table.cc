@@ -847,10 +847,13 @@ Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
   std::set<std::string> keep;
   std::vector<std::string> keep_prefixes;
   ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store_.get()));
-  for (uint64_t v : versions) {
-    Result<Manifest> loaded = LoadManifest(store_.get(), v);
-    if (!loaded.ok() && loaded.status().IsNotFound()) continue;  // expired meanwhile: its files may go
-    ASSIGN_OR_RETURN(Manifest m, std::move(loaded));
+  // Every manifest, read together on a remote store.
+  std::vector<std::optional<Result<Manifest>>> manifests(versions.size());
+  ParallelForThreads(versions.size(), store_->remote() ? kRemoteFanOut : 1,
+                     [&](size_t i) { manifests[i] = LoadManifest(store_.get(), versions[i]); });
+  for (std::optional<Result<Manifest>>& loaded : manifests) {
+    if (!loaded->ok() && loaded->status().IsNotFound()) continue;  // expired meanwhile: its files may go
+    ASSIGN_OR_RETURN(Manifest m, std::move(*loaded));
     for (const FragmentMeta& f : m.fragments) {
       keep.insert(f.file);
       if (f.deletion) keep.insert(f.deletion->file);
@@ -866,10 +869,10 @@ Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
       bool referenced = false;
       for (const auto& p : keep_prefixes) referenced |= o.path.rfind(p, 0) == 0;
       if (referenced || o.mtime_ms == 0 || o.mtime_ms > cutoff) continue;
-      RETURN_IF_ERROR(store_->Delete(o.path));
       removed.push_back(o.path);
     }
   }
+  RETURN_IF_ERROR(store_->DeleteMany(removed));  // on S3, 1,000 a request
   return removed;
 }
 
