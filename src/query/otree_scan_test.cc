@@ -87,7 +87,7 @@ TEST(OTreeScanTest, LayoutAppendDeleteOptimizeMatchDuckDBAndSamplesAreExact) {
     ASSERT_TRUE(all.Append(second).ok());
 
     // The second table on a store that says it is remote: its blocks are prefetched and read
-    // page by page through the cache (Scanner::PrefetchBlocks), not chunk by chunk.
+    // page by page through the cache (Scanner::PrefetchPlan), not chunk by chunk.
     std::shared_ptr<ObjectStore> store = NewMemoryStore();
     if (t == 1) {
       auto remote = std::make_shared<InstrumentedStore>(store);

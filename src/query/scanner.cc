@@ -240,17 +240,7 @@ Status Scanner::Init(const ScanRequest& request) {
     return n <= kSerialTakeRows;
   }();
   remote_ = table_->store()->remote();
-  if (remote_ && index_candidates_.size() > 1) {
-    // Each data file's footer is a round trip: open those the index points into together (the
-    // table keeps them open for the scan). Errors surface when the scan opens them.
-    std::vector<const table::FragmentMeta*> files;
-    for (const auto& [f, offsets] : index_candidates_) {
-      if (offsets.empty()) continue;
-      if (const table::FragmentMeta* meta = table_->manifest().FindFragment(f)) files.push_back(meta);
-    }
-    ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) { (void)table_->OpenDataFile(*files[i]); });
-  }
-  if (remote_ && blocks_ && !count_only_) PrefetchBlocks();
+  if (remote_ && !count_only_ && (blocks_ || !index_candidates_.empty())) PrefetchPlan();
   // On a remote store a small take waits on the network, not the CPU: its fragments overlap.
   parallel_ = request.parallel && !limit_ && (!small_take || remote_) && ThreadPool::Default()->size() > 1 &&
               table_->manifest().fragments.size() > 1;
@@ -260,13 +250,19 @@ Status Scanner::Init(const ScanRequest& request) {
   return Status::OK();
 }
 
-void Scanner::PrefetchBlocks() const {
-  constexpr uint64_t kPrefetchBlockBytes = 64ull << 20;
-  const uint64_t budget = std::min<uint64_t>(kPrefetchBlockBytes, LruCache::Default()->capacity_bytes() / 4);
+void Scanner::PrefetchPlan() const {
+  constexpr uint64_t kPrefetchBytes = 64ull << 20;
+  const uint64_t budget = std::min<uint64_t>(kPrefetchBytes, LruCache::Default()->capacity_bytes() / 4);
+  // The fragments to read: those with blocks the layout selected, or rows the index found.
   std::vector<const table::FragmentMeta*> files;
-  for (const auto& [id, row_groups] : blocks_->row_groups) {
+  auto add = [&](uint32_t id, bool any) {
     const table::FragmentMeta* meta = table_->manifest().FindFragment(id);
-    if (meta && !row_groups.empty() && meta->live_rows() > 0) files.push_back(meta);
+    if (meta && any && meta->live_rows() > 0) files.push_back(meta);
+  };
+  if (blocks_) {
+    for (const auto& [id, row_groups] : blocks_->row_groups) add(id, !row_groups.empty());
+  } else {
+    for (const auto& [id, offsets] : index_candidates_) add(id, !offsets.empty());
   }
   std::vector<std::shared_ptr<const parquet::ParquetReader>> readers(files.size());
   ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) {
@@ -278,18 +274,35 @@ void Scanner::PrefetchBlocks() const {
   for (size_t i = 0; i < files.size(); ++i) {
     if (!readers[i]) continue;
     const parquet::ParquetReader& reader = *readers[i];
+    // Per row group, the rows to read: all of a selected block, or the index's rows.
+    std::vector<std::pair<int, Ranges>> reads;
+    if (blocks_) {
+      for (int rg : blocks_->row_groups.at(files[i]->id)) {
+        if (rg < reader.num_row_groups()) reads.emplace_back(rg, Ranges{{0, uint64_t(reader.row_group_num_rows(rg))}});
+      }
+    } else {
+      const std::vector<uint32_t>& offsets = index_candidates_.at(files[i]->id);
+      uint64_t first = 0;
+      size_t k = 0;
+      for (int rg = 0; rg < reader.num_row_groups() && k < offsets.size(); ++rg) {
+        const uint64_t end = first + uint64_t(reader.row_group_num_rows(rg));
+        std::vector<uint32_t> in_rg;
+        for (; k < offsets.size() && offsets[k] < end; ++k) in_rg.push_back(uint32_t(offsets[k] - first));
+        if (!in_rg.empty()) reads.emplace_back(rg, RangesOf(in_rg.data(), in_rg.size()));
+        first = end;
+      }
+    }
     for (int c : read_columns_) {
       const int fc = reader.schema().FindField(table_->schema().field(size_t(c)).name);
       if (fc < 0) continue;
-      for (int rg : blocks_->row_groups.at(files[i]->id)) {
-        if (rg >= reader.num_row_groups()) continue;
+      for (const auto& [rg, rows] : reads) {
         auto locations = reader.SharedPageIndex(rg, fc, /*statistics=*/false);
         if (!locations.ok()) continue;
-        bytes += reader.ChunkBytes(rg, fc);
-        if (bytes > budget) return;  // too much to hold: the scan streams it block by block
-        std::vector<int> pages((*locations)->pages.size());
-        for (size_t p = 0; p < pages.size(); ++p) pages[p] = int(p);
-        wanted[i].push_back({rg, fc, std::move(pages)});
+        auto pages = PagesOf(**locations, rows, reader.path());
+        if (!pages.ok()) continue;
+        bytes += PageBytes(**locations, *pages);
+        if (bytes > budget) return;  // too much to hold: the scan reads it as it goes
+        wanted[i].push_back({rg, fc, std::move(*pages)});
       }
     }
   }
@@ -626,7 +639,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   auto read = [&](size_t from, size_t to, const Ranges& rows, std::vector<Column>* cols) -> Status {
     if (from == to) return Status::OK();
     // Whole chunks, except on a remote store: there pages go through the cache, where
-    // PrefetchBlocks may have put them, or PrefetchColumns puts them with one batch of requests.
+    // PrefetchPlan may have put them, or PrefetchColumns puts them with one batch of requests.
     if (RangeRows(rows) == rg_rows && !remote_) {
       std::vector<int> wanted(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to));
       auto batch = reader.ReadRowGroup(rg, wanted);

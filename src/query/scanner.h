@@ -81,12 +81,13 @@ class Scanner {
   // explain without --analyze: makes every fragment's decision (DecideFragment, the one that
   // running the scan makes), reads nothing.
   Status PlanFragments();
-  // On a remote store, the blocks a layout selected, fetched before they are scanned: every data
-  // file's footer at once, then every block's pages of the read columns at once (one batch of
-  // requests per file, the files together) — two round trips for the scan, not a few per block.
-  // Only while they fit kPrefetchBlockBytes (and a quarter of the cache). Best effort: what
-  // fails is met again, and reported, by the scan.
-  void PrefetchBlocks() const;
+  // On a remote store, what the plan reads, fetched before it is scanned: the blocks a layout
+  // selected (whole), or the pages holding the rows an index found — every data file's footer at
+  // once, then every page of the read columns at once (one batch of requests per file, the files
+  // together): two round trips for the scan, not a few per block or per fragment. Only while
+  // the pages fit 64 MiB (and a quarter of the cache). Best effort: what fails is met again, and
+  // reported, by the scan.
+  void PrefetchPlan() const;
   // explain's work: with `analyze` runs the scan to the end (results dropped) so that the
   // counters and plan are complete; without, PlanFragments.
   Status Explain(bool analyze);
