@@ -240,7 +240,8 @@ Status Scanner::Init(const ScanRequest& request) {
     return n <= kSerialTakeRows;
   }();
   remote_ = table_->store()->remote();
-  if (remote_ && !count_only_ && (blocks_ || !index_candidates_.empty())) PrefetchPlan();
+  // Not under a LIMIT: the scan may stop long before it has read what the plan names.
+  if (remote_ && !count_only_ && !limit_ && (blocks_ || !index_candidates_.empty())) PrefetchPlan();
   // On a remote store a small take waits on the network, not the CPU: its fragments overlap.
   parallel_ = request.parallel && !limit_ && (!small_take || remote_) && ThreadPool::Default()->size() > 1 &&
               table_->manifest().fragments.size() > 1;
