@@ -31,6 +31,16 @@ std::unique_ptr<table::Table> EventsTable(std::shared_ptr<ObjectStore> store, ui
   return std::move(*t);
 }
 
+// An index of `type` on `column` with leaf pages (btree) or zones (zone map) of `rows` rows.
+Status AddIndex(table::Table* t, const std::string& column, const std::string& type, uint32_t rows) {
+  IndexOptions options;
+  options.column = column;
+  options.type = type;
+  if (type == "btree") options.page_rows = rows;
+  else options.zone_rows = rows;
+  return CreateIndex(t, options);
+}
+
 Result<std::pair<uint64_t, ScanCounters>> Count(const table::Table& t, const std::string& where, bool use_indexes) {
   ScanRequest request;
   request.where = where;
@@ -247,11 +257,7 @@ Status AppendEvents(table::Table* t, uint64_t rows, uint64_t seed) {
 TEST(IndexManagerTest, OnARemoteStoreALookupTakesFourRoundTripsFromAColdOpen) {
   auto base = std::shared_ptr<ObjectStore>(NewMemoryStore());
   auto t = EventsTable(base, 40000, /*sorted_ids=*/false, 10000);
-  IndexOptions options;
-  options.column = "id";
-  options.type = "btree";
-  options.page_rows = 256;
-  ASSERT_TRUE(CreateIndex(t.get(), options).ok());
+  ASSERT_TRUE(AddIndex(t.get(), "id", "btree", 256).ok());
   auto ids = t->ReadAll({0});
   ASSERT_TRUE(ids.ok());
   std::string in_list;  // ids spread over every data file
@@ -378,16 +384,8 @@ TEST(IndexManagerTest, SegmentsAreMergedPastTheThresholdAndOnRequest) {
 TEST(IndexManagerTest, VerifyReadsEveryIndexFile) {
   auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
   auto t = EventsTable(store, 3000, /*sorted_ids=*/false, 1000);
-  IndexOptions btree;
-  btree.column = "score";
-  btree.type = "btree";
-  btree.page_rows = 256;
-  ASSERT_TRUE(CreateIndex(t.get(), btree).ok());
-  IndexOptions zones;
-  zones.column = "ts";
-  zones.type = "zonemap";
-  zones.zone_rows = 256;
-  ASSERT_TRUE(CreateIndex(t.get(), zones).ok());
+  ASSERT_TRUE(AddIndex(t.get(), "score", "btree", 256).ok());
+  ASSERT_TRUE(AddIndex(t.get(), "ts", "zonemap", 256).ok());
   auto good = VerifyIndexes(*t);
   ASSERT_TRUE(good.ok()) << good.status().ToString();
   EXPECT_EQ(good->size(), 2u);
