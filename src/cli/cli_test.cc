@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -17,8 +18,10 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
+#include "util/duckdb_ref.h"
 #include "util/test_util.h"
 
 namespace lakeindex {
@@ -103,6 +106,58 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
 
 // Limits and damage: a CSV of more columns than a table may have is refused (exit 1, naming the
 // limit); a data file missing from a table is damage (exit 2), not a user error.
+// `files` lists a version's live data files with their deleted positions: DuckDB reading the
+// Parquet files itself, joined with that listing, returns exactly the version's rows — the newest
+// after an append and a delete, and the first (time travel) from the same directory.
+TEST(CliTest, FilesListsTheLiveFilesAndDuckDBReadsExactlyTheLiveRows) {
+  if (!lakeindex::testing::DuckDBAvailable()) GTEST_FAIL() << lakeindex::testing::DuckDBMissingMessage();
+  TempDir dir;
+  const std::string table = dir.Join("t");
+  WriteFileText(dir.Join("a.csv"), EventsCsv(0, 300));
+  WriteFileText(dir.Join("b.csv"), EventsCsv(300, 150));
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("a.csv"), "--rows-per-file", "100"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"append", table, "--from", dir.Join("b.csv"), "--rows-per-file", "100"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "score < 10 OR id BETWEEN 120 AND 180"}).code, 0);
+  for (const std::string& version : {std::string(), std::string("1")}) {
+    std::vector<std::string> files_args = {"files", table, "--format", "json"};
+    std::vector<std::string> query_args = {"query", table, "--select", "id", "--format", "csv"};
+    if (!version.empty()) {
+      for (auto* args : {&files_args, &query_args}) args->insert(args->end(), {"--version", version});
+    }
+    CliResult files = RunCli(dir, files_args);
+    ASSERT_EQ(files.code, 0) << files.err;
+    const nlohmann::json listed = nlohmann::json::parse(files.out);
+    uint64_t live = 0, deleted = 0;
+    for (const auto& f : listed) {
+      live += f["live_rows"].get<uint64_t>();
+      deleted += f["deleted"].size();
+      EXPECT_EQ(f["rows"].get<uint64_t>(), f["live_rows"].get<uint64_t>() + f["deleted"].size());
+      EXPECT_TRUE(f["stats"].contains("id")) << f.dump();
+    }
+    EXPECT_EQ(listed.size(), version.empty() ? 5u : 3u);
+    EXPECT_EQ(deleted > 0, version.empty());
+    WriteFileText(dir.Join("files.json"), files.out);
+    auto duck = lakeindex::testing::RunDuckDB(
+        "SELECT r.id FROM read_parquet(" + lakeindex::testing::SqlQuote(table + "/data/*.parquet") +
+        ", filename = true, file_row_number = true) r JOIN read_json(" + lakeindex::testing::SqlQuote(dir.Join("files.json")) +
+        ") f ON r.filename = f.path WHERE NOT list_contains(f.deleted::BIGINT[], r.file_row_number) ORDER BY r.id");
+    ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+    CliResult ours = RunCli(dir, query_args);
+    ASSERT_EQ(ours.code, 0) << ours.err;
+    std::vector<std::string> ids = clitest::SortedLines(ours.out.substr(ours.out.find('\n') + 1));
+    std::sort(ids.begin(), ids.end(), [](const std::string& a, const std::string& b) { return std::stoll(a) < std::stoll(b); });
+    ASSERT_EQ(duck->rows.size(), ids.size()) << "version " << version;
+    EXPECT_EQ(ids.size(), live);
+    for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(duck->rows[i][0].value_or("NULL"), ids[i]) << i;
+  }
+  CliResult table_format = RunCli(dir, {"files", table});
+  EXPECT_EQ(table_format.code, 0);
+  EXPECT_NE(table_format.out.find("live_rows"), std::string::npos);
+  EXPECT_EQ(CountLines(RunCli(dir, {"files", table, "--format", "csv"}).out), 6);  // header + 5 files
+  EXPECT_EQ(RunCli(dir, {"files", table, "--format", "xml"}).code, 1);
+  EXPECT_EQ(RunCli(dir, {"files", table, "--version", "9"}).code, 1);
+}
+
 TEST(CliTest, TooManyColumnsAndMissingDataFiles) {
   TempDir dir;
   std::string header, row;

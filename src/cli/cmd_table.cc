@@ -255,6 +255,41 @@ Status RunStats(const InfoArgs& args) {
   return PrintLayoutStats(*h.table);
 }
 
+struct FilesArgs {
+  std::string table, format = "table";
+  std::optional<uint64_t> version;
+};
+
+// The live data files of a version (table::Table::Files): JSON for engines, or a table / CSV of
+// path, fragment, rows, live rows and deleted positions (space-separated).
+Status RunFiles(const FilesArgs& args) {
+  if (args.format != "table" && args.format != "csv" && args.format != "json") {
+    return Status::InvalidArgument("--format must be table, csv or json");
+  }
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
+  ASSIGN_OR_RETURN(nlohmann::json files, h.table->Files(args.table));
+  if (args.format == "json") {
+    std::printf("%s\n", files.dump(1).c_str());
+    return Status::OK();
+  }
+  Batch b(*Schema::Parse("path:string,fragment:int64,rows:int64,live_rows:int64,deleted:string"));
+  for (const nlohmann::json& f : files) {
+    std::string deleted;
+    for (const nlohmann::json& p : f["deleted"]) deleted += (deleted.empty() ? "" : " ") + std::to_string(p.get<uint64_t>());
+    RETURN_IF_ERROR(b.mutable_column(0).AppendString(f["path"].get<std::string>()));
+    b.mutable_column(1).Append<int64_t>(f["fragment"].get<int64_t>());
+    b.mutable_column(2).Append<int64_t>(f["rows"].get<int64_t>());
+    b.mutable_column(3).Append<int64_t>(f["live_rows"].get<int64_t>());
+    RETURN_IF_ERROR(b.mutable_column(4).AppendString(deleted));
+  }
+  RETURN_IF_ERROR(b.Seal());
+  std::string text;
+  if (args.format == "csv") csv::WriteCsv(b, true, &text);
+  else text = FormatTable(b, 80);
+  std::fputs(text.c_str(), stdout);
+  return Status::OK();
+}
+
 struct OptimizeArgs {
   std::string table;
   uint64_t rows_per_file = 1000000;
@@ -482,6 +517,13 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* v = app.add_subcommand("versions", "List the table's versions");
   v->add_option("TABLE", versions->table, "Table directory")->required();
   commands->emplace_back(v, [versions] { return RunVersions(*versions); });
+
+  auto files = std::make_shared<FilesArgs>();
+  auto* fl = app.add_subcommand("files", "List a version's live data files: rows, deleted positions, statistics");
+  fl->add_option("TABLE", files->table, "Table directory")->required();
+  fl->add_option("--version", files->version, "Version (default: the newest)");
+  fl->add_option("--format", files->format, "table, csv or json (with column statistics)")->capture_default_str();
+  commands->emplace_back(fl, [files] { return RunFiles(*files); });
 
   auto stats = std::make_shared<InfoArgs>();
   auto* s = app.add_subcommand("stats", "Show the table's size and column statistics");

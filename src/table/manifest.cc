@@ -326,6 +326,8 @@ Result<Value> ValueFromJson(const json& j, TypeId type) {
   return bad();
 }
 
+json ColumnStatsJson(const ColumnStats& s) { return StatsToJson(s); }
+
 std::string SerializeManifest(const Manifest& m) {
   json j = json::object();
   j["format"] = kManifestMagic;

@@ -105,6 +105,10 @@ std::string ManifestChecksum(const nlohmann::json& body);
 // mistyped fields, paths escaping the table (".." or absolute), duplicate fragment ids.
 Result<Manifest> ParseManifest(const uint8_t* data, size_t size, std::string_view source);
 
+// A column's statistics as a manifest stores them: {"min", "max" (both or neither), "null_count",
+// "nan_count", "row_count"}.
+nlohmann::json ColumnStatsJson(const ColumnStats& s);
+
 // Value <-> JSON used by manifests and index metadata. A string that is not valid UTF-8 has no
 // JSON form: ValueToJson returns null for it (callers then store no statistic).
 nlohmann::json ValueToJson(const Value& v);

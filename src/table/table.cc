@@ -842,6 +842,28 @@ Result<std::vector<uint64_t>> Table::ExpireVersions(uint64_t keep, int64_t older
   return removed;
 }
 
+Result<nlohmann::json> Table::Files(const std::string& location) const {
+  std::string root = location;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  nlohmann::json files = nlohmann::json::array();
+  for (const FragmentMeta& f : manifest_.fragments) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const roaring::Roaring> deleted, Deletions(f));
+    std::vector<uint32_t> positions(deleted->cardinality());
+    deleted->toUint32Array(positions.data());
+    nlohmann::json stats = nlohmann::json::object();
+    for (const auto& [column, s] : f.stats) stats[column] = ColumnStatsJson(s);
+    files.push_back({{"path", root + "/" + f.file},
+                     {"file", f.file},
+                     {"fragment", f.id},
+                     {"rows", f.rows},
+                     {"live_rows", f.live_rows()},
+                     {"deleted", positions},
+                     {"file_size", f.file_size},
+                     {"stats", std::move(stats)}});
+  }
+  return files;
+}
+
 Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
   // Everything any version references stays: time travel keeps working.
   std::set<std::string> keep;

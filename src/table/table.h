@@ -178,6 +178,12 @@ class Table {
   // The schema of rows read with `columns` (schema indexes; empty = all).
   Schema ReadSchema(const std::vector<int>& columns) const;
 
+  // The live data files of this version, for engines that read the Parquet files themselves
+  // (`lakeindex files`): per fragment {"path": location + "/" + its file, "file", "fragment",
+  // "rows", "live_rows", "deleted": the positions (0-based row numbers in the file) of its deleted
+  // rows, ascending, "file_size", "stats": per column as the manifest keeps them}. `location` is
+  // the table as the caller names it (a directory or an s3:// URI).
+  Result<nlohmann::json> Files(const std::string& location) const;
   // Reads every file this version references (manifest, data files with their page CRCs,
   // deletion vectors) and checks them against the manifest. Returns one line per file checked;
   // the first damaged file is a Corruption error naming it.
