@@ -111,6 +111,13 @@ class Table:
         "layout"} (indexes and layout as stored in the manifest; string min/max as bytes)."""
         return self._t.stats()
 
+    def files(self):
+        """The live data files of this version, as `lakeindex files --format json`: [{"path",
+        "file", "fragment", "rows", "live_rows", "deleted", "file_size", "stats"}], `deleted`
+        being the positions (row numbers in the file) of its deleted rows, for engines that read
+        the Parquet files themselves."""
+        return self._t.files()
+
     def __repr__(self):
         return f"lakeindex.Table({self.path!r}, version={self.version})"
 

@@ -83,6 +83,15 @@ class TableTest(unittest.TestCase):
         self.assertEqual(t.count("id < 1000 AND x > 250"), len(t.query("id < 1000 AND x > 250", select=["id"])["id"]))
         # Time travel: version 1 still has every row.
         self.assertEqual(len(lakeindex.Table.open(t.path, version=1).query(select=["id"])["id"]), ROWS)
+        # files(): the live rows and deleted positions of each data file add up to the version's.
+        files = t.files()
+        self.assertEqual(sum(f["live_rows"] for f in files), len(left))
+        self.assertEqual(sum(len(f["deleted"]) for f in files), ROWS - len(left))
+        for f in files:
+            self.assertEqual(f["rows"], f["live_rows"] + len(f["deleted"]))
+            self.assertTrue(f["path"].startswith(t.path + "/data/"), f["path"])
+            self.assertEqual(f["deleted"], sorted(f["deleted"]))
+        self.assertEqual(sum(len(f["deleted"]) for f in lakeindex.Table.open(t.path, version=1).files()), 0)
 
     def test_append_and_otree_layout_with_exact_samples(self):
         t = self.make("l")

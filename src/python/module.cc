@@ -201,6 +201,12 @@ class PyTable {
     return out;
   }
 
+  // The live data files of this version (table::Table::Files), as Python objects.
+  py::object Files() {
+    auto files = Check(Unlocked([&] { return table_->Files(path_); }));
+    return py::module_::import("json").attr("loads")(files.dump());
+  }
+
   // Size, per-column statistics, indexes and layout of this version.
   py::dict Stats() {
     const table::Manifest& m = table_->manifest();
@@ -507,6 +513,7 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
       .def("stats", &PyTable::Stats)
+      .def("files", &PyTable::Files)
       .def_property_readonly("version", &PyTable::version)
       .def_property_readonly("schema", &PyTable::schema)
       .def_property_readonly("path", &PyTable::path);
