@@ -1,12 +1,11 @@
 #include "query/index_manager.h"
 
-#include "common/thread_pool.h"
-
 #include <algorithm>
 #include <iterator>
 #include <optional>
 #include <set>
 
+#include "common/thread_pool.h"
 #include "common/uuid.h"
 #include "format/parquet/reader.h"
 #include "index/btree/btree_builder.h"
@@ -433,8 +432,6 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
       if (std::none_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return covered->count(f) > 0; })) {
         continue;
       }
-      // Segments are opened once per Table (their directory, NULL bitmap and lazily opened leaf
-      // file are then shared by every query), as data files are.
       ASSIGN_OR_RETURN(std::shared_ptr<const void> opened, OpenSegment(table, meta.type, seg.uuid));
       if (meta.type == "btree") {
         auto shared = std::static_pointer_cast<const index::btree::BTreeSegment>(opened);

@@ -20,6 +20,20 @@ namespace lakeindex::query {
 
 namespace {
 
+// The rows of fragment offsets `offsets` (ascending) that fall in the row group starting at
+// rg_first_row, as ranges of row-group rows.
+Ranges RowGroupRows(const std::vector<uint32_t>& offsets, uint64_t rg_first_row, uint64_t rg_rows) {
+  auto lo = std::lower_bound(offsets.begin(), offsets.end(), rg_first_row);
+  auto hi = std::lower_bound(lo, offsets.end(), rg_first_row + rg_rows);
+  std::vector<uint32_t> local(lo, hi);
+  for (uint32_t& r : local) r -= uint32_t(rg_first_row);
+  return RangesOf(local.data(), local.size());
+}
+
+}  // namespace
+
+namespace {
+
 // Rows decoded per step inside a row group when reading page by page (bounds memory and lets
 // LIMIT stop early).
 constexpr uint64_t kWindowRows = 64 * 1024;
@@ -284,13 +298,11 @@ void Scanner::PrefetchPlan() const {
     } else {
       const std::vector<uint32_t>& offsets = index_candidates_.at(files[i]->id);
       uint64_t first = 0;
-      size_t k = 0;
-      for (int rg = 0; rg < reader.num_row_groups() && k < offsets.size(); ++rg) {
-        const uint64_t end = first + uint64_t(reader.row_group_num_rows(rg));
-        std::vector<uint32_t> in_rg;
-        for (; k < offsets.size() && offsets[k] < end; ++k) in_rg.push_back(uint32_t(offsets[k] - first));
-        if (!in_rg.empty()) reads.emplace_back(rg, RangesOf(in_rg.data(), in_rg.size()));
-        first = end;
+      for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+        const uint64_t rows = uint64_t(reader.row_group_num_rows(rg));
+        Ranges in_rg = RowGroupRows(offsets, first, rows);
+        if (!in_rg.empty()) reads.emplace_back(rg, std::move(in_rg));
+        first += rows;
       }
     }
     for (int c : read_columns_) {
@@ -557,12 +569,8 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   // evaluated on every row: the same answer.
   bool take = false;
   if (const std::vector<uint32_t>* from_index = IndexCandidates(fragment.id)) {
-    auto lo = std::lower_bound(from_index->begin(), from_index->end(), uint32_t(rg_first_row));
-    auto hi = std::lower_bound(lo, from_index->end(), uint64_t(rg_first_row + rg_rows));
-    std::vector<uint32_t> local(lo, hi);
-    for (uint32_t& r : local) r -= uint32_t(rg_first_row);
-    if (local.empty()) return Status::OK();
-    candidate = RangesOf(local.data(), local.size());
+    candidate = RowGroupRows(*from_index, rg_first_row, rg_rows);
+    if (candidate.empty()) return Status::OK();
     take = true;
     if (!read_columns_.empty()) {
       auto chunk = reader.SharedChunk(rg, file_columns[0]);

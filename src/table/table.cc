@@ -281,7 +281,7 @@ Result<std::optional<uint64_t>> HintedVersion(ObjectStore* store) {
 // the next open. `manifest` is the version's serialized manifest (a copy rides along when small).
 void WriteLatestHint(ObjectStore* store, uint64_t version, std::string_view manifest) {
   std::string text = std::to_string(version);
-  if (manifest.size() <= kMaxHintedManifestBytes) text.append("\n").append(manifest);
+  if (!manifest.empty() && manifest.size() <= kMaxHintedManifestBytes) text.append("\n").append(manifest);
   (void)store->Write(kLatestHintPath, text);
 }
 
@@ -869,19 +869,25 @@ Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
   std::set<std::string> keep;
   std::vector<std::string> keep_prefixes;
   ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store_.get()));
-  // Every manifest, read together on a remote store.
-  std::vector<std::optional<Result<Manifest>>> manifests(versions.size());
-  ParallelForThreads(versions.size(), store_->remote() ? kRemoteFanOut : 1,
-                     [&](size_t i) { manifests[i] = LoadManifest(store_.get(), versions[i]); });
-  for (std::optional<Result<Manifest>>& loaded : manifests) {
-    if (!loaded->ok() && loaded->status().IsNotFound()) continue;  // expired meanwhile: its files may go
-    ASSIGN_OR_RETURN(Manifest m, std::move(*loaded));
-    for (const FragmentMeta& f : m.fragments) {
+  // Every manifest, read together on a remote store; each is folded into the sets as it comes,
+  // so that only those in flight are held.
+  std::mutex mu;
+  Status failed;
+  ParallelForThreads(versions.size(), store_->remote() ? kRemoteFanOut : 1, [&](size_t i) {
+    Result<Manifest> loaded = LoadManifest(store_.get(), versions[i]);
+    std::lock_guard<std::mutex> lock(mu);
+    if (!loaded.ok()) {
+      // Expired meanwhile: its files may go.
+      if (!loaded.status().IsNotFound() && failed.ok()) failed = loaded.status();
+      return;
+    }
+    for (const FragmentMeta& f : loaded->fragments) {
       keep.insert(f.file);
       if (f.deletion) keep.insert(f.deletion->file);
     }
-    for (auto& p : ReferencedIndexPrefixes(m)) keep_prefixes.push_back(std::move(p));
-  }
+    for (auto& p : ReferencedIndexPrefixes(*loaded)) keep_prefixes.push_back(std::move(p));
+  });
+  RETURN_IF_ERROR(failed);
   const int64_t cutoff = NowMs() - older_than_ms;
   std::vector<std::string> removed;
   for (const char* dir : {kDataDir, kDeletionsDir, "_indices/"}) {
