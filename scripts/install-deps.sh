@@ -3,7 +3,8 @@
 #
 # Idempotent: a package is installed only when dpkg says it is missing, `apt-get update` runs only
 # when something is missing, and `npm ci` runs only when the pinned @duckdb/node-api is not
-# already in tests/duckdb/node_modules. A second run therefore makes no network calls.
+# already in tests/duckdb/node_modules (nor icebird in tests/iceberg/node_modules). A second run
+# therefore makes no network calls.
 # Runs as root, or as a user with sudo. Progress goes to stderr; any failure exits non-zero
 # with a message that says what could not be installed.
 set -euo pipefail
@@ -19,6 +20,7 @@ readonly kPackages=(
   clang libclang-rt-14-dev
   python3-dev pybind11-dev python3-numpy python3-distributed
   libcurl4-openssl-dev libssl-dev
+  libavro-dev
 )
 
 log() { echo "install-deps: $*" >&2; }
@@ -65,25 +67,30 @@ if ((${#missing[@]} > 0)); then
   done
 fi
 
-# DuckDB, the independent reference reader/writer of the tests: the version pinned in
-# tests/duckdb/package.json, exactly as locked in package-lock.json.
-duck_version_ok() {
-  (cd "${kDuckDir}" && node -e '
-    const want = require("./package.json").dependencies["@duckdb/node-api"];
-    const have = require("./node_modules/@duckdb/node-api/package.json").version;
-    process.exit(want === have ? 0 : 1);' 2>/dev/null)
+# The independent readers of the tests, each pinned in its package.json and installed exactly as
+# locked in its package-lock.json: DuckDB (tests/duckdb: @duckdb/node-api) and icebird, an
+# Iceberg reader (tests/iceberg).
+npm_pinned_ok() {  # DIR PACKAGE
+  (cd "$1" && node -e '
+    const name = process.argv[1];
+    const want = require("./package.json").dependencies[name];
+    const have = require("./node_modules/" + name + "/package.json").version;
+    process.exit(want === have ? 0 : 1);' "$2" 2>/dev/null)
 }
-if [[ ! -f "${kDuckDir}/node_modules/@duckdb/node-api/package.json" ]] || ! duck_version_ok; then
+install_pinned() {  # DIR PACKAGE
+  local dir="$1" pkg="$2"
+  if [[ -f "${dir}/node_modules/${pkg}/package.json" ]] && npm_pinned_ok "${dir}" "${pkg}"; then return; fi
   installed_something=1
-  log "installing @duckdb/node-api into ${kDuckDir}/node_modules"
-  if [[ -f "${kDuckDir}/package-lock.json" ]]; then
-    (cd "${kDuckDir}" && npm ci --no-audit --no-fund >&2) || die "npm ci failed in ${kDuckDir}"
+  log "installing ${pkg} into ${dir}/node_modules"
+  if [[ -f "${dir}/package-lock.json" ]]; then
+    (cd "${dir}" && npm ci --no-audit --no-fund >&2) || die "npm ci failed in ${dir}"
   else
-    (cd "${kDuckDir}" && npm install --no-audit --no-fund >&2) ||
-      die "npm install failed in ${kDuckDir}"
+    (cd "${dir}" && npm install --no-audit --no-fund >&2) || die "npm install failed in ${dir}"
   fi
-  duck_version_ok || die "@duckdb/node-api in ${kDuckDir}/node_modules does not match package.json"
-fi
+  npm_pinned_ok "${dir}" "${pkg}" || die "${pkg} in ${dir}/node_modules does not match package.json"
+}
+install_pinned "${kDuckDir}" "@duckdb/node-api"
+install_pinned "${kRoot}/tests/iceberg" "icebird"
 
 # One real query proves that the native library loads on this machine.
 echo "SELECT 42 AS answer" | node "${kDuckDir}/run.mjs" >/dev/null ||

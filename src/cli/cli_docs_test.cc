@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/cli_test_util.h"
+#include "util/duckdb_ref.h"
 #include "util/test_util.h"
 
 namespace lakeindex {
@@ -29,12 +30,8 @@ namespace {
 
 using clitest::ReadFileText;
 using clitest::WriteFileText;
+using testing::SourceDir;
 using testing::TempDir;
-
-std::string SourceDir() {
-  const char* src = std::getenv("LAKEINDEX_SOURCE_DIR");
-  return src && *src ? src : LAKEINDEX_SOURCE_DIR;
-}
 
 // README.md and docs/*.md, relative to the source directory, sorted.
 std::vector<std::string> DocFiles() {

@@ -27,6 +27,8 @@ namespace {
 struct LoadArgs {
   std::string table, from, schema;
   uint64_t rows_per_file = 1000000;
+  bool iceberg = false;              // create only
+  std::string iceberg_location;      // create only; default: the table's own URI
 };
 
 Status RunCreate(const LoadArgs& args) {
@@ -37,7 +39,11 @@ Status RunCreate(const LoadArgs& args) {
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema));
   ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, true));
   auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
-  ASSIGN_OR_RETURN(auto table, ops::Create(store, source.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
+  if (args.iceberg || !args.iceberg_location.empty()) {
+    config.iceberg_location = args.iceberg_location.empty() ? table::TableLocationUri(args.table) : args.iceberg_location;
+  }
+  ASSIGN_OR_RETURN(auto table, ops::Create(store, source.get(), config));
   std::fprintf(stderr, "created %s: version %llu, %llu rows in %zu fragments\n", args.table.c_str(),
                static_cast<unsigned long long>(table->version()),
                static_cast<unsigned long long>(table->manifest().total_rows()), table->manifest().fragments.size());
@@ -290,6 +296,21 @@ Status RunFiles(const FilesArgs& args) {
   return Status::OK();
 }
 
+struct IcebergArgs {
+  std::string table, location;
+};
+
+// Starts keeping Iceberg metadata (or writes what a crash left unwritten).
+Status RunIcebergEnable(const IcebergArgs& args) {
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
+  const bool was = table::iceberg::Enabled(h.table->manifest());
+  ASSIGN_OR_RETURN(std::string metadata, h.table->EnableIceberg(args.location.empty() ? table::TableLocationUri(args.table) : args.location));
+  std::fprintf(stderr, "%s: %s Iceberg metadata at version %llu: %s (location %s)\n", args.table.c_str(),
+               was ? "already keeps" : "now keeps", static_cast<unsigned long long>(h.table->version()), metadata.c_str(),
+               h.table->manifest().iceberg.value("location", "").c_str());
+  return Status::OK();
+}
+
 struct OptimizeArgs {
   std::string table;
   uint64_t rows_per_file = 1000000;
@@ -426,6 +447,9 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   c->add_option("--from", create->from, "Input file (.csv or .parquet)")->required();
   c->add_option("--schema", create->schema, "Column types, e.g. \"id:int64,name:string\" (CSV only; default: inferred)");
   c->add_option("--rows-per-file", create->rows_per_file, "Rows per data file")->capture_default_str();
+  c->add_flag("--iceberg", create->iceberg, "Also keep Iceberg metadata (metadata/), written with every commit");
+  c->add_option("--iceberg-location", create->iceberg_location,
+                "The URI other engines read the table at (implies --iceberg; default: the table's own)");
   commands->emplace_back(c, [create] { return RunCreate(*create); });
 
   auto append = std::make_shared<LoadArgs>();
@@ -517,6 +541,14 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* v = app.add_subcommand("versions", "List the table's versions");
   v->add_option("TABLE", versions->table, "Table directory")->required();
   commands->emplace_back(v, [versions] { return RunVersions(*versions); });
+
+  auto ice = std::make_shared<IcebergArgs>();
+  auto* ig = app.add_subcommand("iceberg", "Iceberg metadata for engines that read Iceberg tables");
+  ig->require_subcommand(1);
+  auto* ie = ig->add_subcommand("enable", "Keep Iceberg metadata from now on (written for the current version at once)");
+  ie->add_option("TABLE", ice->table, "Table directory")->required();
+  ie->add_option("--location", ice->location, "The URI other engines read the table at (default: the table's own)");
+  commands->emplace_back(ie, [ice] { return RunIcebergEnable(*ice); });
 
   auto files = std::make_shared<FilesArgs>();
   auto* fl = app.add_subcommand("files", "List a version's live data files: rows, deleted positions, statistics");

@@ -229,6 +229,10 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
     m.indexes = *it;
   }
   if (auto it = j.find("layout"); it != j.end()) m.layout = *it;
+  if (auto it = j.find("iceberg"); it != j.end()) {
+    if (!it->is_null() && !it->is_object()) return Status::Corruption(src + ": 'iceberg' is not an object");
+    m.iceberg = *it;
+  }
   return m;
 }
 
@@ -355,6 +359,7 @@ std::string SerializeManifest(const Manifest& m) {
   j["fragments"] = frags;
   j["indexes"] = m.indexes;
   j["layout"] = m.layout;
+  if (!m.iceberg.is_null()) j["iceberg"] = m.iceberg;  // absent when off: such manifests read as before
   j["checksum"] = ManifestChecksum(j);
   return j.dump(1);
 }

@@ -11,6 +11,8 @@
 //                  "stats":{column: {"min","max","null_count","nan_count"}},
 //                  "tail":{"offset","xxh64":"<16 hex>"}}]   "tail" optional (older manifests)
 //   "indexes": [...], "layout": {...}|null   owned by index/ and layout/ (opaque JSON here)
+//   "iceberg": {...}                    present when the table keeps Iceberg metadata; owned by
+//                                       table/iceberg.h (opaque JSON here)
 //   "checksum": "xxh64:<16 hex>"        XXH64 of the compact dump of the object without this key
 // Stats "min"/"max" are JSON numbers (ints, finite doubles), strings, or booleans; absent when
 // unknown (then nothing is pruned on them). Dates/timestamps are stored as their integer value.
@@ -87,6 +89,7 @@ struct Manifest {
   std::vector<FragmentMeta> fragments;
   nlohmann::json indexes = nlohmann::json::array();
   nlohmann::json layout;  // null when the table has no layout
+  nlohmann::json iceberg;  // null when the table keeps no Iceberg metadata (table/iceberg.h)
 
   const FragmentMeta* FindFragment(uint32_t id) const;
   uint64_t total_rows() const;  // live rows

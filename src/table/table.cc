@@ -15,6 +15,7 @@
 #include "common/uuid.h"
 #include "format/parquet/reader.h"
 #include "table/deletion_vector.h"
+#include "table/iceberg.h"
 
 namespace lakeindex::table {
 
@@ -65,6 +66,14 @@ Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& pat
   }
   ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenStoreUri(path));
   return std::make_shared<InstrumentedStore>(std::shared_ptr<ObjectStore>(std::move(store)));
+}
+
+std::string TableLocationUri(const std::string& path) {
+  std::string local;
+  if (!IsLocalUri(path, &local)) return path;
+  std::string abs = std::filesystem::absolute(local).lexically_normal().string();
+  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+  return "file://" + abs;
 }
 
 Result<std::unique_ptr<DataFileStream>> DataFileStream::Open(ObjectStore* store, const Schema& schema,
@@ -472,6 +481,13 @@ Result<std::unique_ptr<Table>> Table::Create(std::shared_ptr<ObjectStore> store,
   Transaction txn;
   txn.operation = "create";
   txn.schema = source->schema();
+  if (config.iceberg_location) {
+    ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(*config.iceberg_location));
+    txn.apply_extra = [state](Manifest* next) {
+      next->iceberg = state;
+      return Status::OK();
+    };
+  }
   ASSIGN_OR_RETURN(txn.added, table->WriteFragments(source, *txn.schema, config));
   RETURN_IF_ERROR(table->Commit(std::move(txn)));
   return table;
@@ -587,6 +603,7 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
       next.fragments.push_back(std::move(f));
     }
     if (txn.apply_extra) RETURN_IF_ERROR(txn.apply_extra(&next));
+    if (iceberg::Enabled(next)) RETURN_IF_ERROR(iceberg::PrepareCommit(store, &next));
     const std::string serialized = SerializeManifest(next);
     if (serialized.size() > kMaxManifestBytes) {
       return Status::InvalidArgument(txn.operation + ": the table's manifest would grow to " +
@@ -600,6 +617,9 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
     Status st = store->CreateIfAbsent(ManifestPath(next.version), serialized);
     if (st.ok()) {
       WriteLatestHint(store, next.version, serialized);
+      // Committed: the Iceberg metadata follows. Best effort like the hint — a failure here is
+      // made good by the next commit or `iceberg enable` (iceberg.h, "Consistency").
+      if (iceberg::Enabled(next)) (void)iceberg::PublishMetadata(store, next, IcebergVersions(store));
       return next;
     }
     if (!st.IsAlreadyExists()) return st;
@@ -608,6 +628,25 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
   }
   return Status::Conflict("gave up committing after " + std::to_string(kMaxCommitAttempts) +
                           " attempts: too many concurrent writers");
+}
+
+iceberg::Versions Table::IcebergVersions(ObjectStore* store) {
+  return {[store](uint64_t v) { return LoadManifest(store, v); },
+          [store](uint64_t v) { return ManifestThere(store, v); }};
+}
+
+Result<std::string> Table::EnableIceberg(const std::string& location) {
+  if (!iceberg::Enabled(manifest_)) {
+    ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(location));
+    Transaction txn;
+    txn.operation = "iceberg enable";
+    txn.apply_extra = [state](Manifest* next) {
+      if (!iceberg::Enabled(*next)) next->iceberg = state;  // a concurrent enable stands
+      return Status::OK();
+    };
+    RETURN_IF_ERROR(Commit(std::move(txn)));
+  }
+  return iceberg::PublishMetadata(store_.get(), manifest_, IcebergVersions(store_.get()));
 }
 
 Status Table::Commit(Transaction txn) {
@@ -839,6 +878,7 @@ Result<std::vector<uint64_t>> Table::ExpireVersions(uint64_t keep, int64_t older
     RETURN_IF_ERROR(store_->Delete(ManifestPath(versions[i])));
     removed.push_back(versions[i]);
   }
+  if (!removed.empty()) RETURN_IF_ERROR(iceberg::DropExpiredSnapshots(store_.get(), versions.back(), IcebergVersions(store_.get())));
   return removed;
 }
 
@@ -886,11 +926,12 @@ Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
       if (f.deletion) keep.insert(f.deletion->file);
     }
     for (auto& p : ReferencedIndexPrefixes(*loaded)) keep_prefixes.push_back(std::move(p));
+    for (auto& p : iceberg::ReferencedFiles(*loaded)) keep.insert(std::move(p));
   });
   RETURN_IF_ERROR(failed);
   const int64_t cutoff = NowMs() - older_than_ms;
   std::vector<std::string> removed;
-  for (const char* dir : {kDataDir, kDeletionsDir, "_indices/"}) {
+  for (const char* dir : {kDataDir, kDeletionsDir, "_indices/", iceberg::kMetadataDir}) {
     ASSIGN_OR_RETURN(auto objects, store_->List(dir));
     for (const ObjectInfo& o : objects) {
       if (keep.count(o.path)) continue;

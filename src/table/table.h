@@ -26,6 +26,7 @@
 #include "lakeindex/object_store.h"
 #include "lakeindex/row_set.h"
 #include "table/batch_source.h"
+#include "table/iceberg.h"
 #include "table/manifest.h"
 
 namespace lakeindex::table {
@@ -58,6 +59,9 @@ struct WriteConfig {
   std::function<void(uint64_t)> progress;
   // Chained after the operation's own changes on every commit attempt (may be empty).
   CommitHook before_commit;
+  // Create only: keep Iceberg metadata from version 1 on (table/iceberg.h), the table being
+  // read by other engines at this absolute URI (file:///abs/path, s3://bucket/prefix).
+  std::optional<std::string> iceberg_location;
 };
 
 struct VersionInfo {
@@ -83,6 +87,9 @@ struct Transaction {
 // (explain reports them); `path` is anything OpenStoreUri takes (a path, file:///, s3://). NotFound
 // when `create` is false and a local path is no directory.
 Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& path, bool create);
+// The absolute URI of a table that `path` (as OpenTableStore takes it) names: file:///abs/path
+// for a local path, the URI itself otherwise. Iceberg metadata names files by it.
+std::string TableLocationUri(const std::string& path);
 
 // A new Parquet data file under data/, streamed to the store while its rows are written (each row
 // group goes to the store when flushed; no whole file is assembled in memory). Finish publishes
@@ -153,6 +160,11 @@ class Table {
   Result<size_t> Optimize(const WriteConfig& config);
   // Commits `txn` made against this version (used by the operations above, indexes, layout).
   Status Commit(Transaction txn);
+  // Starts keeping Iceberg metadata (table/iceberg.h) with a commit that writes it for the
+  // current rows, engines reading the table at `location` (an absolute URI). On a table that
+  // keeps it already, commits nothing and writes whatever Iceberg metadata a crash left
+  // unwritten. Returns the newest version's metadata file.
+  Result<std::string> EnableIceberg(const std::string& location);
 
   // Deleted offsets of a fragment (empty if none); loaded once and cached.
   Result<std::shared_ptr<const roaring::Roaring>> Deletions(const FragmentMeta& fragment) const;
@@ -217,6 +229,7 @@ class Table {
   // OpenDataFile without the cache (Verify reads what is on the store now).
   Result<std::unique_ptr<parquet::ParquetReader>> OpenDataFileUncached(const FragmentMeta& fragment) const;
   static Result<Manifest> CommitTransaction(ObjectStore* store, const Manifest& base, const Transaction& txn);
+  static iceberg::Versions IcebergVersions(ObjectStore* store);
 
   std::shared_ptr<ObjectStore> store_;
   Manifest manifest_;

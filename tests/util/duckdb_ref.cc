@@ -19,7 +19,6 @@
 extern char** environ;
 
 namespace lakeindex::testing {
-namespace {
 
 std::string SourceDir() {
   // The environment wins so that a test binary built elsewhere can be pointed at a checkout;
@@ -29,6 +28,8 @@ std::string SourceDir() {
   }
   return LAKEINDEX_SOURCE_DIR;
 }
+
+namespace {
 
 std::string RunnerPath() { return SourceDir() + "/tests/duckdb/run.mjs"; }
 
@@ -79,15 +80,12 @@ std::string ReadWholeFile(const std::string& path) {
   return out.str();
 }
 
-struct ProcessOutput {
-  int exit_code = -1;  // -1: killed by a signal
-  std::string out;
-  std::string err;
-};
+}  // namespace
 
-// Runs `node run.mjs` with stdin, stdout and stderr redirected to files: nothing is piped, so
-// no side can block on a full pipe however large the SQL or the result.
-Result<ProcessOutput> RunNode(const std::string& stdin_text) {
+// Runs `node script args...` with stdin, stdout and stderr redirected to files: nothing is
+// piped, so no side can block on a full pipe however large the input or the result.
+Result<ProcessOutput> RunNodeScript(const std::string& script, const std::vector<std::string>& args,
+                                    const std::string& stdin_text) {
   ASSIGN_OR_RETURN(TempFile in, TempFile::Make(stdin_text));
   ASSIGN_OR_RETURN(TempFile out, TempFile::Make(""));
   ASSIGN_OR_RETURN(TempFile err, TempFile::Make(""));
@@ -97,11 +95,14 @@ Result<ProcessOutput> RunNode(const std::string& stdin_text) {
   posix_spawn_file_actions_addopen(&actions, 0, in.path().c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out.path().c_str(), O_WRONLY | O_TRUNC, 0);
   posix_spawn_file_actions_addopen(&actions, 2, err.path().c_str(), O_WRONLY | O_TRUNC, 0);
-  std::string runner = RunnerPath();
   std::string node = "node";
-  char* argv[] = {node.data(), runner.data(), nullptr};
+  std::vector<std::string> words = {script};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv = {node.data()};
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
   pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, "node", &actions, nullptr, argv, environ);
+  int rc = ::posix_spawnp(&pid, "node", &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     return Status::IOError(std::string("cannot start 'node': ") + std::strerror(rc) + ". " +
@@ -117,6 +118,8 @@ Result<ProcessOutput> RunNode(const std::string& stdin_text) {
   result.err = ReadWholeFile(err.path());
   return result;
 }
+
+namespace {
 
 std::optional<std::string> JsonCell(const nlohmann::json& j) {
   if (j.is_null()) return std::nullopt;
@@ -228,7 +231,7 @@ bool DuckDBAvailable() {
 }
 
 Result<DuckResult> RunDuckDB(const std::string& sql) {
-  ASSIGN_OR_RETURN(ProcessOutput p, RunNode(sql));
+  ASSIGN_OR_RETURN(ProcessOutput p, RunNodeScript(RunnerPath(), {}, sql));
   return ParseOutput(p);
 }
 

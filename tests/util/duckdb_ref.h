@@ -48,6 +48,18 @@ std::string DuckDBMissingMessage();
 // carrying DuckDB's message; a missing or broken DuckDB install becomes IOError.
 Result<DuckResult> RunDuckDB(const std::string& sql);
 
+// Any node script of the tests (tests/*/...mjs) run to its end: exit code (-1: killed by a
+// signal), stdout, stderr. IOError when node cannot be started.
+struct ProcessOutput {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+Result<ProcessOutput> RunNodeScript(const std::string& script, const std::vector<std::string>& args,
+                                    const std::string& stdin_text = "");
+// The checkout's directory (tests/, the node scripts' home).
+std::string SourceDir();
+
 // 'text' with each ' doubled: a SQL string literal holding exactly `text`.
 std::string SqlQuote(std::string_view text);
 // "name" with each " doubled: a SQL identifier.

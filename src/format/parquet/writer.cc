@@ -66,6 +66,10 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
       options.page_rows > size_t(std::numeric_limits<int32_t>::max())) {
     return Status::InvalidArgument("parquet writer: row_group_rows and page_rows must be > 0");
   }
+  if (!options.field_ids.empty() && options.field_ids.size() != schema.num_fields()) {
+    return Status::InvalidArgument("parquet writer: " + std::to_string(options.field_ids.size()) + " field ids for " +
+                                   std::to_string(schema.num_fields()) + " columns");
+  }
   if (!CodecSupported(options.codec)) {
     return Status::InvalidArgument(std::string("parquet writer: codec ") +
                                    CodecName(options.codec) + " is not supported");
@@ -83,6 +87,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   root.num_children = int32_t(w->schema_.num_fields());
   impl.meta.schema.push_back(root);
   for (const Field& f : w->schema_.fields()) impl.meta.schema.push_back(SchemaElementFor(f));
+  for (size_t i = 0; i < w->options_.field_ids.size(); ++i) impl.meta.schema[1 + i].field_id = w->options_.field_ids[i];
   impl.meta.created_by = kCreatedBy;
   for (const auto& [k, v] : w->options_.key_value_metadata) impl.meta.key_value_metadata.push_back({k, v});
   impl.meta.column_orders.assign(w->schema_.num_fields(), ColumnOrder::kTypeDefined);

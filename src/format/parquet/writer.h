@@ -86,6 +86,9 @@ struct WriteOptions {
   // costs time, most of all in many small pages, and saves nothing.
   bool skip_incompressible = true;
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
+  // Parquet field ids, one per column (empty: none). Iceberg readers resolve the columns of its
+  // position delete files by them.
+  std::vector<int32_t> field_ids;
   // If set, Write encodes the columns in parallel on this pool (the caller's thread takes part,
   // so a writer running on the pool itself is safe). Layout files, written several at a time,
   // use it so that the threads done with their files help with the last ones.

@@ -1,0 +1,403 @@
+// Iceberg metadata read back by an independent Iceberg reader: icebird (npm, tests/iceberg),
+// which fetches the table over a loopback HTTP server (tests/iceberg/read.mjs). For every version
+// of tables put through create, append, delete, optimize, indexes and layouts, icebird's rows
+// are lakeindex's rows of the same version.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "format/parquet/writer.h"
+#include "table/iceberg.h"
+#include "table/table.h"
+#include "util/duckdb_ref.h"
+#include "util/test_util.h"
+
+namespace lakeindex {
+namespace {
+
+using clitest::CliResult;
+using clitest::RunCli;
+using clitest::WriteFileText;
+using testing::TempDir;
+
+std::string IcebirdScript() { return testing::SourceDir() + "/tests/iceberg/read.mjs"; }
+
+bool IcebirdInstalled() {
+  return std::filesystem::exists(testing::SourceDir() + "/tests/iceberg/node_modules/icebird/package.json");
+}
+
+// The text both sides render a cell as (read.mjs's conventions: int64 as decimal text, DATE as
+// days, TIMESTAMP as JavaScript milliseconds — icebird gives a Date — floating values exactly).
+std::string RenderDouble(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  if (d == 0) d = 0;  // JSON has no -0
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", d);
+  return buf;
+}
+
+std::string RenderOurs(const Value& v) {
+  if (v.is_null()) return "null";
+  switch (v.type()) {
+    case TypeId::kBool: return v.bool_value() ? "true" : "false";
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kDate: return std::to_string(v.int_value());
+    case TypeId::kTimestamp: return std::to_string(v.int_value() / 1000);  // as JS: BigInt division
+    case TypeId::kFloat:
+    case TypeId::kDouble: return RenderDouble(v.double_value());
+    case TypeId::kString: return nlohmann::json(v.string_value()).dump();
+  }
+  return "?";
+}
+
+std::string RenderIcebird(const nlohmann::json& cell, const std::string& type) {
+  if (cell.is_null()) return "null";
+  if (type == "boolean") return cell.get<bool>() ? "true" : "false";
+  if (type == "float" || type == "double") {
+    return cell.is_string() ? cell.get<std::string>() : RenderDouble(cell.get<double>());
+  }
+  if (type == "string") return cell.dump();
+  if (cell.is_string()) return cell.get<std::string>();  // int64 as BigInt text
+  if (cell.is_number_float()) return RenderDouble(cell.get<double>());
+  return cell.dump();
+}
+
+struct VersionRows {
+  uint64_t version = 0;  // the metadata's current snapshot: the version icebird read
+  std::vector<std::string> columns;
+  std::vector<std::string> rows;  // rendered, sorted
+};
+
+// Every version asked for, as icebird reads it.
+std::map<std::string, VersionRows> IcebirdRows(const std::string& table, const std::vector<std::string>& versions) {
+  std::vector<std::string> args = {table, table::TableLocationUri(table)};
+  args.insert(args.end(), versions.begin(), versions.end());
+  auto out = testing::RunNodeScript(IcebirdScript(), args);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  std::map<std::string, VersionRows> result;
+  if (!out.ok()) return result;
+  EXPECT_EQ(out->exit_code, 0) << out->err;
+  size_t at = 0;
+  size_t i = 0;
+  while (at < out->out.size()) {
+    size_t end = out->out.find('\n', at);
+    if (end == std::string::npos) end = out->out.size();
+    const nlohmann::json line = nlohmann::json::parse(out->out.substr(at, end - at));
+    at = end + 1;
+    const std::string asked = i < versions.size() ? versions[i++] : "?";
+    if (line.contains("error")) {
+      ADD_FAILURE() << "icebird failed on version " << asked << ": " << line["error"].get<std::string>();
+      continue;
+    }
+    VersionRows v;
+    v.version = line["version"].get<uint64_t>();
+    v.columns = line["columns"].get<std::vector<std::string>>();
+    const auto types = line["types"].get<std::vector<std::string>>();
+    for (const auto& row : line["rows"]) {
+      std::string r;
+      for (size_t c = 0; c < row.size(); ++c) r += (c ? "|" : "") + RenderIcebird(row[c], types[c]);
+      v.rows.push_back(std::move(r));
+    }
+    std::sort(v.rows.begin(), v.rows.end());
+    result[asked] = std::move(v);
+  }
+  return result;
+}
+
+// Version `version`'s live rows as lakeindex reads them, the columns in `columns`' order.
+std::vector<std::string> OurRows(const std::string& table_path, uint64_t version, const std::vector<std::string>& columns) {
+  auto store = table::OpenTableStore(table_path, false);
+  EXPECT_TRUE(store.ok());
+  auto t = table::Table::Open(*store, version);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  if (!t.ok()) return {};
+  auto batch = (*t)->ReadAll();
+  EXPECT_TRUE(batch.ok());
+  std::vector<const Column*> cols;
+  for (const std::string& c : columns) {
+    cols.push_back(batch->FindColumn(c));
+    EXPECT_NE(cols.back(), nullptr) << "icebird reads a column '" << c << "' the table does not have";
+    if (cols.back() == nullptr) return {};
+  }
+  std::vector<std::string> rows;
+  for (size_t r = 0; r < batch->num_rows(); ++r) {
+    std::string s;
+    for (size_t c = 0; c < cols.size(); ++c) s += (c ? "|" : "") + RenderOurs(cols[c]->GetValue(r));
+    rows.push_back(std::move(s));
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+std::vector<std::string> VisibleColumns(const std::string& table_path, uint64_t version) {
+  auto store = table::OpenTableStore(table_path, false);
+  auto t = table::Table::Open(*store, version);
+  std::vector<std::string> out;
+  for (const Field& f : (*t)->schema().fields()) out.push_back(f.name);
+  return out;
+}
+
+uint64_t Newest(const std::string& table_path) {
+  auto store = table::OpenTableStore(table_path, false);
+  auto v = table::Table::LatestVersion(store->get());
+  return v.ok() ? *v : 0;
+}
+
+// icebird's rows of every version from `first` to the newest equal lakeindex's, and its
+// columns are the version's (the hidden weight included, as `_lakeindex_weight`).
+void ExpectIcebirdReadsEveryVersion(const std::string& table, uint64_t first) {
+  const uint64_t newest = Newest(table);
+  std::vector<std::string> versions;
+  for (uint64_t v = first; v <= newest; ++v) versions.push_back(std::to_string(v));
+  versions.push_back("latest");
+  auto read = IcebirdRows(table, versions);
+  for (const std::string& v : versions) {
+    SCOPED_TRACE("version " + v);
+    auto it = read.find(v);
+    ASSERT_NE(it, read.end());
+    const uint64_t version = v == "latest" ? newest : std::stoull(v);
+    EXPECT_EQ(it->second.version, version) << "icebird read another version than asked";
+    std::vector<std::string> expected_columns = VisibleColumns(table, version);
+    std::vector<std::string> got_columns = it->second.columns;
+    std::sort(expected_columns.begin(), expected_columns.end());
+    std::sort(got_columns.begin(), got_columns.end());
+    EXPECT_EQ(got_columns, expected_columns);
+    const std::vector<std::string> ours = OurRows(table, version, it->second.columns);
+    if (it->second.rows != ours) {
+      std::vector<std::string> only_icebird, only_ours;
+      std::set_difference(it->second.rows.begin(), it->second.rows.end(), ours.begin(), ours.end(),
+                          std::back_inserter(only_icebird));
+      std::set_difference(ours.begin(), ours.end(), it->second.rows.begin(), it->second.rows.end(),
+                          std::back_inserter(only_ours));
+      ADD_FAILURE() << "version " << v << ": icebird " << it->second.rows.size() << " rows, lakeindex " << ours.size()
+                    << "; only icebird has " << only_icebird.size() << " (first: "
+                    << (only_icebird.empty() ? "-" : only_icebird[0]) << "), only lakeindex " << only_ours.size()
+                    << " (first: " << (only_ours.empty() ? "-" : only_ours[0]) << ")\n"
+                    << clitest::ReadFileText(table + "/" + table::iceberg::MetadataPath(version)).substr(0, 4000);
+    }
+  }
+}
+
+TEST(CliIcebergTest, IcebirdReadsEveryVersionThroughAppendDeleteOptimizeIndexesAndLayouts) {
+  if (!IcebirdInstalled()) GTEST_FAIL() << "icebird is not installed in tests/iceberg: run scripts/install-deps.sh";
+  TempDir dir;
+  const std::string table = dir.Join("t"), events = dir.Join("e.parquet"), more = dir.Join("more.parquet");
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "6000", "--output", events}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "1500", "--seed", "7", "--output", more}).code, 0);
+  auto run = [&](const std::vector<std::string>& args) {
+    CliResult r = RunCli(dir, args);
+    ASSERT_EQ(r.code, 0) << args[0] << ": " << r.err;
+  };
+  run({"create", table, "--from", events, "--rows-per-file", "1500", "--iceberg"});
+  run({"append", table, "--from", more, "--rows-per-file", "1000"});
+  run({"delete", table, "--where", "score < 20 OR id BETWEEN 100 AND 400"});
+  run({"index", "create", table, "--column", "score", "--type", "btree"});
+  run({"delete", table, "--where", "maybe IS NULL AND x < 300"});
+  run({"optimize", table, "--rows-per-file", "2500"});
+  run({"layout", table, "--otree", "x,y", "--cube-rows", "800"});
+  run({"append", table, "--from", more});
+  run({"delete", table, "--where", "y > 900"});
+  run({"layout", table, "--zorder", "x,y", "--cube-rows", "1000"});
+  run({"delete", table, "--where", "category = 'c1'"});
+  ASSERT_GE(Newest(table), 10u);
+  ExpectIcebirdReadsEveryVersion(table, 1);
+
+  // Snapshots: one per version, each naming its parent; the hint names the newest.
+  const std::string meta = clitest::ReadFileText(dir.Join("t/" + table::iceberg::MetadataPath(Newest(table))));
+  const nlohmann::json m = nlohmann::json::parse(meta);
+  EXPECT_EQ(m["snapshots"].size(), Newest(table));
+  EXPECT_EQ(m["current-snapshot-id"].get<uint64_t>(), Newest(table));
+  for (size_t i = 1; i < m["snapshots"].size(); ++i) {
+    EXPECT_EQ(m["snapshots"][i]["parent-snapshot-id"], m["snapshots"][i - 1]["snapshot-id"]);
+  }
+  EXPECT_EQ(clitest::ReadFileText(dir.Join("t/metadata/version-hint.text")), std::to_string(Newest(table)));
+}
+
+// A Parquet file of random rows of every type, NULLs included.
+void WriteRandomParquet(const std::string& path, uint64_t seed, size_t rows) {
+  Schema schema({{"b", TypeId::kBool, true},     {"i", TypeId::kInt32, true},  {"l", TypeId::kInt64, true},
+                 {"f", TypeId::kFloat, true},    {"d", TypeId::kDouble, true}, {"s", TypeId::kString, true},
+                 {"day", TypeId::kDate, true},   {"ts", TypeId::kTimestamp, true}});
+  Batch batch = testing::RandomBatch(schema, rows, seed, 0.15);
+  auto w = parquet::ParquetWriter::Make(schema);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Write(batch).ok());
+  auto file = (*w)->Finish();
+  ASSERT_TRUE(file.ok());
+  WriteFileText(path, *file);
+}
+
+TEST(CliIcebergTest, EnablingLaterWritesTheCurrentRowsAndEveryTypeReadsBack) {
+  if (!IcebirdInstalled()) GTEST_FAIL() << "icebird is not installed in tests/iceberg: run scripts/install-deps.sh";
+  TempDir dir;
+  const std::string table = dir.Join("r");
+  WriteRandomParquet(dir.Join("a.parquet"), 11, 700);
+  WriteRandomParquet(dir.Join("b.parquet"), 12, 300);
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("a.parquet"), "--rows-per-file", "200"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "l < 0 OR b"}).code, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("r/metadata")));
+  CliResult enabled = RunCli(dir, {"iceberg", "enable", table});
+  ASSERT_EQ(enabled.code, 0) << enabled.err;
+  EXPECT_NE(enabled.err.find("now keeps"), std::string::npos) << enabled.err;
+  const uint64_t first = Newest(table);
+  EXPECT_EQ(first, 3u);
+  CliResult again = RunCli(dir, {"iceberg", "enable", table});
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("already keeps"), std::string::npos) << again.err;
+  EXPECT_EQ(Newest(table), first) << "enabling twice commits once";
+  ASSERT_EQ(RunCli(dir, {"append", table, "--from", dir.Join("b.parquet")}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "i IS NULL OR d > 0"}).code, 0);
+  ExpectIcebirdReadsEveryVersion(table, first);
+
+  // The versions before enabling have no Iceberg snapshot; the first one has no parent.
+  const nlohmann::json m = nlohmann::json::parse(clitest::ReadFileText(dir.Join("r/" + table::iceberg::MetadataPath(Newest(table)))));
+  EXPECT_EQ(m["snapshots"][0]["snapshot-id"].get<uint64_t>(), first);
+  EXPECT_FALSE(m["snapshots"][0].contains("parent-snapshot-id"));
+
+  CliResult bad = RunCli(dir, {"iceberg", "enable", dir.Join("nope")});
+  EXPECT_EQ(bad.code, 1);
+  CliResult bad_location = RunCli(dir, {"create", dir.Join("r2"), "--from", dir.Join("a.parquet"), "--iceberg-location", "relative/path"});
+  EXPECT_EQ(bad_location.code, 1);
+  EXPECT_NE(bad_location.err.find("absolute URI"), std::string::npos) << bad_location.err;
+}
+
+// The version Iceberg's file-system catalogs read as the newest: the hint, then forward while
+// the next metadata file exists (Spark's HadoopTableOperations does the same).
+uint64_t IcebergNewest(const std::string& table) {
+  const std::string hint = clitest::ReadFileText(table + "/metadata/version-hint.text");
+  uint64_t v = hint.empty() ? 0 : std::stoull(hint);
+  while (std::filesystem::exists(table + "/" + table::iceberg::MetadataPath(v + 1))) ++v;
+  return v;
+}
+
+uint64_t IcebergHinted(const std::string& table) {
+  const std::string hint = clitest::ReadFileText(table + "/metadata/version-hint.text");
+  return hint.empty() ? 0 : std::stoull(hint);
+}
+
+// Every metadata file names its own version as the current snapshot, every snapshot's manifest
+// list is there, and none is ahead of lakeindex's newest version.
+void ExpectMetadataFilesConsistent(const std::string& table) {
+  const uint64_t newest = Newest(table);
+  for (const auto& entry : std::filesystem::directory_iterator(table + "/metadata")) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 15 || name[0] != 'v' || name.find(".metadata.json") == std::string::npos) continue;
+    const uint64_t v = std::stoull(name.substr(1));
+    EXPECT_LE(v, newest) << name << " is ahead of lakeindex's newest version";
+    const nlohmann::json m = nlohmann::json::parse(clitest::ReadFileText(entry.path().string()));
+    EXPECT_EQ(m["current-snapshot-id"].get<uint64_t>(), v) << name;
+    if (v == IcebergNewest(table)) {  // older ones may name snapshots expired since
+      for (const auto& snap : m["snapshots"]) {
+        std::string list = snap["manifest-list"].get<std::string>();
+        list = list.substr(table::TableLocationUri(table).size() + 1);
+        EXPECT_TRUE(std::filesystem::exists(table + "/" + list)) << name << " names a missing " << list;
+      }
+    }
+  }
+}
+
+TEST(CliIcebergTest, KilledWritersLeaveIcebergAtLakeindexsVersionOrOneBehindUntilTheNextCommit) {
+  if (!IcebirdInstalled()) GTEST_FAIL() << "icebird is not installed in tests/iceberg: run scripts/install-deps.sh";
+  TempDir dir;
+  const std::string table = dir.Join("t"), base = dir.Join("base.parquet"), more = dir.Join("more.parquet");
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "4000", "--output", base}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "800", "--seed", "7", "--output", more}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", base, "--rows-per-file", "1000", "--iceberg"}).code, 0);
+  // The kill window: as long as a layout takes on this machine now, and half again.
+  std::filesystem::copy(table, dir.Join("timed"), std::filesystem::copy_options::recursive);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(RunCli(dir, {"layout", dir.Join("timed"), "--otree", "x,score", "--cube-rows", "600"}).code, 0);
+  const int64_t window_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count() * 3 / 2 + 1;
+  const int kills = std::getenv("LAKEINDEX_SOAK") ? 200 : 12;
+  std::mt19937 rng(99);
+  int behind = 0;
+  for (int i = 0; i < kills; ++i) {
+    const int64_t lo = int64_t(rng() % 5000);
+    const std::vector<std::vector<std::string>> commands = {
+        {"append", table, "--from", more, "--rows-per-file", "400"},
+        {"delete", table, "--where", "id BETWEEN " + std::to_string(lo) + " AND " + std::to_string(lo + 300)},
+        {"layout", table, "--otree", "x,score", "--cube-rows", "600"},
+        {"optimize", table},
+    };
+    const std::vector<std::string>& args = commands[rng() % commands.size()];
+    pid_t pid = clitest::StartCli(args, dir.Join("k.out"), dir.Join("k.err"));
+    std::this_thread::sleep_for(std::chrono::microseconds(int64_t(rng()) % window_us));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+
+    // Readers that probe forward from the hint (Spark's Hadoop tables) and readers that trust
+    // the hint (icebird, DuckDB's iceberg_scan) are each at lakeindex's version or one behind.
+    const uint64_t ours = Newest(table), probed = IcebergNewest(table), hinted = IcebergHinted(table);
+    ASSERT_TRUE(probed == ours || probed + 1 == ours) << "after kill " << i << " of " << args[0] << ": lakeindex at "
+                                                      << ours << ", Iceberg at " << probed;
+    ASSERT_TRUE(hinted == probed || hinted + 1 == probed) << "after kill " << i << ": hint " << hinted << ", metadata "
+                                                          << probed;
+    ExpectMetadataFilesConsistent(table);
+    if (hinted < ours) {
+      ++behind;
+      // What the crash left unwritten, written from the committed manifests.
+      CliResult repaired = RunCli(dir, {"iceberg", "enable", table});
+      ASSERT_EQ(repaired.code, 0) << repaired.err;
+      EXPECT_EQ(IcebergNewest(table), ours);
+      EXPECT_EQ(IcebergHinted(table), ours);
+      EXPECT_EQ(Newest(table), ours) << "the repair commits nothing";
+    }
+  }
+  std::printf("%d kills, %llu versions, Iceberg one behind after %d of them\n", kills,
+              static_cast<unsigned long long>(Newest(table)), behind);
+  EXPECT_GT(Newest(table), 1u) << "no command ever committed: the kill window is too short";
+  ExpectIcebirdReadsEveryVersion(table, 1);
+}
+
+TEST(CliIcebergTest, ExpiryAndVacuumDropOldSnapshotsAndTheirFilesOnly) {
+  if (!IcebirdInstalled()) GTEST_FAIL() << "icebird is not installed in tests/iceberg: run scripts/install-deps.sh";
+  TempDir dir;
+  const std::string table = dir.Join("t"), events = dir.Join("e.parquet");
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "3000", "--output", events}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", events, "--rows-per-file", "1000", "--iceberg"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "id < 100"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "id BETWEEN 1000 AND 1100"}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"optimize", table}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "id > 2900"}).code, 0);
+  ASSERT_EQ(Newest(table), 5u);
+  CliResult vac = RunCli(dir, {"vacuum", table, "--keep-versions", "2", "--older-than", "0", "--force"});
+  ASSERT_EQ(vac.code, 0) << vac.err;
+  const nlohmann::json m = nlohmann::json::parse(clitest::ReadFileText(table + "/" + table::iceberg::MetadataPath(5)));
+  ASSERT_EQ(m["snapshots"].size(), 2u);
+  EXPECT_EQ(m["snapshots"][0]["snapshot-id"].get<uint64_t>(), 4u);
+  EXPECT_EQ(m["snapshot-log"].size(), 2u);
+  for (uint64_t v = 1; v <= 3; ++v) EXPECT_FALSE(std::filesystem::exists(table + "/" + table::iceberg::MetadataPath(v))) << v;
+  ExpectMetadataFilesConsistent(table);
+  // The delete files of versions 2 and 3 went with the data files they applied to (optimize
+  // rewrote them); version 5's is there.
+  size_t delete_files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(table + "/metadata/deletes")) delete_files += e.is_regular_file();
+  EXPECT_EQ(delete_files, 1u);
+  ExpectIcebirdReadsEveryVersion(table, 4);
+  // The next commit lists the kept snapshots and its own.
+  ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "id = 2000"}).code, 0);
+  const nlohmann::json m6 = nlohmann::json::parse(clitest::ReadFileText(table + "/" + table::iceberg::MetadataPath(6)));
+  EXPECT_EQ(m6["snapshots"].size(), 3u);
+}
+
+}  // namespace
+}  // namespace lakeindex

@@ -1,0 +1,629 @@
+#include "table/iceberg.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "common/uuid.h"
+#include "format/avro/avro_file.h"
+#include "format/parquet/writer.h"
+#include "table/deletion_vector.h"
+
+namespace lakeindex::table::iceberg {
+namespace {
+
+using nlohmann::json;
+
+// The Avro schemas of Iceberg v2 manifests and manifest lists (spec, "Manifests" and "Manifest
+// Lists"), with the field ids readers resolve fields by. Maps with int keys are arrays of
+// key/value records, as the spec lays them out.
+std::string IntMap(const char* name, int id, int key_id, int value_id, const char* value_type) {
+  return std::string(R"({"name":")") + name + R"(","type":["null",{"type":"array","logicalType":"map","items":{"type":"record","name":"k)" +
+         std::to_string(key_id) + "_v" + std::to_string(value_id) + R"(","fields":[{"name":"key","type":"int","field-id":)" +
+         std::to_string(key_id) + R"(},{"name":"value","type":")" + value_type + R"(","field-id":)" +
+         std::to_string(value_id) + R"(}]}}],"default":null,"field-id":)" + std::to_string(id) + "}";
+}
+
+const std::string& ManifestEntrySchema() {
+  static const std::string schema =
+      R"({"type":"record","name":"manifest_entry","fields":[)"
+      R"({"name":"status","type":"int","field-id":0},)"
+      R"({"name":"snapshot_id","type":["null","long"],"default":null,"field-id":1},)"
+      R"({"name":"sequence_number","type":["null","long"],"default":null,"field-id":3},)"
+      R"({"name":"file_sequence_number","type":["null","long"],"default":null,"field-id":4},)"
+      R"({"name":"data_file","type":{"type":"record","name":"r2","fields":[)"
+      R"({"name":"content","type":"int","field-id":134},)"
+      R"({"name":"file_path","type":"string","field-id":100},)"
+      R"({"name":"file_format","type":"string","field-id":101},)"
+      R"({"name":"partition","type":{"type":"record","name":"r102","fields":[]},"field-id":102},)"
+      R"({"name":"record_count","type":"long","field-id":103},)"
+      R"({"name":"file_size_in_bytes","type":"long","field-id":104},)" +
+      IntMap("value_counts", 109, 119, 120, "long") + "," + IntMap("null_value_counts", 110, 121, 122, "long") + "," +
+      IntMap("nan_value_counts", 137, 138, 139, "long") + "," + IntMap("lower_bounds", 125, 126, 127, "bytes") + "," +
+      IntMap("upper_bounds", 128, 129, 130, "bytes") +
+      R"(,{"name":"sort_order_id","type":["null","int"],"default":null,"field-id":140})"
+      R"(]},"field-id":2}]})";
+  return schema;
+}
+
+const std::string& ManifestFileSchema() {
+  static const std::string schema =
+      R"({"type":"record","name":"manifest_file","fields":[)"
+      R"({"name":"manifest_path","type":"string","field-id":500},)"
+      R"({"name":"manifest_length","type":"long","field-id":501},)"
+      R"({"name":"partition_spec_id","type":"int","field-id":502},)"
+      R"({"name":"content","type":"int","field-id":517},)"
+      R"({"name":"sequence_number","type":"long","field-id":515},)"
+      R"({"name":"min_sequence_number","type":"long","field-id":516},)"
+      R"({"name":"added_snapshot_id","type":"long","field-id":503},)"
+      R"({"name":"added_files_count","type":"int","field-id":504},)"
+      R"({"name":"existing_files_count","type":"int","field-id":505},)"
+      R"({"name":"deleted_files_count","type":"int","field-id":506},)"
+      R"({"name":"added_rows_count","type":"long","field-id":512},)"
+      R"({"name":"existing_rows_count","type":"long","field-id":513},)"
+      R"({"name":"deleted_rows_count","type":"long","field-id":514})"
+      R"(]})";
+  return schema;
+}
+
+const char* IcebergType(TypeId t) {
+  switch (t) {
+    case TypeId::kBool: return "boolean";
+    case TypeId::kInt32: return "int";
+    case TypeId::kInt64: return "long";
+    case TypeId::kFloat: return "float";
+    case TypeId::kDouble: return "double";
+    case TypeId::kString: return "string";
+    case TypeId::kDate: return "date";
+    case TypeId::kTimestamp: return "timestamp";
+  }
+  return "string";
+}
+
+// Field ids: the user's columns 1..n in schema order, then the hidden ones (the OTree's weight),
+// so that a layout adding or dropping the weight leaves every user column's id as it was.
+struct IdField {
+  int id;
+  const Field* field;
+};
+std::vector<IdField> IdFields(const Schema& schema) {
+  std::vector<IdField> out;
+  int next = 1;
+  for (const Field& f : schema.fields()) {
+    if (!IsHiddenColumn(f.name)) out.push_back({next++, &f});
+  }
+  for (const Field& f : schema.fields()) {
+    if (IsHiddenColumn(f.name)) out.push_back({next++, &f});
+  }
+  return out;
+}
+
+// Schema 0: the user's columns; schema 1: those and the hidden ones (exposed by name, e.g.
+// `_lakeindex_weight`, so that engines can sample an OTree table with `WHERE _lakeindex_weight < f`).
+json SchemaJson(const Schema& schema, bool with_hidden, int schema_id) {
+  json fields = json::array();
+  for (const IdField& f : IdFields(schema)) {
+    if (!with_hidden && IsHiddenColumn(f.field->name)) continue;
+    fields.push_back({{"id", f.id},
+                      {"name", f.field->name},
+                      {"required", !f.field->nullable && !IsHiddenColumn(f.field->name)},
+                      {"type", IcebergType(f.field->type)}});
+  }
+  return {{"type", "struct"}, {"schema-id", schema_id}, {"fields", fields}};
+}
+bool HasHidden(const Schema& schema) {
+  return std::any_of(schema.fields().begin(), schema.fields().end(),
+                     [](const Field& f) { return IsHiddenColumn(f.name); });
+}
+int SchemaId(const Schema& schema) { return HasHidden(schema) ? 1 : 0; }
+
+std::string Absolute(const json& state, const std::string& path) {
+  return state.at("location").get<std::string>() + "/" + path;
+}
+
+template <typename T>
+std::string LittleEndian(T v) {
+  std::string out(sizeof(T), '\0');
+  std::memcpy(out.data(), &v, sizeof(T));  // every target lakeindex builds for is little endian
+  return out;
+}
+
+// Appends one {key, value} item to an int-keyed map field that the caller has set non-null.
+Status AppendMapItem(avro_value_t* map, int key, const std::function<int(avro_value_t*)>& set_value) {
+  avro_value_t item;
+  if (avro_value_append(map, &item, nullptr) != 0) return Status::Internal("avro: map item");
+  RETURN_IF_ERROR(avro::SetInt(&item, "key", key));
+  avro_value_t value;
+  if (avro_value_get_by_name(&item, "value", &value, nullptr) != 0 || set_value(&value) != 0) {
+    return Status::Internal("avro: map value");
+  }
+  return Status::OK();
+}
+
+// One manifest entry.
+struct Entry {
+  int content = 0;  // 0 data, 1 position deletes
+  std::string path; // absolute
+  uint64_t rows = 0;
+  uint64_t size = 0;
+  uint64_t seq = 0;
+  std::map<int, int64_t> value_counts, null_counts, nan_counts;
+  std::map<int, std::string> lower, upper;
+};
+
+Status FillCounts(avro_value_t* file, const char* field, const std::map<int, int64_t>& counts) {
+  if (counts.empty()) return avro::SetNull(file, field);
+  ASSIGN_OR_RETURN(avro_value_t map, avro::SetNonNull(file, field));
+  for (const auto& [id, n] : counts) {
+    RETURN_IF_ERROR(AppendMapItem(&map, id, [n = n](avro_value_t* v) { return avro_value_set_long(v, n); }));
+  }
+  return Status::OK();
+}
+Status FillBounds(avro_value_t* file, const char* field, const std::map<int, std::string>& bounds) {
+  if (bounds.empty()) return avro::SetNull(file, field);
+  ASSIGN_OR_RETURN(avro_value_t map, avro::SetNonNull(file, field));
+  for (const auto& [id, b] : bounds) {
+    RETURN_IF_ERROR(AppendMapItem(&map, id, [&b = b](avro_value_t* v) {
+      return avro_value_set_bytes(v, const_cast<char*>(b.data()), b.size());
+    }));
+  }
+  return Status::OK();
+}
+
+// A manifest of `entries` (all of one content), and its line in the manifest list.
+struct WrittenManifest {
+  std::string path;  // relative
+  uint64_t length = 0;
+  int content = 0;
+  uint64_t min_seq = 0;
+  int added = 0, existing = 0;
+  uint64_t added_rows = 0, existing_rows = 0;
+};
+
+Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, const std::vector<Entry>& entries,
+                                      int content, const std::string& path) {
+  const int schema_id = SchemaId(next.schema);
+  ASSIGN_OR_RETURN(auto w, avro::ContainerWriter::Make(
+                               ManifestEntrySchema(),
+                               {{"schema", SchemaJson(next.schema, schema_id == 1, schema_id).dump()},
+                                {"schema-id", std::to_string(schema_id)},
+                                {"partition-spec", "[]"},
+                                {"partition-spec-id", "0"},
+                                {"format-version", "2"},
+                                {"content", content == 0 ? "data" : "deletes"}}));
+  WrittenManifest out;
+  out.path = path;
+  out.content = content;
+  out.min_seq = next.version;
+  for (const Entry& e : entries) {
+    avro_value_t* r = w->record();
+    const bool added = e.seq == next.version;
+    RETURN_IF_ERROR(avro::SetInt(r, "status", added ? 1 : 0));  // ADDED or EXISTING
+    for (const char* f : {"snapshot_id", "sequence_number", "file_sequence_number"}) {
+      ASSIGN_OR_RETURN(avro_value_t v, avro::SetNonNull(r, f));
+      avro_value_set_long(&v, int64_t(e.seq));
+    }
+    ASSIGN_OR_RETURN(avro_value_t file, avro::Field(r, "data_file"));
+    RETURN_IF_ERROR(avro::SetInt(&file, "content", e.content));
+    RETURN_IF_ERROR(avro::SetString(&file, "file_path", e.path));
+    RETURN_IF_ERROR(avro::SetString(&file, "file_format", "PARQUET"));
+    RETURN_IF_ERROR(avro::SetLong(&file, "record_count", int64_t(e.rows)));
+    RETURN_IF_ERROR(avro::SetLong(&file, "file_size_in_bytes", int64_t(e.size)));
+    RETURN_IF_ERROR(FillCounts(&file, "value_counts", e.value_counts));
+    RETURN_IF_ERROR(FillCounts(&file, "null_value_counts", e.null_counts));
+    RETURN_IF_ERROR(FillCounts(&file, "nan_value_counts", e.nan_counts));
+    RETURN_IF_ERROR(FillBounds(&file, "lower_bounds", e.lower));
+    RETURN_IF_ERROR(FillBounds(&file, "upper_bounds", e.upper));
+    RETURN_IF_ERROR(avro::SetNull(&file, "sort_order_id"));
+    RETURN_IF_ERROR(w->Append());
+    out.min_seq = std::min(out.min_seq, e.seq);
+    (added ? out.added : out.existing) += 1;
+    (added ? out.added_rows : out.existing_rows) += e.rows;
+  }
+  ASSIGN_OR_RETURN(std::string bytes, w->Finish());
+  out.length = bytes.size();
+  RETURN_IF_ERROR(store->Write(path, bytes));
+  return out;
+}
+
+Result<std::string> WriteManifestList(ObjectStore* store, const Manifest& next, const json& state,
+                                      const std::vector<WrittenManifest>& manifests, const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> meta = {{"snapshot-id", std::to_string(next.version)},
+                                                           {"sequence-number", std::to_string(next.version)},
+                                                           {"format-version", "2"}};
+  const json& snapshot = state.value("snapshot", json());
+  meta.emplace_back("parent-snapshot-id", snapshot.is_object() ? std::to_string(next.parent_version) : "null");
+  ASSIGN_OR_RETURN(auto w, avro::ContainerWriter::Make(ManifestFileSchema(), std::move(meta)));
+  for (const WrittenManifest& m : manifests) {
+    avro_value_t* r = w->record();
+    RETURN_IF_ERROR(avro::SetString(r, "manifest_path", Absolute(state, m.path)));
+    RETURN_IF_ERROR(avro::SetLong(r, "manifest_length", int64_t(m.length)));
+    RETURN_IF_ERROR(avro::SetInt(r, "partition_spec_id", 0));
+    RETURN_IF_ERROR(avro::SetInt(r, "content", m.content));
+    RETURN_IF_ERROR(avro::SetLong(r, "sequence_number", int64_t(next.version)));
+    RETURN_IF_ERROR(avro::SetLong(r, "min_sequence_number", int64_t(m.min_seq)));
+    RETURN_IF_ERROR(avro::SetLong(r, "added_snapshot_id", int64_t(next.version)));
+    RETURN_IF_ERROR(avro::SetInt(r, "added_files_count", m.added));
+    RETURN_IF_ERROR(avro::SetInt(r, "existing_files_count", m.existing));
+    RETURN_IF_ERROR(avro::SetInt(r, "deleted_files_count", 0));
+    RETURN_IF_ERROR(avro::SetLong(r, "added_rows_count", int64_t(m.added_rows)));
+    RETURN_IF_ERROR(avro::SetLong(r, "existing_rows_count", int64_t(m.existing_rows)));
+    RETURN_IF_ERROR(avro::SetLong(r, "deleted_rows_count", 0));
+    RETURN_IF_ERROR(w->Append());
+  }
+  ASSIGN_OR_RETURN(std::string bytes, w->Finish());
+  RETURN_IF_ERROR(store->Write(path, bytes));
+  return path;
+}
+
+// A position delete file for `fragment`'s deletion vector: (file_path, pos) sorted by pos, the
+// columns carrying Iceberg's reserved field ids.
+Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const FragmentMeta& fragment) {
+  ASSIGN_OR_RETURN(std::string dv_bytes, store->Read(fragment.deletion->file));
+  ASSIGN_OR_RETURN(DeletionVector dv, DecodeDeletionVector(reinterpret_cast<const uint8_t*>(dv_bytes.data()),
+                                                           dv_bytes.size(), fragment.deletion->file));
+  Schema schema({Field{"file_path", TypeId::kString, false}, Field{"pos", TypeId::kInt64, false}});
+  Batch batch(schema);
+  const std::string data_path = Absolute(state, fragment.file);
+  const uint64_t n = dv.deleted.cardinality();
+  batch.mutable_column(0).Reserve(n);
+  int64_t* pos = batch.mutable_column(1).AppendValues<int64_t>(n);
+  size_t i = 0;
+  for (uint32_t offset : dv.deleted) {
+    RETURN_IF_ERROR(batch.mutable_column(0).AppendString(data_path));
+    pos[i++] = offset;
+  }
+  RETURN_IF_ERROR(batch.Seal());
+  parquet::WriteOptions options;
+  options.field_ids = {kDeleteFilePathId, kDeletePosId};
+  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options));
+  RETURN_IF_ERROR(writer->Write(batch));
+  ASSIGN_OR_RETURN(std::string file, writer->Finish());
+  const std::string path = std::string(kMetadataDir) + "deletes/" + std::to_string(fragment.id) + "-" + NewUuid() + ".parquet";
+  RETURN_IF_ERROR(store->Write(path, file));
+  return json{{"dv", fragment.deletion->file}, {"file", path}, {"size", file.size()}, {"rows", n}};
+}
+
+Entry DataEntry(const json& state, const Manifest& next, const FragmentMeta& f, uint64_t seq) {
+  Entry e;
+  e.path = Absolute(state, f.file);
+  e.rows = f.rows;
+  e.size = f.file_size;
+  e.seq = seq;
+  for (const IdField& c : IdFields(next.schema)) {
+    auto it = f.stats.find(c.field->name);
+    if (it == f.stats.end()) continue;
+    const ColumnStats& s = it->second;
+    e.value_counts[c.id] = int64_t(f.rows);
+    e.null_counts[c.id] = int64_t(s.null_count);
+    if (IsFloating(c.field->type)) e.nan_counts[c.id] = int64_t(s.nan_count);
+    if (s.min && s.max) {
+      std::string lo = BoundBytes(*s.min, c.field->type), hi = BoundBytes(*s.max, c.field->type);
+      if (!lo.empty() && !hi.empty()) {
+        e.lower[c.id] = std::move(lo);
+        e.upper[c.id] = std::move(hi);
+      }
+    }
+  }
+  return e;
+}
+
+const char* SnapshotOperation(size_t added, size_t removed, bool deletes_changed) {
+  if (added > 0 && removed == 0) return "append";
+  if (added == 0 && removed == 0 && deletes_changed) return "delete";
+  if (added > 0 && removed > 0) return "replace";
+  return removed > 0 ? "delete" : "replace";
+}
+
+}  // namespace
+
+std::string MetadataPath(uint64_t version) {
+  return std::string(kMetadataDir) + "v" + std::to_string(version) + ".metadata.json";
+}
+
+std::string BoundBytes(const Value& v, TypeId type) {
+  if (v.is_null()) return {};
+  switch (type) {
+    case TypeId::kBool: return std::string(1, v.bool_value() ? '\1' : '\0');
+    case TypeId::kInt32:
+    case TypeId::kDate: return LittleEndian(int32_t(v.int_value()));
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: return LittleEndian(int64_t(v.int_value()));
+    case TypeId::kFloat: return LittleEndian(float(v.double_value()));
+    case TypeId::kDouble: return LittleEndian(v.double_value());
+    case TypeId::kString: return v.string_value().size() <= kMaxStringBoundBytes ? v.string_value() : std::string();
+  }
+  return {};
+}
+
+Result<json> NewState(const std::string& location) {
+  const size_t scheme = location.find("://");
+  if (scheme == std::string::npos || scheme == 0 || location.size() <= scheme + 3) {
+    return Status::InvalidArgument("iceberg: the table's location '" + location +
+                                   "' is not an absolute URI (file:///abs/path, s3://bucket/prefix)");
+  }
+  std::string loc = location;
+  while (loc.size() > scheme + 3 && loc.back() == '/') loc.pop_back();
+  std::string u = NewUuid();
+  u = u.substr(0, 8) + "-" + u.substr(8, 4) + "-" + u.substr(12, 4) + "-" + u.substr(16, 4) + "-" + u.substr(20);
+  return json{{"table_uuid", u}, {"location", loc}};
+}
+
+Status PrepareCommit(ObjectStore* store, Manifest* next) {
+  json& state = next->iceberg;
+  if (!state.is_object() || !state.contains("location") || !state.contains("table_uuid")) {
+    return Status::Corruption("iceberg: the manifest's 'iceberg' object lacks 'location' or 'table_uuid'");
+  }
+  const json old_data = state.value("data", json::object());
+  const json old_deletes = state.value("deletes", json::object());
+  json data = json::object(), deletes = json::object();
+  std::vector<Entry> data_entries, delete_entries;
+  size_t added = 0;
+  bool deletes_changed = false;
+  uint64_t total_rows = 0, total_deleted = 0;
+  for (const FragmentMeta& f : next->fragments) {
+    const std::string id = std::to_string(f.id);
+    uint64_t seq = next->version;
+    if (auto it = old_data.find(id); it != old_data.end() && it->is_number_unsigned()) seq = it->get<uint64_t>();
+    else ++added;
+    data[id] = seq;
+    data_entries.push_back(DataEntry(state, *next, f, seq));
+    total_rows += f.rows;
+    if (!f.deletion) continue;
+    json del;
+    if (auto it = old_deletes.find(id); it != old_deletes.end() && it->is_object() && it->value("dv", "") == f.deletion->file) {
+      del = *it;
+    } else {
+      ASSIGN_OR_RETURN(del, WriteDeleteFile(store, state, f));
+      del["seq"] = next->version;
+      deletes_changed = true;
+    }
+    deletes[id] = del;
+    Entry e;
+    e.content = 1;
+    e.path = Absolute(state, del.at("file").get<std::string>());
+    e.rows = del.at("rows").get<uint64_t>();
+    e.size = del.at("size").get<uint64_t>();
+    e.seq = del.at("seq").get<uint64_t>();
+    // Bounds on file_path name the one data file the deletes apply to (readers skip the file
+    // for the others); pos's bounds its deleted rows.
+    e.lower[kDeleteFilePathId] = e.upper[kDeleteFilePathId] = Absolute(state, f.file);
+    e.value_counts[kDeleteFilePathId] = e.value_counts[kDeletePosId] = int64_t(e.rows);
+    e.null_counts[kDeleteFilePathId] = e.null_counts[kDeletePosId] = 0;
+    delete_entries.push_back(std::move(e));
+    total_deleted += f.deletion->count;
+  }
+  size_t removed = 0;
+  for (const auto& [id, seq] : old_data.items()) removed += data.contains(id) ? 0 : 1;
+  for (const auto& [id, del] : old_deletes.items()) deletes_changed |= !deletes.contains(id);
+
+  const std::string stem = std::string(kMetadataDir) + NewUuid();
+  std::vector<WrittenManifest> manifests;
+  ASSIGN_OR_RETURN(WrittenManifest dm, WriteManifest(store, *next, data_entries, 0, stem + "-m0.avro"));
+  manifests.push_back(dm);
+  if (!delete_entries.empty()) {
+    ASSIGN_OR_RETURN(WrittenManifest del, WriteManifest(store, *next, delete_entries, 1, stem + "-m1.avro"));
+    manifests.push_back(del);
+  }
+  const std::string list_path =
+      std::string(kMetadataDir) + "snap-" + std::to_string(next->version) + "-" + NewUuid() + ".avro";
+  RETURN_IF_ERROR(WriteManifestList(store, *next, state, manifests, list_path).status());
+
+  json snapshot = {{"snapshot-id", next->version},
+                   {"sequence-number", next->version},
+                   {"timestamp-ms", next->timestamp_ms},
+                   {"manifest-list", Absolute(state, list_path)},
+                   {"schema-id", SchemaId(next->schema)},
+                   {"summary",
+                    {{"operation", SnapshotOperation(added, removed, deletes_changed)},
+                     {"lakeindex.operation", next->operation},
+                     {"lakeindex.version", std::to_string(next->version)},
+                     {"added-data-files", std::to_string(added)},
+                     {"deleted-data-files", std::to_string(removed)},
+                     {"total-data-files", std::to_string(next->fragments.size())},
+                     {"total-delete-files", std::to_string(delete_entries.size())},
+                     {"total-records", std::to_string(total_rows)},
+                     {"total-position-deletes", std::to_string(total_deleted)},
+                     {"total-equality-deletes", "0"}}}};
+  if (state.value("snapshot", json()).is_object()) snapshot["parent-snapshot-id"] = next->parent_version;
+  state["data"] = std::move(data);
+  state["deletes"] = std::move(deletes);
+  json manifest_paths = json::array();
+  for (const auto& m : manifests) manifest_paths.push_back(m.path);
+  state["manifests"] = std::move(manifest_paths);
+  state["manifest_list"] = list_path;
+  state["snapshot"] = std::move(snapshot);
+  return Status::OK();
+}
+
+namespace {
+
+// Entries of the metadata log kept (Iceberg's write.metadata.previous-versions-max default).
+constexpr size_t kMaxMetadataLog = 100;
+
+// The metadata JSON of `committed`, given the previous version's (null when there is none),
+// whose snapshots of expired versions the caller has dropped.
+json BuildMetadata(const Manifest& committed, const json& previous) {
+  const json& state = committed.iceberg;
+  json snapshots = json::array(), snapshot_log = json::array(), metadata_log = json::array();
+  if (previous.is_object()) {
+    for (const json& s : previous.value("snapshots", json::array())) snapshots.push_back(s);
+    // Earlier metadata files, of the versions still listed, the newest kMaxMetadataLog.
+    json log = previous.value("metadata-log", json::array());
+    log.push_back({{"timestamp-ms", previous.value("last-updated-ms", int64_t(0))},
+                   {"metadata-file", Absolute(state, MetadataPath(committed.parent_version))}});
+    metadata_log = std::move(log);
+    if (metadata_log.size() > kMaxMetadataLog) {
+      metadata_log.erase(metadata_log.begin(), metadata_log.begin() + std::ptrdiff_t(metadata_log.size() - kMaxMetadataLog));
+    }
+  }
+  snapshots.push_back(state.at("snapshot"));
+  for (const json& s : snapshots) {
+    snapshot_log.push_back({{"timestamp-ms", s.at("timestamp-ms")}, {"snapshot-id", s.at("snapshot-id")}});
+  }
+  json mapping = json::array();
+  for (const IdField& f : IdFields(committed.schema)) mapping.push_back({{"field-id", f.id}, {"names", {f.field->name}}});
+  Schema user;
+  for (const Field& f : committed.schema.fields()) {
+    if (!IsHiddenColumn(f.name)) user.AddField(f);
+  }
+  Schema with_weight = user;
+  for (const Field& f : committed.schema.fields()) {
+    if (IsHiddenColumn(f.name)) with_weight.AddField(f);
+  }
+  // A table whose schema never had hidden columns lists only schema 0; once a layout added one,
+  // both stay listed (older snapshots name schema 0).
+  json schemas = json::array({SchemaJson(user, false, 0)});
+  if (previous.is_object() && !HasHidden(committed.schema)) {
+    for (const json& s : previous.value("schemas", json::array())) {
+      if (s.value("schema-id", 0) == 1) schemas.push_back(s);
+    }
+  }
+  if (HasHidden(committed.schema)) schemas.push_back(SchemaJson(with_weight, true, 1));
+  int last_column_id = 0;
+  for (const json& s : schemas) {
+    for (const json& f : s.at("fields")) last_column_id = std::max(last_column_id, f.at("id").get<int>());
+  }
+  const uint64_t v = committed.version;
+  return json{{"format-version", 2},
+              {"table-uuid", state.at("table_uuid")},
+              {"location", state.at("location")},
+              {"last-sequence-number", v},
+              {"last-updated-ms", committed.timestamp_ms},
+              {"last-column-id", last_column_id},
+              {"current-schema-id", SchemaId(committed.schema)},
+              {"schemas", schemas},
+              {"default-spec-id", 0},
+              {"partition-specs", json::array({{{"spec-id", 0}, {"fields", json::array()}}})},
+              {"last-partition-id", 999},
+              {"default-sort-order-id", 0},
+              {"sort-orders", json::array({{{"order-id", 0}, {"fields", json::array()}}})},
+              {"properties",
+               {{"schema.name-mapping.default", mapping.dump()},
+                {"write.format.default", "parquet"},
+                {"lakeindex.version", std::to_string(v)}}},
+              {"current-snapshot-id", v},
+              {"refs", {{"main", {{"snapshot-id", v}, {"type", "branch"}}}}},
+              {"snapshots", snapshots},
+              {"snapshot-log", snapshot_log},
+              {"metadata-log", metadata_log}};
+}
+
+// Drops from `metadata` the snapshots of versions that expired (oldest first, as versions
+// expire), their snapshot-log entries and the metadata-log entries of their files.
+Status DropExpired(json* metadata, const Versions& versions, const std::string& source) {
+  json& snapshots = (*metadata)["snapshots"];
+  while (!snapshots.empty()) {
+    const json id = snapshots.front().is_object() ? snapshots.front().value("snapshot-id", json()) : json();
+    if (!id.is_number_unsigned()) return Status::Corruption(source + ": a snapshot without an id");
+    ASSIGN_OR_RETURN(bool there, versions.exists(id.get<uint64_t>()));
+    if (there) break;
+    snapshots.erase(snapshots.begin());
+  }
+  std::set<uint64_t> kept;
+  for (const json& sn : snapshots) kept.insert(sn.value("snapshot-id", uint64_t(0)));
+  for (const char* log : {"snapshot-log", "metadata-log"}) {
+    if (!metadata->contains(log) || !(*metadata)[log].is_array()) continue;
+    json& entries = (*metadata)[log];
+    json out = json::array();
+    for (const json& e : entries) {
+      if (!e.is_object()) continue;
+      uint64_t v = 0;
+      if (e.contains("snapshot-id")) {
+        v = e.value("snapshot-id", uint64_t(0));
+      } else {  // ".../metadata/v{N}.metadata.json"
+        const std::string file = e.value("metadata-file", "");
+        const size_t at = file.rfind("/v");
+        if (at != std::string::npos) v = std::strtoull(file.c_str() + at + 2, nullptr, 10);
+      }
+      if (kept.count(v)) out.push_back(e);
+    }
+    entries = std::move(out);
+  }
+  return Status::OK();
+}
+
+// Versions back that PublishMetadata rolls forward at most; beyond, the history starts again.
+constexpr int kMaxRollForward = 64;
+
+Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const Versions& versions, int depth) {
+  const std::string path = MetadataPath(committed.version);
+  if (!Enabled(committed) || !committed.iceberg.contains("snapshot")) {
+    return Status::InvalidArgument("version " + std::to_string(committed.version) + " keeps no Iceberg metadata");
+  }
+  json previous;
+  if (committed.iceberg.at("snapshot").contains("parent-snapshot-id")) {
+    const uint64_t parent = committed.parent_version;
+    Result<std::string> text = store->Read(MetadataPath(parent));
+    if (!text.ok() && text.status().IsNotFound() && depth < kMaxRollForward) {
+      Result<Manifest> parent_manifest = versions.load(parent);
+      if (parent_manifest.ok()) {
+        RETURN_IF_ERROR(Publish(store, *parent_manifest, versions, depth + 1).status());
+        text = store->Read(MetadataPath(parent));
+      }
+    }
+    if (text.ok()) {
+      previous = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+      if (!previous.is_object() || !previous.value("snapshots", json()).is_array()) {
+        return Status::Corruption(MetadataPath(parent) + ": not an Iceberg metadata JSON object");
+      }
+      RETURN_IF_ERROR(DropExpired(&previous, versions, MetadataPath(parent)));
+    } else if (!text.status().IsNotFound()) {
+      return text.status();
+    }
+  }
+  std::string text;
+  try {
+    text = BuildMetadata(committed, previous).dump(1);
+  } catch (const std::exception& e) {
+    return Status::Corruption(path + ": cannot be built from the manifests (" + e.what() + ")");
+  }
+  Status st = store->CreateIfAbsent(path, text);
+  if (!st.ok() && !st.IsAlreadyExists()) return st;
+  return path;
+}
+
+}  // namespace
+
+Result<std::string> PublishMetadata(ObjectStore* store, const Manifest& committed, const Versions& versions) {
+  ASSIGN_OR_RETURN(std::string path, Publish(store, committed, versions, 0));
+  RETURN_IF_ERROR(store->Write(kVersionHintPath, std::to_string(committed.version)));
+  return path;
+}
+
+Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions& versions) {
+  const std::string path = MetadataPath(newest);
+  Result<std::string> text = store->Read(path);
+  if (text.status().IsNotFound()) return Status::OK();
+  RETURN_IF_ERROR(text.status());
+  json metadata = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!metadata.is_object() || !metadata.value("snapshots", json()).is_array()) {
+    return Status::Corruption(path + ": not an Iceberg metadata JSON object");
+  }
+  const size_t before = metadata["snapshots"].size();
+  RETURN_IF_ERROR(DropExpired(&metadata, versions, path));
+  if (metadata["snapshots"].size() == before) return Status::OK();
+  return store->Write(path, metadata.dump(1));
+}
+
+std::vector<std::string> ReferencedFiles(const Manifest& m) {
+  std::vector<std::string> out;
+  if (!Enabled(m)) return out;
+  out.push_back(MetadataPath(m.version));
+  out.push_back(kVersionHintPath);
+  if (auto it = m.iceberg.find("manifest_list"); it != m.iceberg.end() && it->is_string()) out.push_back(*it);
+  if (auto it = m.iceberg.find("manifests"); it != m.iceberg.end() && it->is_array()) {
+    for (const json& p : *it) {
+      if (p.is_string()) out.push_back(p);
+    }
+  }
+  if (auto it = m.iceberg.find("deletes"); it != m.iceberg.end() && it->is_object()) {
+    for (const auto& [id, d] : it->items()) {
+      if (d.is_object() && d.contains("file") && d["file"].is_string()) out.push_back(d["file"]);
+    }
+  }
+  return out;
+}
+
+}  // namespace lakeindex::table::iceberg

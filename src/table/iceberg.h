@@ -1,0 +1,91 @@
+// Iceberg table metadata (format v2) kept beside a lakeindex table, so that engines that read
+// Iceberg (Spark, Trino, DuckDB, PyIceberg, icebird) read exactly a version's live rows and
+// prune its data files by ordinary statistics (docs/iceberg.md).
+//
+// Every commit of a table that keeps it (the manifest's "iceberg" object is present) also
+// writes, before its manifest:
+//   metadata/{uuid}-m0.avro, -m1.avro     a data manifest listing every live data file (with
+//                                         per-column value/null/NaN counts and lower/upper
+//                                         bounds) and, when rows are deleted, a delete manifest
+//   metadata/snap-{version}-{uuid}.avro   the snapshot's manifest list
+//   metadata/deletes/{fragment}-{uuid}.parquet  a position delete file (file_path, pos) per
+//                                         deletion vector that has none yet (reused after)
+// and, after the manifest is committed, metadata/v{version}.metadata.json (create-if-absent) and
+// metadata/version-hint.text. Snapshot id = sequence number = lakeindex version. A data file's
+// sequence number is the version that added it, a delete file's the version that wrote it.
+//
+// The manifest's "iceberg" object (opaque to manifest.h) holds the state carried from version
+// to version: {"table_uuid", "location": the URI prefix of every path in the metadata,
+// "data": {fragment id: sequence number}, "deletes": {fragment id: {"dv", "file", "size",
+// "rows", "seq"}}, "manifests": [...], "manifest_list", "snapshot": this version's snapshot as
+// the metadata JSON lists it}.
+//
+// Consistency: the lakeindex manifest is the commit point. Iceberg readers see a version once
+// its vN.metadata.json exists; a crash between the two leaves Iceberg one version behind until
+// the next commit (or `lakeindex iceberg enable`) writes the missing files, which depend only on
+// committed manifests (PublishMetadata rolls forward). Nothing a failed commit wrote is named
+// by any metadata file Iceberg readers reach.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lakeindex/object_store.h"
+#include "lakeindex/status.h"
+#include "table/manifest.h"
+
+namespace lakeindex::table::iceberg {
+
+inline constexpr const char* kMetadataDir = "metadata/";
+inline constexpr const char* kVersionHintPath = "metadata/version-hint.text";
+// Iceberg's reserved field ids of a position delete file's columns.
+inline constexpr int32_t kDeleteFilePathId = 2147483546;
+inline constexpr int32_t kDeletePosId = 2147483545;
+// String bounds longer than this are left out of the manifests (they would bloat them).
+inline constexpr size_t kMaxStringBoundBytes = 256;
+
+// metadata/v{version}.metadata.json
+std::string MetadataPath(uint64_t version);
+inline bool Enabled(const Manifest& m) { return m.iceberg.is_object(); }
+
+// The "iceberg" object of a table that starts keeping Iceberg metadata; `location` is the
+// absolute URI engines open the table at (file:///abs/path, s3://bucket/prefix).
+// InvalidArgument for a location that is not an absolute URI.
+Result<nlohmann::json> NewState(const std::string& location);
+
+// Before `next` is committed (its fragments, deletions and schema final; its "iceberg" object
+// carried over from the version it derives from, or new): writes the position delete files
+// missing, the manifests and the manifest list, and updates next->iceberg. Files written here are
+// unreferenced until the commit succeeds.
+Status PrepareCommit(ObjectStore* store, Manifest* next);
+
+// The table's versions, as PublishMetadata needs them.
+struct Versions {
+  std::function<Result<Manifest>(uint64_t)> load;  // a version's manifest (NotFound: none)
+  std::function<Result<bool>(uint64_t)> exists;    // whether a version's manifest is there
+};
+
+// After `committed` is the newest version: writes its vN.metadata.json (create-if-absent: the
+// content depends only on committed manifests, so whoever writes it first writes the same),
+// first writing those of earlier versions a crash left without one, then the version hint. The
+// snapshots listed are the previous metadata's whose versions were not expired, and this one.
+// Returns the metadata file's path.
+Result<std::string> PublishMetadata(ObjectStore* store, const Manifest& committed, const Versions& versions);
+
+// After versions expired: rewrites the newest version's metadata file without their snapshots
+// (its own snapshot and rows unchanged), so that no metadata file Iceberg readers reach names the
+// files vacuum then removes. Nothing to do when there is no such file.
+Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions& versions);
+
+// Every object under metadata/ version `m`'s Iceberg metadata names (vacuum keeps them).
+std::vector<std::string> ReferencedFiles(const Manifest& m);
+
+// Iceberg's single-value serialization of a statistic (lower/upper bounds); empty when the
+// value has none here (NULL, a string over kMaxStringBoundBytes).
+std::string BoundBytes(const Value& v, TypeId type);
+
+}  // namespace lakeindex::table::iceberg
