@@ -299,10 +299,15 @@ Entry DataEntry(const json& state, const Manifest& next, const FragmentMeta& f, 
     e.null_counts[c.id] = int64_t(s.null_count);
     if (IsFloating(c.field->type)) e.nan_counts[c.id] = int64_t(s.nan_count);
     if (s.min && s.max) {
-      std::string lo = BoundBytes(*s.min, c.field->type), hi = BoundBytes(*s.max, c.field->type);
-      if (!lo.empty() && !hi.empty()) {
-        e.lower[c.id] = std::move(lo);
-        e.upper[c.id] = std::move(hi);
+      Value min = *s.min, max = *s.max;
+      // Iceberg orders -0.0 before 0.0 (Java's Float.compare) while the statistics count them
+      // equal: widen the bounds so that neither zero is pruned.
+      if (IsFloating(c.field->type) && min.double_value() == 0) min = Value::Double(-0.0);
+      if (IsFloating(c.field->type) && max.double_value() == 0) max = Value::Double(0.0);
+      std::optional<std::string> lo = BoundBytes(min, c.field->type), hi = BoundBytes(max, c.field->type);
+      if (lo && hi) {  // both or neither ("" is a string's bound)
+        e.lower[c.id] = std::move(*lo);
+        e.upper[c.id] = std::move(*hi);
       }
     }
   }
@@ -322,8 +327,8 @@ std::string MetadataPath(uint64_t version) {
   return std::string(kMetadataDir) + "v" + std::to_string(version) + ".metadata.json";
 }
 
-std::string BoundBytes(const Value& v, TypeId type) {
-  if (v.is_null()) return {};
+std::optional<std::string> BoundBytes(const Value& v, TypeId type) {
+  if (v.is_null()) return std::nullopt;
   switch (type) {
     case TypeId::kBool: return std::string(1, v.bool_value() ? '\1' : '\0');
     case TypeId::kInt32:
@@ -332,9 +337,11 @@ std::string BoundBytes(const Value& v, TypeId type) {
     case TypeId::kTimestamp: return LittleEndian(int64_t(v.int_value()));
     case TypeId::kFloat: return LittleEndian(float(v.double_value()));
     case TypeId::kDouble: return LittleEndian(v.double_value());
-    case TypeId::kString: return v.string_value().size() <= kMaxStringBoundBytes ? v.string_value() : std::string();
+    case TypeId::kString:
+      if (v.string_value().size() > kMaxStringBoundBytes) return std::nullopt;
+      return v.string_value();
   }
-  return {};
+  return std::nullopt;
 }
 
 Result<json> NewState(const std::string& location) {

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,8 +85,8 @@ Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions&
 // Every object under metadata/ version `m`'s Iceberg metadata names (vacuum keeps them).
 std::vector<std::string> ReferencedFiles(const Manifest& m);
 
-// Iceberg's single-value serialization of a statistic (lower/upper bounds); empty when the
+// Iceberg's single-value serialization of a statistic (lower/upper bounds); nullopt when the
 // value has none here (NULL, a string over kMaxStringBoundBytes).
-std::string BoundBytes(const Value& v, TypeId type);
+std::optional<std::string> BoundBytes(const Value& v, TypeId type);
 
 }  // namespace lakeindex::table::iceberg

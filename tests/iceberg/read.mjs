@@ -4,6 +4,9 @@
 // or {"version": N, "error": "..."}.
 //
 // Usage: node read.mjs TABLE_DIR LOCATION VERSION...   (VERSION "latest": via version-hint.text)
+//        node read.mjs TABLE_DIR LOCATION --manifests VERSION
+// The second form prints the version's manifest entries as icebird decodes them, one JSON object
+// per line: {"status", "sequence_number", "data_file": {..., bounds as hex strings}}.
 //
 // icebird reads through fetch(), so the table directory is served over HTTP on a loopback port
 // (with Range requests, as object stores serve them) and every URL under LOCATION (the URI the
@@ -13,7 +16,7 @@
 import { createServer } from 'node:http'
 import { open, stat } from 'node:fs/promises'
 import { join, normalize } from 'node:path'
-import { icebergMetadata, icebergRead } from 'icebird'
+import { icebergManifests, icebergMetadata, icebergRead } from 'icebird'
 
 const [dir, location, ...versions] = process.argv.slice(2)
 if (!dir || !location || versions.length === 0) {
@@ -66,6 +69,21 @@ function plain(v) {
   if (v === undefined) return null
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v)
   return v
+}
+
+function jsonable(key, v) {
+  if (typeof v === 'bigint') return v.toString()
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('hex')
+  return v
+}
+
+if (versions[0] === '--manifests') {
+  const metadata = await icebergMetadata({ tableUrl: base, metadataFileName: `v${versions[1]}.metadata.json` })
+  for (const { entries } of await icebergManifests(metadata)) {
+    for (const entry of entries) console.log(JSON.stringify(entry, jsonable))
+  }
+  server.close()
+  process.exit(0)
 }
 
 for (const version of versions) {

@@ -1,0 +1,157 @@
+#include "table/iceberg.h"
+
+#include <gtest/gtest.h>
+
+#include "format/avro/avro_file.h"
+#include "format/parquet/reader.h"
+#include "table/table.h"
+#include "util/test_util.h"
+
+namespace lakeindex::table {
+namespace {
+
+using nlohmann::json;
+
+TEST(IcebergTest, BoundsUseIcebergsSingleValueSerialization) {
+  EXPECT_EQ(*iceberg::BoundBytes(Value::Bool(true), TypeId::kBool), std::string("\x01", 1));
+  EXPECT_EQ(*iceberg::BoundBytes(Value::Int32(-2), TypeId::kInt32), std::string("\xfe\xff\xff\xff", 4));
+  EXPECT_EQ(*iceberg::BoundBytes(Value::Date(1), TypeId::kDate), std::string("\x01\x00\x00\x00", 4));
+  EXPECT_EQ(*iceberg::BoundBytes(Value::Int64(1), TypeId::kInt64), std::string("\x01\0\0\0\0\0\0\0", 8));
+  EXPECT_EQ(*iceberg::BoundBytes(Value::Timestamp(256), TypeId::kTimestamp), std::string("\0\x01\0\0\0\0\0\0", 8));
+  EXPECT_EQ(*iceberg::BoundBytes(Value::Float(1.0f), TypeId::kFloat), std::string("\0\0\x80\x3f", 4));
+  EXPECT_EQ(*iceberg::BoundBytes(Value::Double(-2.0), TypeId::kDouble), std::string("\0\0\0\0\0\0\0\xc0", 8));
+  EXPECT_EQ(*iceberg::BoundBytes(Value::String(""), TypeId::kString), "");  // a bound, not none
+  EXPECT_EQ(*iceberg::BoundBytes(Value::String("h\xC3\xA9"), TypeId::kString), "h\xC3\xA9");
+  EXPECT_FALSE(iceberg::BoundBytes(Value::String(std::string(iceberg::kMaxStringBoundBytes + 1, 'a')), TypeId::kString));
+  EXPECT_FALSE(iceberg::BoundBytes(Value::Null(TypeId::kInt64), TypeId::kInt64));
+}
+
+TEST(IcebergTest, LocationsMustBeAbsoluteUris) {
+  EXPECT_TRUE(iceberg::NewState("file:///data/t").ok());
+  EXPECT_EQ((*iceberg::NewState("s3://bucket/t/"))["location"], "s3://bucket/t");
+  for (const char* bad : {"relative/t", "/abs/path", "://x", "s3://"}) {
+    auto st = iceberg::NewState(bad);
+    EXPECT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.status().message().find("absolute URI"), std::string::npos) << st.status().ToString();
+  }
+  const std::string uuid = (*iceberg::NewState("file:///t"))["table_uuid"];
+  EXPECT_EQ(uuid.size(), 36u);
+  EXPECT_EQ(uuid[8], '-');
+}
+
+Batch Rows(int64_t first, size_t n) {
+  Schema schema({{"id", TypeId::kInt64, false}, {"s", TypeId::kString, true}});
+  Batch b(schema);
+  for (size_t i = 0; i < n; ++i) {
+    b.mutable_column(0).Append<int64_t>(first + int64_t(i));
+    (void)b.mutable_column(1).AppendString("v" + std::to_string(i % 3));
+  }
+  (void)b.Seal();
+  return b;
+}
+
+// A table on a memory store that keeps Iceberg metadata: create (2 files), delete, append.
+std::unique_ptr<Table> MakeTable(const std::shared_ptr<ObjectStore>& store) {
+  WriteConfig config;
+  config.rows_per_file = 50;
+  config.iceberg_location = "file:///mem/t";
+  Batch rows = Rows(0, 100);
+  auto src = MemorySource(rows.schema(), {rows});
+  auto t = Table::Create(store, src.get(), config);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  RowSet del;
+  del.Add(MakeRowAddress((*t)->manifest().fragments[0].id, 3));
+  del.Add(MakeRowAddress((*t)->manifest().fragments[1].id, 7));
+  EXPECT_TRUE((*t)->DeleteRows(del).ok());
+  Batch more = Rows(100, 10);
+  auto src2 = MemorySource(more.schema(), {more});
+  EXPECT_TRUE((*t)->Append(src2.get(), config).ok());
+  return std::move(*t);
+}
+
+TEST(IcebergTest, EveryCommitWritesManifestsAvroCReadsAndPositionDeletesOurReaderReads) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  auto t = MakeTable(store);
+  ASSERT_EQ(t->version(), 3u);
+  const json& state = t->manifest().iceberg;
+  ASSERT_EQ(state["manifests"].size(), 2u);  // data and deletes
+  // The data manifest: 3 files, two EXISTING from version 1, one ADDED by version 3.
+  auto data = avro::ReadContainer(*store->Read(state["manifests"][0].get<std::string>()));
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  ASSERT_EQ(data->records.size(), 3u);
+  EXPECT_NE(data->records[0].find(R"("status": 0, "snapshot_id": {"long": 1})"), std::string::npos) << data->records[0];
+  EXPECT_NE(data->records[2].find(R"("status": 1, "snapshot_id": {"long": 3})"), std::string::npos) << data->records[2];
+  EXPECT_NE(data->records[0].find("file:///mem/t/data/"), std::string::npos);
+  // The delete manifest: one file per fragment with deletions, written by version 2.
+  auto deletes = avro::ReadContainer(*store->Read(state["manifests"][1].get<std::string>()));
+  ASSERT_TRUE(deletes.ok());
+  ASSERT_EQ(deletes->records.size(), 2u);
+  EXPECT_NE(deletes->records[0].find(R"("content": 1)"), std::string::npos) << deletes->records[0];
+  EXPECT_NE(deletes->records[0].find(R"("sequence_number": {"long": 2})"), std::string::npos) << deletes->records[0];
+  // A position delete file: the data file's path and the deleted position, with Iceberg's ids.
+  const json& del = state["deletes"][std::to_string(t->manifest().fragments[1].id)];
+  auto reader = parquet::ParquetReader::Open(store.get(), del["file"].get<std::string>());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto rows = (*reader)->ReadAll();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->num_rows(), 1u);
+  EXPECT_EQ(rows->column(0).GetString(0), "file:///mem/t/" + t->manifest().fragments[1].file);
+  EXPECT_EQ(rows->column(1).Get<int64_t>(0), 7);
+  EXPECT_EQ((*reader)->metadata().schema[1].field_id, iceberg::kDeleteFilePathId);
+  EXPECT_EQ((*reader)->metadata().schema[2].field_id, iceberg::kDeletePosId);
+  // The manifest list names both manifests with their lengths.
+  auto list = avro::ReadContainer(*store->Read(state["manifest_list"].get<std::string>()));
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->records.size(), 2u);
+  EXPECT_NE(list->records[0].find(R"("added_files_count": 1, "existing_files_count": 2)"), std::string::npos)
+      << list->records[0];
+}
+
+TEST(IcebergTest, MetadataMissingAfterACrashIsWrittenByTheNextCommitFromCommittedManifests) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  auto t = MakeTable(store);
+  const std::string v3 = *store->Read(iceberg::MetadataPath(3));
+  // As if the processes that committed versions 2 and 3 died before writing their metadata.
+  ASSERT_TRUE(store->Delete(iceberg::MetadataPath(2)).ok());
+  ASSERT_TRUE(store->Delete(iceberg::MetadataPath(3)).ok());
+  RowSet del;
+  del.Add(MakeRowAddress(t->manifest().fragments[2].id, 0));
+  ASSERT_TRUE(t->DeleteRows(del).ok());
+  EXPECT_EQ(*store->Read(iceberg::MetadataPath(3)), v3) << "rolled forward to the same bytes";
+  const json v4 = json::parse(*store->Read(iceberg::MetadataPath(4)));
+  EXPECT_EQ(v4["snapshots"].size(), 4u);
+  EXPECT_EQ(v4["metadata-log"].size(), 3u);
+  EXPECT_EQ(*store->Read(iceberg::kVersionHintPath), "4");
+  // Enabling again commits nothing and repairs.
+  ASSERT_TRUE(store->Delete(iceberg::MetadataPath(4)).ok());
+  auto path = t->EnableIceberg("file:///elsewhere");
+  ASSERT_TRUE(path.ok()) << path.status().ToString();
+  EXPECT_EQ(*path, iceberg::MetadataPath(4));
+  EXPECT_EQ(t->version(), 4u);
+  EXPECT_EQ(json::parse(*store->Read(*path))["location"], "file:///mem/t");
+}
+
+TEST(IcebergTest, DamagedStateOrMetadataIsCorruptionAndCommitsNothing) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  auto t = MakeTable(store);
+  // A previous metadata file that is not JSON: the next publish says so (the commit stands: it
+  // was made first, and the metadata is written best effort).
+  ASSERT_TRUE(store->Write(iceberg::MetadataPath(3), "{not json").ok());
+  Manifest m = t->manifest();
+  m.version = 4;
+  m.parent_version = 3;
+  ASSERT_TRUE(iceberg::PrepareCommit(store.get(), &m).ok());
+  iceberg::Versions versions{[&](uint64_t v) { return Table::LoadManifest(store.get(), v); },
+                             [](uint64_t) -> Result<bool> { return true; }};
+  auto published = iceberg::PublishMetadata(store.get(), m, versions);
+  ASSERT_FALSE(published.ok());
+  EXPECT_TRUE(published.status().IsCorruption()) << published.status().ToString();
+  EXPECT_NE(published.status().message().find("v3.metadata.json"), std::string::npos);
+  // A manifest whose "iceberg" object lost its location: the commit is refused, nothing changes.
+  Manifest broken = t->manifest();
+  broken.iceberg.erase("location");
+  EXPECT_TRUE(iceberg::PrepareCommit(store.get(), &broken).IsCorruption());
+}
+
+}  // namespace
+}  // namespace lakeindex::table
