@@ -1,7 +1,7 @@
 // Iceberg metadata read back by an independent Iceberg reader: icebird (npm, tests/iceberg),
 // which fetches the table over a loopback HTTP server (tests/iceberg/read.mjs). For every version
 // of tables put through create, append, delete, optimize, indexes and layouts, icebird's rows
-// are lakeindex's rows of the same version.
+// are lakeindex's rows of the same version, and DuckDB's over `lakeindex files`.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -198,6 +198,63 @@ void ExpectIcebirdReadsEveryVersion(const std::string& table, uint64_t first) {
   }
 }
 
+// The other way in: DuckDB reading each version's data files as `lakeindex files` lists them,
+// deleted positions dropped (the user guide's query), gives lakeindex's rows too. One DuckDB run
+// for all versions; the user's columns (every version has them).
+void ExpectDuckDBOverFilesReadsEveryVersion(const TempDir& dir, const std::string& table, uint64_t first) {
+  if (!testing::DuckDBAvailable()) GTEST_FAIL() << testing::DuckDBMissingMessage();
+  const uint64_t newest = Newest(table);
+  auto store = table::OpenTableStore(table, false);
+  std::vector<std::string> user;
+  std::string select;
+  auto newest_table = table::Table::Open(*store, newest);
+  ASSERT_TRUE(newest_table.ok());
+  for (const Field& f : (*newest_table)->schema().fields()) {
+    if (IsHiddenColumn(f.name)) continue;
+    user.push_back(f.name);
+    select += ", r." + testing::SqlIdent(f.name);
+  }
+  std::string sql;
+  for (uint64_t v = first; v <= newest; ++v) {
+    CliResult files = RunCli(dir, {"files", table, "--version", std::to_string(v), "--format", "json"});
+    ASSERT_EQ(files.code, 0) << files.err;
+    const std::string json_path = dir.Join("files-" + std::to_string(v) + ".json");
+    WriteFileText(json_path, files.out);
+    std::string paths;
+    for (const auto& f : nlohmann::json::parse(files.out)) paths += (paths.empty() ? "" : ", ") + testing::SqlQuote(f["path"].get<std::string>());
+    sql += std::string(sql.empty() ? "" : " UNION ALL ") + "SELECT " + std::to_string(v) + " AS v" + select +
+           " FROM read_parquet([" + paths + "], filename = true, file_row_number = true, union_by_name = true) r JOIN read_json(" +
+           testing::SqlQuote(json_path) + ") f ON r.filename = f.path WHERE NOT list_contains(f.deleted::BIGINT[], r.file_row_number)";
+  }
+  auto duck = testing::RunDuckDB(sql);
+  ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+  std::map<uint64_t, std::vector<std::string>> theirs;
+  for (const testing::DuckRow& row : duck->rows) {
+    std::string r;
+    for (size_t c = 1; c < row.size(); ++c) r += (c > 1 ? "|" : "") + row[c].value_or("NULL");
+    theirs[std::stoull(*row[0])].push_back(std::move(r));
+  }
+  for (uint64_t v = first; v <= newest; ++v) {
+    auto t = table::Table::Open(*store, v);
+    ASSERT_TRUE(t.ok());
+    auto batch = (*t)->ReadAll();
+    ASSERT_TRUE(batch.ok());
+    std::vector<std::string> ours;
+    for (size_t r = 0; r < batch->num_rows(); ++r) {
+      std::string line;
+      for (size_t c = 0; c < user.size(); ++c) {
+        line += (c ? "|" : "") + testing::RenderLikeDuckDB(batch->FindColumn(user[c])->GetValue(r)).value_or("NULL");
+      }
+      ours.push_back(std::move(line));
+    }
+    std::sort(ours.begin(), ours.end());
+    std::vector<std::string>& duck_rows = theirs[v];
+    std::sort(duck_rows.begin(), duck_rows.end());
+    EXPECT_EQ(duck_rows.size(), ours.size()) << "version " << v;
+    EXPECT_TRUE(duck_rows == ours) << "version " << v;
+  }
+}
+
 TEST(CliIcebergTest, IcebirdReadsEveryVersionThroughAppendDeleteOptimizeIndexesAndLayouts) {
   if (!IcebirdInstalled()) GTEST_FAIL() << "icebird is not installed in tests/iceberg: run scripts/install-deps.sh";
   TempDir dir;
@@ -221,6 +278,7 @@ TEST(CliIcebergTest, IcebirdReadsEveryVersionThroughAppendDeleteOptimizeIndexesA
   run({"delete", table, "--where", "category = 'c1'"});
   ASSERT_GE(Newest(table), 10u);
   ExpectIcebirdReadsEveryVersion(table, 1);
+  ExpectDuckDBOverFilesReadsEveryVersion(dir, table, 1);
 
   // Snapshots: one per version, each naming its parent; the hint names the newest.
   const std::string meta = clitest::ReadFileText(dir.Join("t/" + table::iceberg::MetadataPath(Newest(table))));
@@ -268,6 +326,7 @@ TEST(CliIcebergTest, EnablingLaterWritesTheCurrentRowsAndEveryTypeReadsBack) {
   ASSERT_EQ(RunCli(dir, {"append", table, "--from", dir.Join("b.parquet")}).code, 0);
   ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "i IS NULL OR d > 0"}).code, 0);
   ExpectIcebirdReadsEveryVersion(table, first);
+  ExpectDuckDBOverFilesReadsEveryVersion(dir, table, first);
 
   // The versions before enabling have no Iceberg snapshot; the first one has no parent.
   const nlohmann::json m = nlohmann::json::parse(clitest::ReadFileText(dir.Join("r/" + table::iceberg::MetadataPath(Newest(table)))));
