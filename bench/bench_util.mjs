@@ -140,3 +140,14 @@ export function ensureSqliteDb(script, args, log) {
   }
   return JSON.parse(readFileSync(sqliteBuildFile(args.db), 'utf8'));
 }
+
+// Runs a lakeindex command (`cli` with `argv`) to its end under /usr/bin/time: its output, wall
+// and CPU seconds; throws with its stderr when it fails.
+export function runTimed(cli, argv) {
+  const t0 = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '@@time %U %S', cli, ...argv], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const wall = (performance.now() - t0) / 1000;
+  const m = /@@time ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
+  if (r.status !== 0) throw new Error(`${cli} ${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return { stdout: r.stdout, stderr: r.stderr, wall_s: wall, cpu_s: m ? Number(m[1]) + Number(m[2]) : NaN };
+}

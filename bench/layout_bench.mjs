@@ -25,11 +25,11 @@
 //   node bench/layout_bench.mjs sample-duck --src EVENTS.parquet --fractions 0.001,0.01 [--threads T]
 //       `CREATE TEMP TABLE r AS SELECT * FROM read_parquet(SRC) USING SAMPLE p% (bernoulli)`.
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-import { emitLine, openDuckDB, quoteIdent, rows, sqlString, timed } from './bench_util.mjs';
+import { emitLine, openDuckDB, quoteIdent, rows, runTimed, sqlString, timed } from './bench_util.mjs';
 
 const SETS = {
   xy: { columns: ['x', 'y'], percents: [0.01, 0.1, 1, 10] },
@@ -110,14 +110,6 @@ function loadBoxes(file, sets) {
 }
 
 // Runs the command line under /usr/bin/time: its stdout, stderr, wall and CPU seconds.
-function runTimed(cli, argv) {
-  const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '@@time %U %S', cli, ...argv], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  const wall = (performance.now() - t0) / 1000;
-  const m = /@@time ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
-  if (r.status !== 0) throw new Error(`${cli} ${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return { stdout: r.stdout, stderr: r.stderr, wall_s: wall, cpu_s: m ? Number(m[1]) + Number(m[2]) : NaN };
-}
 
 function tableRows(table) {
   return manifestOf(table).fragments.reduce((a, f) => a + f.rows, 0);

@@ -28,6 +28,7 @@
 #include "table/iceberg.h"
 #include "table/table.h"
 #include "util/duckdb_ref.h"
+#include "util/moto.h"
 #include "util/test_util.h"
 
 namespace lakeindex {
@@ -89,8 +90,12 @@ struct VersionRows {
 };
 
 // Every version asked for, as icebird reads it.
-std::map<std::string, VersionRows> IcebirdRows(const std::string& table, const std::vector<std::string>& versions) {
-  std::vector<std::string> args = {table, table::TableLocationUri(table)};
+// `table` is the directory served; `location` the URI the metadata names files by (default the
+// directory's own).
+std::map<std::string, VersionRows> IcebirdRows(const std::string& table, const std::vector<std::string>& versions,
+                                               std::string location = "") {
+  if (location.empty()) location = table::TableLocationUri(table);
+  std::vector<std::string> args = {table, location};
   args.insert(args.end(), versions.begin(), versions.end());
   auto out = testing::RunNodeScript(IcebirdScript(), args);
   EXPECT_TRUE(out.ok()) << out.status().ToString();
@@ -629,6 +634,58 @@ TEST(CliIcebergTest, ManifestBoundsAreEachFilesAsDuckDBComputesThemAndPruneABoxS
               sampled->rows[0][0]->c_str());
   EXPECT_EQ(std::to_string(sample_files), *sampled->rows[0][0]) << "kept exactly the files with sampled rows";
   EXPECT_LT(sample_files, entries.size());
+}
+
+TEST(CliIcebergTest, OnS3TheMetadataNamesS3PathsAndIcebirdReadsWhatBoto3Downloads) {
+  if (!IcebirdInstalled()) GTEST_FAIL() << "icebird is not installed in tests/iceberg: run scripts/install-deps.sh";
+  testing::MotoServer& moto = testing::MotoServer::Shared();
+  TempDir dir;
+  const std::string events = dir.Join("e.parquet"), more = dir.Join("m.parquet");
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "3000", "--output", events}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "500", "--seed", "3", "--output", more}).code, 0);
+  const std::string uri = std::string("s3://") + testing::MotoServer::kSharedBucket + "/iceberg-t";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"create", uri, "--from", events, "--rows-per-file", "1000", "--iceberg"},
+        {"delete", uri, "--where", "score < 100000 OR id BETWEEN 10 AND 20"},
+        {"append", uri, "--from", more},
+        {"vacuum", uri, "--keep-versions", "2", "--older-than", "0", "--force"}}) {
+    CliResult r = RunCli(dir, args);
+    ASSERT_EQ(r.code, 0) << args[0] << ": " << r.err;
+  }
+  // Everything under the table, as `aws s3 cp --recursive` would fetch it.
+  const std::string local = dir.Join("copy");
+  auto listed = moto.Boto3("import os\n"
+                           "b = '" + std::string(testing::MotoServer::kSharedBucket) + "'\n"
+                           "keys = [o['Key'] for p in s3.get_paginator('list_objects_v2').paginate(Bucket=b, Prefix='iceberg-t/') for o in p.get('Contents', [])]\n"
+                           "for k in keys:\n"
+                           "    p = os.path.join('" + local + "', os.path.relpath(k, 'iceberg-t'))\n"
+                           "    os.makedirs(os.path.dirname(p), exist_ok=True)\n"
+                           "    s3.download_file(b, k, p)\n"
+                           "print(sum(k.endswith('.metadata.json') for k in keys))\n");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->substr(0, 1), "2") << "versions 2 and 3 kept, 1 expired: " << *listed;
+  const nlohmann::json m = nlohmann::json::parse(clitest::ReadFileText(local + "/metadata/v3.metadata.json"));
+  EXPECT_EQ(m["location"], uri);
+  EXPECT_EQ(m["snapshots"].size(), 2u);
+  auto read = IcebirdRows(local, {"2", "3", "latest"}, uri);
+  for (const std::string v : {"2", "3"}) {
+    CliResult ours = RunCli(dir, {"query", uri, "--version", v, "--select", "id", "--format", "csv"});
+    ASSERT_EQ(ours.code, 0) << ours.err;
+    std::vector<std::string> ids = clitest::SortedLines(ours.out.substr(ours.out.find('\n') + 1));
+    std::vector<std::string> theirs;
+    const auto& cols = read[v].columns;
+    const size_t id_col = std::find(cols.begin(), cols.end(), "id") - cols.begin();
+    ASSERT_LT(id_col, cols.size());
+    for (const std::string& row : read[v].rows) {
+      size_t at = 0;
+      for (size_t c = 0; c < id_col; ++c) at = row.find('|', at) + 1;
+      theirs.push_back(row.substr(at, row.find('|', at) - at));
+    }
+    std::sort(theirs.begin(), theirs.end());
+    EXPECT_EQ(theirs.size(), ids.size()) << "version " << v;
+    EXPECT_TRUE(theirs == ids) << "version " << v;
+  }
+  EXPECT_EQ(read["latest"].version, 3u);
 }
 
 }  // namespace

@@ -277,6 +277,8 @@ Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const Fragme
   RETURN_IF_ERROR(batch.Seal());
   parquet::WriteOptions options;
   options.field_ids = {kDeleteFilePathId, kDeletePosId};
+  options.delta_integers = true;  // ascending positions: a few bits each
+  options.page_header_statistics = false;
   ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options));
   RETURN_IF_ERROR(writer->Write(batch));
   ASSIGN_OR_RETURN(std::string file, writer->Finish());

@@ -10,7 +10,8 @@
 //
 // icebird reads through fetch(), so the table directory is served over HTTP on a loopback port
 // (with Range requests, as object stores serve them) and every URL under LOCATION (the URI the
-// metadata names files by, file:///abs/path) is fetched from that server instead.
+// metadata names files by: file:///abs/path, s3://bucket/prefix) is fetched from that server
+// instead; nothing else is fetched.
 // Values: BigInt and Date are not JSON; int64 become decimal strings, DATE days since 1970, and
 // TIMESTAMP milliseconds since 1970 (icebird's hyparquet returns a JS Date: milliseconds).
 import { createServer } from 'node:http'
@@ -57,9 +58,19 @@ const server = createServer(async (req, res) => {
 await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
 const base = `http://127.0.0.1:${server.address().port}`
 const realFetch = globalThis.fetch
+// icebird turns s3://bucket/key into https://bucket.s3.amazonaws.com/key before fetching it.
+const prefixes = [location]
+const s3 = /^s3a?:\/\/([^/]+)(\/.*)?$/.exec(location)
+if (s3) prefixes.push(`https://${s3[1]}.s3.amazonaws.com${s3[2] ?? ''}`)
 globalThis.fetch = (url, init) => {
   let u = String(url)
-  if (u.startsWith(location)) u = base + u.slice(location.length)
+  for (const p of prefixes) {
+    if (u.startsWith(p)) {
+      u = base + u.slice(p.length)
+      break
+    }
+  }
+  if (!u.startsWith(base)) return Promise.reject(new Error(`read.mjs: ${u} is outside the table`))
   return realFetch(u, init)
 }
 

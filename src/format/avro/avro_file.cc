@@ -126,6 +126,8 @@ Result<avro_value_t> SetNonNull(avro_value_t* record, const char* field) {
 Result<avro_value_t> Field(avro_value_t* record, const char* field) { return Named(record, field); }
 
 Result<ReadBack> ReadContainer(const std::string& file) {
+  // avro-c leaks its header reader when the header is bad: refuse what is no container first.
+  if (file.compare(0, 4, "Obj\x01", 4) != 0) return Status::Corruption("avro: not an object container file (no magic)");
   FILE* fp = fmemopen(const_cast<char*>(file.data()), file.size(), "rb");
   if (fp == nullptr) return Status::Internal("avro: fmemopen failed");
   avro_file_reader_t reader;
