@@ -37,10 +37,15 @@ class Table:
         self._t = native
 
     @classmethod
-    def create(cls, path, source, rows_per_file=None, schema=None):
+    def create(cls, path, source, rows_per_file=None, schema=None, iceberg=False, iceberg_location=None):
         """Creates version 1 from a .csv or .parquet file. `schema` ("id:int64,name:string")
-        applies to CSV sources (default: inferred). InvalidArgument if a table exists there."""
-        return cls(_native.Table.create(str(path), str(source), rows_per_file, schema))
+        applies to CSV sources (default: inferred). With `iceberg` (or an `iceberg_location`, the
+        absolute URI other engines read the table at; default the table's own), every commit also
+        writes Iceberg metadata under metadata/ (docs/user-guide.md, "Reading a lakeindex table
+        from other engines"). InvalidArgument if a table exists there."""
+        if iceberg and iceberg_location is None:
+            iceberg_location = _native.location_uri(str(path))
+        return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, iceberg_location))
 
     @classmethod
     def open(cls, path, version=None):
@@ -110,6 +115,13 @@ class Table:
         {name: {"type", "min", "max", "null_count", "nan_count", "row_count"}}, "indexes",
         "layout"} (indexes and layout as stored in the manifest; string min/max as bytes)."""
         return self._t.stats()
+
+    def enable_iceberg(self, location=None):
+        """As `lakeindex iceberg enable`: keeps Iceberg metadata from now on (a commit writing it
+        for the current rows), engines reading the table at `location` (default the table's own
+        URI); on a table that keeps it, commits nothing and writes what a crash left unwritten.
+        Returns the newest version's metadata file (metadata/vN.metadata.json)."""
+        return self._t.enable_iceberg(location)
 
     def files(self):
         """The live data files of this version, as `lakeindex files --format json`: [{"path",

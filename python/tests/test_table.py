@@ -93,6 +93,27 @@ class TableTest(unittest.TestCase):
             self.assertEqual(f["deleted"], sorted(f["deleted"]))
         self.assertEqual(sum(len(f["deleted"]) for f in lakeindex.Table.open(t.path, version=1).files()), 0)
 
+    def test_iceberg_metadata_from_create_or_enable(self):
+        import json
+        t = self.make("ice", iceberg=True)
+        t.delete("id < 100")
+        with open(os.path.join(t.path, "metadata", f"v{t.version}.metadata.json")) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["current-snapshot-id"], t.version)
+        self.assertEqual(meta["location"], "file://" + os.path.abspath(t.path))
+        self.assertEqual(meta["snapshots"][-1]["summary"]["total-position-deletes"], "100")
+        with open(os.path.join(t.path, "metadata", "version-hint.text")) as f:
+            self.assertEqual(f.read(), str(t.version))
+        # Enabling later: one commit, then none.
+        p = self.make("ice2")
+        self.assertFalse(os.path.exists(os.path.join(p.path, "metadata")))
+        path = p.enable_iceberg()
+        self.assertEqual((path, p.version), ("metadata/v2.metadata.json", 2))
+        self.assertEqual(p.enable_iceberg(), path)
+        self.assertEqual(lakeindex.Table.open(p.path).version, 2)
+        with self.assertRaisesRegex(Exception, "absolute URI"):
+            self.make("ice3", iceberg_location="not/absolute")
+
     def test_append_and_otree_layout_with_exact_samples(self):
         t = self.make("l")
         report = t.layout_otree(["x", "y"], cube_rows=1500)

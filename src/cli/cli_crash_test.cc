@@ -27,7 +27,6 @@ namespace {
 
 using clitest::CliResult;
 using clitest::RunCli;
-using clitest::StartCli;
 using testing::TempDir;
 
 using Rows = std::vector<std::string>;  // sorted CSV lines
@@ -73,14 +72,10 @@ TEST(CliCrashTest, KilledWritersOfEveryKindLeaveWholeVersions) {
 
   std::map<int, Rows> expected = {{1, QueryRows(dir, table, 1)}};
   ASSERT_EQ(expected[1].size(), 20000u);
-  // The kill window: how long a writing command takes on this machine now (an append to a
-  // scratch copy, timed), with room for the slower ones (a layout rewrites the whole table). A
-  // fixed window missed every commit on a loaded or sanitized build.
+  // The kill window: how long a layout (the slowest writing command) takes now, on a copy.
   std::filesystem::copy(table, dir.Join("timed"), std::filesystem::copy_options::recursive);
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_EQ(RunCli(dir, {"layout", dir.Join("timed"), "--otree", "x,score", "--cube-rows", "3000"}).code, 0);
-  const int64_t window_us =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count() * 3 / 2 + 1;
+  const int64_t window_us = clitest::KillWindowUs(dir, {"layout", dir.Join("timed"), "--otree", "x,score", "--cube-rows", "3000"});
+  ASSERT_GT(window_us, 0);
   const int kills = std::getenv("LAKEINDEX_SOAK") ? 300 : 16;
   std::mt19937 rng(1234);
   std::map<std::string, int> committed;
@@ -96,11 +91,7 @@ TEST(CliCrashTest, KilledWritersOfEveryKindLeaveWholeVersions) {
         {"optimize", table},
     };
     const std::vector<std::string>& args = commands[rng() % commands.size()];
-    pid_t pid = StartCli(args, dir.Join("k.out"), dir.Join("k.err"));
-    std::this_thread::sleep_for(std::chrono::microseconds(int64_t(rng()) % window_us));
-    kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    clitest::RunAndKill(dir, args, int64_t(rng()) % window_us);
 
     CliResult verify = RunCli(dir, {"verify", table});
     ASSERT_EQ(verify.code, 0) << "after kill " << i << " of " << args[0] << ": " << verify.err;

@@ -387,12 +387,9 @@ TEST(CliIcebergTest, KilledWritersLeaveIcebergAtLakeindexsVersionOrOneBehindUnti
   ASSERT_EQ(RunCli(dir, {"gen", "--rows", "4000", "--output", base}).code, 0);
   ASSERT_EQ(RunCli(dir, {"gen", "--rows", "800", "--seed", "7", "--output", more}).code, 0);
   ASSERT_EQ(RunCli(dir, {"create", table, "--from", base, "--rows-per-file", "1000", "--iceberg"}).code, 0);
-  // The kill window: as long as a layout takes on this machine now, and half again.
   std::filesystem::copy(table, dir.Join("timed"), std::filesystem::copy_options::recursive);
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_EQ(RunCli(dir, {"layout", dir.Join("timed"), "--otree", "x,score", "--cube-rows", "600"}).code, 0);
-  const int64_t window_us =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count() * 3 / 2 + 1;
+  const int64_t window_us = clitest::KillWindowUs(dir, {"layout", dir.Join("timed"), "--otree", "x,score", "--cube-rows", "600"});
+  ASSERT_GT(window_us, 0);
   const int kills = std::getenv("LAKEINDEX_SOAK") ? 200 : 12;
   std::mt19937 rng(99);
   int behind = 0;
@@ -405,11 +402,7 @@ TEST(CliIcebergTest, KilledWritersLeaveIcebergAtLakeindexsVersionOrOneBehindUnti
         {"optimize", table},
     };
     const std::vector<std::string>& args = commands[rng() % commands.size()];
-    pid_t pid = clitest::StartCli(args, dir.Join("k.out"), dir.Join("k.err"));
-    std::this_thread::sleep_for(std::chrono::microseconds(int64_t(rng()) % window_us));
-    kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    clitest::RunAndKill(dir, args, int64_t(rng()) % window_us);
 
     // Readers that probe forward from the hint (Spark's Hadoop tables) and readers that trust
     // the hint (icebird, DuckDB's iceberg_scan) are each at lakeindex's version or one behind.

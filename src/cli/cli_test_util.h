@@ -2,13 +2,16 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "util/test_util.h"
@@ -64,6 +67,25 @@ inline pid_t StartCli(const std::vector<std::string>& args, const std::string& o
     _exit(127);
   }
   return pid;
+}
+
+// Crash tests: how long `timed` (a writing command on a scratch copy) takes on this machine now,
+// and half again — the window in which a writer is killed. A fixed window missed every commit on
+// a loaded or sanitized build.
+inline CliResult RunCli(const testing::TempDir& dir, const std::vector<std::string>& args);
+inline int64_t KillWindowUs(const testing::TempDir& dir, const std::vector<std::string>& timed) {
+  const auto start = std::chrono::steady_clock::now();
+  if (RunCli(dir, timed).code != 0) return -1;
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count() * 3 / 2 + 1;
+}
+
+// Starts the CLI with `args` and kills it (SIGKILL) after `delay_us`; returns when it is gone.
+inline void RunAndKill(const testing::TempDir& dir, const std::vector<std::string>& args, int64_t delay_us) {
+  pid_t pid = StartCli(args, dir.Join("killed.out"), dir.Join("killed.err"));
+  std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
 }
 
 inline CliResult RunCli(const testing::TempDir& dir, const std::vector<std::string>& args) {

@@ -101,7 +101,7 @@ py::object JsonToPy(const nlohmann::json& j) {
 class PyTable {
  public:
   static PyTable Create(const std::string& path, const std::string& source, std::optional<uint64_t> rows_per_file,
-                        std::optional<std::string> schema_text) {
+                        std::optional<std::string> schema_text, std::optional<std::string> iceberg_location) {
     PyTable out(path);
     Check(Unlocked([&]() -> Status {
       std::optional<Schema> schema;
@@ -110,7 +110,9 @@ class PyTable {
       }
       ASSIGN_OR_RETURN(auto src, table::OpenLocalFileSource(source, schema));
       ASSIGN_OR_RETURN(out.store_, table::OpenTableStore(path, true));
-      ASSIGN_OR_RETURN(out.table_, ops::Create(out.store_, src.get(), Config(rows_per_file)));
+      table::WriteConfig config = Config(rows_per_file);
+      config.iceberg_location = iceberg_location;
+      ASSIGN_OR_RETURN(out.table_, ops::Create(out.store_, src.get(), config));
       return Status::OK();
     }));
     return out;
@@ -202,6 +204,11 @@ class PyTable {
   }
 
   // The live data files of this version (table::Table::Files), as Python objects.
+  // As `lakeindex iceberg enable`: the newest version's Iceberg metadata file.
+  std::string EnableIceberg(std::optional<std::string> location) {
+    return Check(Unlocked([&] { return table_->EnableIceberg(location ? *location : table::TableLocationUri(path_)); }));
+  }
+
   py::object Files() {
     auto files = Check(Unlocked([&] { return table_->Files(path_); }));
     return py::module_::import("json").attr("loads")(files.dump());
@@ -501,7 +508,8 @@ PYBIND11_MODULE(_lakeindex, m) {
   RegisterErrors(m);
   py::class_<PyTable>(m, "Table")
       .def_static("create", &PyTable::Create, py::arg("path"), py::arg("source"), py::arg("rows_per_file") = py::none(),
-                  py::arg("schema") = py::none())
+                  py::arg("schema") = py::none(), py::arg("iceberg_location") = py::none())
+      .def("enable_iceberg", &PyTable::EnableIceberg, py::arg("location") = py::none())
       .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
       .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none())
       .def("delete", &PyTable::Delete, py::arg("where"))
@@ -517,6 +525,7 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def_property_readonly("version", &PyTable::version)
       .def_property_readonly("schema", &PyTable::schema)
       .def_property_readonly("path", &PyTable::path);
+  m.def("location_uri", &lakeindex::table::TableLocationUri, py::arg("path"));
   m.def("fragments", &Fragments);
   m.def("index_plan", &IndexPlan);
   m.def("index_build_segment", &IndexBuildSegment);
