@@ -359,7 +359,14 @@ Result<json> NewState(const std::string& location) {
   return json{{"table_uuid", u}, {"location", loc}};
 }
 
-Status PrepareCommit(ObjectStore* store, Manifest* next) {
+namespace {
+
+// A position delete file carried over from the previous version must be one of ours.
+bool IsDeleteFilePath(const std::string& p) {
+  return p.rfind(std::string(kMetadataDir) + "deletes/", 0) == 0 && p.find("..") == std::string::npos;
+}
+
+Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
   json& state = next->iceberg;
   if (!state.is_object() || !state.contains("location") || !state.contains("table_uuid")) {
     return Status::Corruption("iceberg: the manifest's 'iceberg' object lacks 'location' or 'table_uuid'");
@@ -383,6 +390,10 @@ Status PrepareCommit(ObjectStore* store, Manifest* next) {
     json del;
     if (auto it = old_deletes.find(id); it != old_deletes.end() && it->is_object() && it->value("dv", "") == f.deletion->file) {
       del = *it;
+      if (!IsDeleteFilePath(del.value("file", ""))) {
+        return Status::Corruption("iceberg: fragment " + id + "'s position delete file '" + del.value("file", "") +
+                                  "' is not under metadata/deletes/");
+      }
     } else {
       ASSIGN_OR_RETURN(del, WriteDeleteFile(store, state, f));
       del["seq"] = next->version;
@@ -444,6 +455,23 @@ Status PrepareCommit(ObjectStore* store, Manifest* next) {
   state["manifest_list"] = list_path;
   state["snapshot"] = std::move(snapshot);
   return Status::OK();
+}
+
+// nlohmann::json throws on a value of the wrong type; a hostile or damaged "iceberg" object or
+// metadata file must give Corruption, never an exception across the API.
+template <typename F>
+auto NoThrow(const char* what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return Status::Corruption(std::string("iceberg: ") + what + " is malformed (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+Status PrepareCommit(ObjectStore* store, Manifest* next) {
+  return NoThrow("the manifest's 'iceberg' object", [&] { return PrepareCommitUnchecked(store, next); });
 }
 
 namespace {
@@ -596,12 +624,13 @@ Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const
 }  // namespace
 
 Result<std::string> PublishMetadata(ObjectStore* store, const Manifest& committed, const Versions& versions) {
-  ASSIGN_OR_RETURN(std::string path, Publish(store, committed, versions, 0));
+  ASSIGN_OR_RETURN(std::string path, NoThrow("the Iceberg metadata", [&] { return Publish(store, committed, versions, 0); }));
   RETURN_IF_ERROR(store->Write(kVersionHintPath, std::to_string(committed.version)));
   return path;
 }
 
-Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions& versions) {
+namespace {
+Status DropExpiredSnapshotsUnchecked(ObjectStore* store, uint64_t newest, const Versions& versions) {
   const std::string path = MetadataPath(newest);
   Result<std::string> text = store->Read(path);
   if (text.status().IsNotFound()) return Status::OK();
@@ -614,6 +643,11 @@ Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions&
   RETURN_IF_ERROR(DropExpired(&metadata, versions, path));
   if (metadata["snapshots"].size() == before) return Status::OK();
   return store->Write(path, metadata.dump(1));
+}
+}  // namespace
+
+Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions& versions) {
+  return NoThrow("the newest Iceberg metadata file", [&] { return DropExpiredSnapshotsUnchecked(store, newest, versions); });
 }
 
 std::vector<std::string> ReferencedFiles(const Manifest& m) {

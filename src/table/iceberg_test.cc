@@ -151,6 +151,25 @@ TEST(IcebergTest, DamagedStateOrMetadataIsCorruptionAndCommitsNothing) {
   Manifest broken = t->manifest();
   broken.iceberg.erase("location");
   EXPECT_TRUE(iceberg::PrepareCommit(store.get(), &broken).IsCorruption());
+  // Values of the wrong type, and a carried-over delete file outside metadata/deletes/: Corruption
+  // naming it, no exception.
+  const std::string frag = std::to_string(t->manifest().fragments[1].id);
+  Manifest mistyped = t->manifest();
+  mistyped.iceberg["deletes"][frag]["rows"] = "many";
+  Status st = iceberg::PrepareCommit(store.get(), &mistyped);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("malformed"), std::string::npos) << st.ToString();
+  Manifest escaping = t->manifest();
+  escaping.iceberg["deletes"][frag]["file"] = "metadata/deletes/../../../etc/passwd";
+  st = iceberg::PrepareCommit(store.get(), &escaping);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("not under metadata/deletes/"), std::string::npos) << st.ToString();
+  // A metadata file whose snapshot ids are not numbers: expiry's rewrite says so.
+  ASSERT_TRUE(store->Write(iceberg::MetadataPath(9), R"({"snapshots": [{"snapshot-id": "one"}]})").ok());
+  EXPECT_TRUE(iceberg::DropExpiredSnapshots(store.get(), 9, versions).IsCorruption());
+  ASSERT_TRUE(store->Write(iceberg::MetadataPath(9), R"({"snapshots": [{"snapshot-id": 1}], "snapshot-log": [{"snapshot-id": []}]})").ok());
+  iceberg::Versions none_there{versions.load, [](uint64_t) -> Result<bool> { return false; }};
+  EXPECT_TRUE(iceberg::DropExpiredSnapshots(store.get(), 9, none_there).IsCorruption());
 }
 
 }  // namespace
