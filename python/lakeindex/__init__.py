@@ -100,6 +100,15 @@ class Table:
         data files; other filters read only the columns they test."""
         return self._t.count(where or "")
 
+    def aggregate(self, aggregates, where=None, group_by=None, limit=None):
+        """Exact aggregates, as `lakeindex query --agg`: {column: numpy array} with the group_by
+        columns (a list or "a,b") then one column per aggregate of `aggregates`
+        ("count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)"), one row per
+        group (one row without group_by). SQL semantics: NULLs skipped, count 0 and the others
+        NULL (masked) over no rows, an integer sum past int64 an error."""
+        names, columns = self._t.aggregate(aggregates, where or "", _names(group_by), limit)
+        return dict(zip(names, columns))
+
     def explain(self, where=None, sample=None, analyze=False):
         """The plan (as `lakeindex explain --json`): pruning decisions, fragments to scan and,
         with analyze=True, what running it read."""

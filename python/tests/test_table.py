@@ -114,6 +114,23 @@ class TableTest(unittest.TestCase):
         with self.assertRaisesRegex(Exception, "absolute URI"):
             self.make("ice3", iceberg_location="not/absolute")
 
+    def test_aggregate_matches_the_csv(self):
+        t = self.make("agg")
+        r = t.aggregate("count(*), sum(score), avg(x), max(id), count_distinct(category)", where="id < 5000")
+        rows = [row for row in self.rows if int(row["id"]) < 5000]
+        self.assertEqual(int(r["count(*)"][0]), len(rows))
+        self.assertEqual(int(r["sum(score)"][0]), sum(int(row["score"]) for row in rows))
+        self.assertAlmostEqual(float(r["avg(x)"][0]), sum(float(row["x"]) for row in rows) / len(rows), places=9)
+        self.assertEqual(int(r["max(id)"][0]), 4999)
+        self.assertEqual(int(r["count_distinct(category)"][0]), len({row["category"] for row in rows}))
+        g = t.aggregate("count(*)", group_by="category")
+        counts = {}
+        for row in self.rows:
+            counts[row["category"]] = counts.get(row["category"], 0) + 1
+        self.assertEqual({str(k): int(v) for k, v in zip(g["category"], g["count(*)"])}, counts)
+        with self.assertRaisesRegex(Exception, "unknown aggregate"):
+            t.aggregate("median(x)")
+
     def test_append_and_otree_layout_with_exact_samples(self):
         t = self.make("l")
         report = t.layout_otree(["x", "y"], cube_rows=1500)

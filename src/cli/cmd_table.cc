@@ -14,6 +14,7 @@
 #include "format/parquet/writer.h"
 #include "layout/otree/layout_writer.h"
 #include "ops/operations.h"
+#include "query/aggregate.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -92,6 +93,7 @@ Status RunDelete(const DeleteArgs& args) {
 
 struct QueryArgs {
   std::string table, where, select, format = "table", output;
+  std::string agg, group_by;  // query only: aggregates (query/aggregate.h) and their grouping
   std::optional<uint64_t> limit, version;
   std::optional<double> sample;
   bool analyze = false, json = false;
@@ -107,20 +109,53 @@ Result<std::unique_ptr<query::Scanner>> MakeScanner(const TableHandle& h, const 
   return query::Scanner::Make(h.table.get(), request);
 }
 
+Status WriteResult(const QueryArgs& args, const Schema& schema, const std::function<Result<bool>(Batch*)>& next);
+
+// query --agg [--group-by]: the filtered rows (only the columns the aggregates need) folded into
+// one row, or one per group; --limit then caps the groups.
+Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
+  if (args.agg.empty()) return Status::InvalidArgument("--group-by needs --agg (the aggregates to compute per group)");
+  if (!args.select.empty()) return Status::InvalidArgument("--select and --agg do not go together: the result's columns are the --group-by columns and the aggregates");
+  if (args.sample) {
+    return Status::InvalidArgument("--agg with --sample is not supported yet: aggregate the sample's rows with --select, or drop --sample for exact aggregates");
+  }
+  query::AggregateRequest request;
+  request.where = args.where;
+  request.aggregates = args.agg;
+  request.group_by = SplitList(args.group_by);
+  request.limit = args.limit;
+  ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
+  Progress progress("aggregate " + args.table, h.table->manifest().total_rows());
+  request.progress = [&progress](uint64_t rows) { progress.Update(rows); };
+  ASSIGN_OR_RETURN(Batch result, query::AggregateTable(*h.table, request));
+  bool given = false;
+  return WriteResult(args, result.schema(), [&](Batch* out) -> Result<bool> {
+    if (given) return false;
+    given = true;
+    *out = result;
+    return true;
+  });
+}
+
 Status RunQuery(const QueryArgs& args) {
   if (args.format != "table" && args.format != "csv" && args.format != "json" && args.format != "parquet") {
     return Status::InvalidArgument("--format must be table, csv, json or parquet");
   }
   if (args.format == "parquet" && args.output.empty()) return Status::InvalidArgument("--format parquet needs --output FILE");
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
+  if (!args.agg.empty() || !args.group_by.empty()) return RunAggregate(h, args);
   ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
+  return WriteResult(args, scanner->schema(), [&](Batch* batch) { return scanner->Next(batch); });
+}
 
+// Writes a result, batch by batch as `next` gives them, in args.format to stdout or args.output.
+Status WriteResult(const QueryArgs& args, const Schema& schema, const std::function<Result<bool>(Batch*)>& next) {
   std::string text;
   std::unique_ptr<parquet::ParquetWriter> writer;
   if (args.format == "parquet") {
-    ASSIGN_OR_RETURN(writer, parquet::ParquetWriter::Make(scanner->schema()));
+    ASSIGN_OR_RETURN(writer, parquet::ParquetWriter::Make(schema));
   }
-  Batch all(scanner->schema());
+  Batch all(schema);
   bool header = true;
   FILE* out = stdout;
   auto flush = [&]() -> Status {
@@ -132,7 +167,7 @@ Status RunQuery(const QueryArgs& args) {
   };
   Batch batch;
   while (true) {
-    ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
+    ASSIGN_OR_RETURN(bool more, next(&batch));
     if (!more) break;
     if (args.format == "csv") {
       csv::WriteCsv(batch, header, &text);
@@ -147,7 +182,7 @@ Status RunQuery(const QueryArgs& args) {
       RETURN_IF_ERROR(all.Append(batch));  // aligned output needs every row's width
     }
   }
-  if (args.format == "csv" && header) csv::WriteCsv(Batch(scanner->schema()), true, &text);
+  if (args.format == "csv" && header) csv::WriteCsv(Batch(schema), true, &text);
   if (args.format == "table") {
     text = FormatTable(all);
     text += "(" + std::to_string(all.num_rows()) + (all.num_rows() == 1 ? " row)\n" : " rows)\n");
@@ -470,6 +505,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   q->add_option("TABLE", query->table, "Table directory")->required();
   q->add_option("--where", query->where, "SQL filter");
   q->add_option("--select", query->select, "Columns to return, comma-separated (default: all)");
+  q->add_option("--agg", query->agg, "Aggregates instead of rows: \"count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)\"");
+  q->add_option("--group-by", query->group_by, "With --agg: one result row per distinct value of these columns (comma-separated)");
   q->add_option("--sample", query->sample, "Uniform sample fraction in (0,1] (needs an OTree layout)");
   q->add_option("--limit", query->limit, "Return at most N rows");
   q->add_option("--version", query->version, "Read this version (time travel)");

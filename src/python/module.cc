@@ -15,6 +15,7 @@
 #include "layout/otree/partitioned_layout.h"
 #include "python/convert.h"
 #include "ops/operations.h"
+#include "query/aggregate.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -170,6 +171,28 @@ class PyTable {
     for (size_t c = 0; c < all.num_columns(); ++c) {
       names.append(all.schema().field(c).name);
       columns.append(ColumnToNumpy(all.column(c)));
+    }
+    return py::make_tuple(names, columns);
+  }
+
+  // (column names, column arrays) of SELECT group_by, aggregates WHERE where GROUP BY group_by.
+  py::tuple Aggregate(const std::string& aggregates, const std::string& where, const std::vector<std::string>& group_by,
+                      std::optional<uint64_t> limit) {
+    Batch result = Check(Unlocked([&]() -> Result<Batch> {
+      query::AggregateRequest request;
+      request.where = where;
+      request.aggregates = aggregates;
+      request.group_by = group_by;
+      request.limit = limit;
+      if (!where.empty()) {
+        ASSIGN_OR_RETURN(request.indexes, Indexes());
+      }
+      return query::AggregateTable(*table_, request);
+    }));
+    py::list names, columns;
+    for (size_t c = 0; c < result.num_columns(); ++c) {
+      names.append(result.schema().field(c).name);
+      columns.append(ColumnToNumpy(result.column(c)));
     }
     return py::make_tuple(names, columns);
   }
@@ -518,6 +541,7 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
       .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
       .def("count", &PyTable::Count, py::arg("where"))
+      .def("aggregate", &PyTable::Aggregate, py::arg("aggregates"), py::arg("where"), py::arg("group_by"), py::arg("limit"))
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
       .def("stats", &PyTable::Stats)

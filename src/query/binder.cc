@@ -113,19 +113,10 @@ class Binder {
   }
 
   Result<ExprPtr> BindColumn(const Expr& e) {
-    int index = schema_.FindField(e.name);
-    if (index < 0) {
-      for (size_t i = 0; i < schema_.num_fields(); ++i) {
-        if (!EqualsIgnoreCase(schema_.field(i).name, e.name)) continue;
-        if (index >= 0) {
-          return ErrorAt(e.position, "column name '" + e.name + "' is ambiguous (differs only in case); quote it exactly");
-        }
-        index = int(i);
-      }
-    }
-    if (index < 0) return ErrorAt(e.position, "unknown column '" + e.name + "'");
-    const Field& f = schema_.field(size_t(index));
-    return MakeBoundColumn(f.name, index, f.type, e.position);
+    Result<int> index = FindColumnFolded(schema_, e.name);
+    if (!index.ok()) return ErrorAt(e.position, index.status().message());
+    const Field& f = schema_.field(size_t(*index));
+    return MakeBoundColumn(f.name, *index, f.type, e.position);
   }
 
   // Gives all operands of one predicate a common domain and checks that they are comparable.
@@ -189,6 +180,21 @@ class Binder {
 };
 
 }  // namespace
+
+Result<int> FindColumnFolded(const Schema& schema, std::string_view name) {
+  int index = schema.FindField(name);
+  if (index >= 0) return index;
+  for (size_t i = 0; i < schema.num_fields(); ++i) {
+    if (!EqualsIgnoreCase(schema.field(i).name, name)) continue;
+    if (index >= 0) {
+      return Status::InvalidArgument("column name '" + std::string(name) +
+                                     "' is ambiguous (differs only in case); quote it exactly");
+    }
+    index = int(i);
+  }
+  if (index < 0) return Status::InvalidArgument("unknown column '" + std::string(name) + "'");
+  return index;
+}
 
 Result<ExprPtr> Bind(const Expr& expr, const Schema& schema) {
   return Binder(schema).BindPredicate(expr);

@@ -23,4 +23,9 @@ namespace lakeindex::query {
 // Returns a bound copy of `expr` (every column node has column_index and type).
 Result<ExprPtr> Bind(const Expr& expr, const Schema& schema);
 
+// The column `name` names in `schema`, as filters resolve names: the exact name, else the one
+// column equal to it ignoring ASCII case. InvalidArgument "unknown column 'x'", or "... is
+// ambiguous" when several differ from it only in case.
+Result<int> FindColumnFolded(const Schema& schema, std::string_view name);
+
 }  // namespace lakeindex::query
