@@ -291,6 +291,16 @@ Status Aggregation::Add(const Batch& batch) {
   return Status::OK();
 }
 
+Status Aggregation::AddCount(uint64_t rows) {
+  Impl& impl = *impl_;
+  if (!impl.group_columns.empty()) return Status::InvalidArgument("AddCount: the aggregation has groups");
+  for (size_t s = 0; s < impl.specs.size(); ++s) {
+    if (impl.specs[s].kind != AggKind::kCountStar) return Status::InvalidArgument("AddCount: not count(*) alone");
+    impl.accs[0][s].count += rows;
+  }
+  return Status::OK();
+}
+
 Result<Batch> Aggregation::Finish() {
   Impl& impl = *impl_;
   Batch out(output_);
@@ -347,6 +357,15 @@ Result<Batch> AggregateTable(const table::Table& table, const AggregateRequest& 
   ASSIGN_OR_RETURN(std::vector<AggregateSpec> specs, ParseAggregates(request.aggregates));
   // Checked against the table, then made again over the columns the scan returns.
   ASSIGN_OR_RETURN(auto checked, Aggregation::Make(table.schema(), request.group_by, specs));
+  if (request.group_by.empty() && checked->input_columns().empty()) {
+    // count(*) alone: counted as Table.count counts (from an exact index and the deletion
+    // vectors, or reading only the filter's columns), no column read for its own sake.
+    ASSIGN_OR_RETURN(uint64_t n, CountWhere(table, request.where, request.indexes));
+    RETURN_IF_ERROR(checked->AddCount(n));
+    ASSIGN_OR_RETURN(Batch result, checked->Finish());
+    if (request.limit && *request.limit == 0) result = result.Slice(0, 0);
+    return result;
+  }
   ScanRequest scan;
   scan.where = request.where;
   scan.indexes = request.indexes;

@@ -52,6 +52,9 @@ class Aggregation {
   const Schema& output_schema() const { return output_; }
 
   Status Add(const Batch& batch);
+  // Adds `rows` rows counted elsewhere; only when every aggregate is count(*) and there are no
+  // groups (InvalidArgument otherwise).
+  Status AddCount(uint64_t rows);
   // One row per group (first seen first), or one row when there is no grouping.
   Result<Batch> Finish();
 
