@@ -99,6 +99,16 @@ py::object JsonToPy(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+// (column names, column arrays) of a result, as Table.query and Table.aggregate return them.
+py::tuple NamesAndColumns(const Batch& batch) {
+  py::list names, columns;
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    names.append(batch.schema().field(c).name);
+    columns.append(ColumnToNumpy(batch.column(c)));
+  }
+  return py::make_tuple(names, columns);
+}
+
 class PyTable {
  public:
   static PyTable Create(const std::string& path, const std::string& source, std::optional<uint64_t> rows_per_file,
@@ -167,12 +177,7 @@ class PyTable {
       RETURN_IF_ERROR(out.Seal());
       return out;
     }));
-    py::list names, columns;
-    for (size_t c = 0; c < all.num_columns(); ++c) {
-      names.append(all.schema().field(c).name);
-      columns.append(ColumnToNumpy(all.column(c)));
-    }
-    return py::make_tuple(names, columns);
+    return NamesAndColumns(all);
   }
 
   // (column names, column arrays) of SELECT group_by, aggregates WHERE where GROUP BY group_by.
@@ -189,12 +194,7 @@ class PyTable {
       }
       return query::AggregateTable(*table_, request);
     }));
-    py::list names, columns;
-    for (size_t c = 0; c < result.num_columns(); ++c) {
-      names.append(result.schema().field(c).name);
-      columns.append(ColumnToNumpy(result.column(c)));
-    }
-    return py::make_tuple(names, columns);
+    return NamesAndColumns(result);
   }
 
   // COUNT(*) WHERE where: from the index and deletion vectors where an exact index answers.
