@@ -88,6 +88,9 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
       // A vacuum that could delete the files of a write in progress needs --force.
       {{"vacuum", table, "--older-than", "0"}, "", "--force"},
       {{"vacuum", table, "--older-than", "0.5"}, "", "--force"},
+      // A mistyped command is named, with the nearest one.
+      {{"qeury", table}, "", "unknown command 'qeury'; did you mean 'query'?"},
+      {{"frobnicate", table}, "", "unknown command 'frobnicate'"},
   };
   for (const Case& c : cases) {
     if (!c.file_text.empty()) WriteFileText(dir.Join("bad.csv"), c.file_text);
@@ -97,6 +100,10 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
     EXPECT_NE(r.err.find(c.expect_in_message), std::string::npos) << r.err;
     EXPECT_EQ(LatestVersion(dir, table), 1) << r.err;
   }
+  // --select resolves names as --where does: the exact name, else the one equal ignoring case.
+  CliResult folded = RunCli(dir, {"query", table, "--format", "csv", "--select", "ID,Name", "--where", "ID < 2"});
+  EXPECT_EQ(folded.code, 0) << folded.err;
+  EXPECT_EQ(folded.out, "id,name\n0,n0\n1,n1\n");
   CliResult q = RunCli(dir, {"query", table, "--format", "csv", "--select", "id"});
   EXPECT_EQ(q.code, 0);
   EXPECT_EQ(CountLines(q.out), 51);

@@ -2,8 +2,12 @@
 // success, 1 on a user error with a one-line message, 2 on internal failure.
 #include <malloc.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +15,42 @@
 #include "cli/commands.h"
 
 namespace {
+// Levenshtein distance (command names are short).
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "lakeindex qeury t": CLI11 only says a subcommand is required; name the word and the nearest
+// command instead. Empty when argv[1] is an option or a command.
+std::string UnknownCommandMessage(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  const std::string word = argv[1];
+  std::string nearest;
+  size_t best = SIZE_MAX;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() == word) return "";
+    const size_t d = EditDistance(word, sub->get_name());
+    if (d < best) {
+      best = d;
+      nearest = sub->get_name();
+    }
+  }
+  std::string message = "unknown command '" + word + "'";
+  if (best <= 2) message += "; did you mean '" + nearest + "'?";
+  return message + " (lakeindex --help lists the commands)";
+}
+
 int Finish(const lakeindex::Status& status) {
   if (status.ok()) return lakeindex::cli::kExitOk;
   std::string message = status.ToString();
@@ -40,6 +80,10 @@ int main(int argc, char** argv) {
   AddTableCommands(app, &commands);
   AddLayoutCommands(app, &commands);
   AddDemoCommand(app, &commands);
+  if (std::string unknown = UnknownCommandMessage(app, argc, argv); !unknown.empty()) {
+    std::fprintf(stderr, "lakeindex: %s\n", unknown.c_str());
+    return kExitUserError;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -170,9 +170,9 @@ Status Scanner::Init(const ScanRequest& request) {
     }
   } else {
     for (const std::string& name : request.select) {
-      int c = schema.FindField(name);
-      if (c < 0) return Status::InvalidArgument("--select: unknown column '" + name + "'");
-      output.push_back(c);
+      Result<int> c = FindColumnFolded(schema, name);  // as the filter resolves names
+      if (!c.ok()) return Status::InvalidArgument("--select: " + c.status().message());
+      output.push_back(*c);
     }
   }
   // Filter columns come first in read_columns_ (page pruning walks them).
