@@ -132,7 +132,7 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
   return WriteResult(args, result.schema(), [&](Batch* out) -> Result<bool> {
     if (given) return false;
     given = true;
-    *out = result;
+    *out = std::move(result);
     return true;
   });
 }

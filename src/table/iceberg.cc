@@ -227,8 +227,8 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
   return out;
 }
 
-Result<std::string> WriteManifestList(ObjectStore* store, const Manifest& next, const json& state,
-                                      const std::vector<WrittenManifest>& manifests, const std::string& path) {
+Status WriteManifestList(ObjectStore* store, const Manifest& next, const json& state,
+                         const std::vector<WrittenManifest>& manifests, const std::string& path) {
   std::vector<std::pair<std::string, std::string>> meta = {{"snapshot-id", std::to_string(next.version)},
                                                            {"sequence-number", std::to_string(next.version)},
                                                            {"format-version", "2"}};
@@ -253,8 +253,7 @@ Result<std::string> WriteManifestList(ObjectStore* store, const Manifest& next, 
     RETURN_IF_ERROR(w->Append());
   }
   ASSIGN_OR_RETURN(std::string bytes, w->Finish());
-  RETURN_IF_ERROR(store->Write(path, bytes));
-  return path;
+  return store->Write(path, bytes);
 }
 
 // A position delete file for `fragment`'s deletion vector: (file_path, pos) sorted by pos, the
@@ -428,7 +427,7 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
   }
   const std::string list_path =
       std::string(kMetadataDir) + "snap-" + std::to_string(next->version) + "-" + NewUuid() + ".avro";
-  RETURN_IF_ERROR(WriteManifestList(store, *next, state, manifests, list_path).status());
+  RETURN_IF_ERROR(WriteManifestList(store, *next, state, manifests, list_path));
 
   json snapshot = {{"snapshot-id", next->version},
                    {"sequence-number", next->version},
@@ -487,10 +486,9 @@ json BuildMetadata(const Manifest& committed, const json& previous) {
   if (previous.is_object()) {
     for (const json& s : previous.value("snapshots", json::array())) snapshots.push_back(s);
     // Earlier metadata files, of the versions still listed, the newest kMaxMetadataLog.
-    json log = previous.value("metadata-log", json::array());
-    log.push_back({{"timestamp-ms", previous.value("last-updated-ms", int64_t(0))},
-                   {"metadata-file", Absolute(state, MetadataPath(committed.parent_version))}});
-    metadata_log = std::move(log);
+    metadata_log = previous.value("metadata-log", json::array());
+    metadata_log.push_back({{"timestamp-ms", previous.value("last-updated-ms", int64_t(0))},
+                            {"metadata-file", Absolute(state, MetadataPath(committed.parent_version))}});
     if (metadata_log.size() > kMaxMetadataLog) {
       metadata_log.erase(metadata_log.begin(), metadata_log.begin() + std::ptrdiff_t(metadata_log.size() - kMaxMetadataLog));
     }
@@ -501,23 +499,15 @@ json BuildMetadata(const Manifest& committed, const json& previous) {
   }
   json mapping = json::array();
   for (const IdField& f : IdFields(committed.schema)) mapping.push_back({{"field-id", f.id}, {"names", {f.field->name}}});
-  Schema user;
-  for (const Field& f : committed.schema.fields()) {
-    if (!IsHiddenColumn(f.name)) user.AddField(f);
-  }
-  Schema with_weight = user;
-  for (const Field& f : committed.schema.fields()) {
-    if (IsHiddenColumn(f.name)) with_weight.AddField(f);
-  }
   // A table whose schema never had hidden columns lists only schema 0; once a layout added one,
   // both stay listed (older snapshots name schema 0).
-  json schemas = json::array({SchemaJson(user, false, 0)});
+  json schemas = json::array({SchemaJson(committed.schema, false, 0)});
   if (previous.is_object() && !HasHidden(committed.schema)) {
     for (const json& s : previous.value("schemas", json::array())) {
       if (s.value("schema-id", 0) == 1) schemas.push_back(s);
     }
   }
-  if (HasHidden(committed.schema)) schemas.push_back(SchemaJson(with_weight, true, 1));
+  if (HasHidden(committed.schema)) schemas.push_back(SchemaJson(committed.schema, true, 1));
   int last_column_id = 0;
   for (const json& s : schemas) {
     for (const json& f : s.at("fields")) last_column_id = std::max(last_column_id, f.at("id").get<int>());
@@ -545,6 +535,15 @@ json BuildMetadata(const Manifest& committed, const json& previous) {
               {"snapshots", snapshots},
               {"snapshot-log", snapshot_log},
               {"metadata-log", metadata_log}};
+}
+
+// A metadata file's JSON, Corruption naming `path` when it is not one (no "snapshots" array).
+Result<json> ParseMetadataFile(const std::string& text, const std::string& path) {
+  json metadata = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!metadata.is_object() || !metadata.value("snapshots", json()).is_array()) {
+    return Status::Corruption(path + ": not an Iceberg metadata JSON object");
+  }
+  return metadata;
 }
 
 // Drops from `metadata` the snapshots of versions that expired (oldest first, as versions
@@ -601,22 +600,13 @@ Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const
       }
     }
     if (text.ok()) {
-      previous = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-      if (!previous.is_object() || !previous.value("snapshots", json()).is_array()) {
-        return Status::Corruption(MetadataPath(parent) + ": not an Iceberg metadata JSON object");
-      }
+      ASSIGN_OR_RETURN(previous, ParseMetadataFile(*text, MetadataPath(parent)));
       RETURN_IF_ERROR(DropExpired(&previous, versions, MetadataPath(parent)));
     } else if (!text.status().IsNotFound()) {
       return text.status();
     }
   }
-  std::string text;
-  try {
-    text = BuildMetadata(committed, previous).dump(1);
-  } catch (const std::exception& e) {
-    return Status::Corruption(path + ": cannot be built from the manifests (" + e.what() + ")");
-  }
-  Status st = store->CreateIfAbsent(path, text);
+  Status st = store->CreateIfAbsent(path, BuildMetadata(committed, previous).dump(1));
   if (!st.ok() && !st.IsAlreadyExists()) return st;
   return path;
 }
@@ -635,10 +625,7 @@ Status DropExpiredSnapshotsUnchecked(ObjectStore* store, uint64_t newest, const 
   Result<std::string> text = store->Read(path);
   if (text.status().IsNotFound()) return Status::OK();
   RETURN_IF_ERROR(text.status());
-  json metadata = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!metadata.is_object() || !metadata.value("snapshots", json()).is_array()) {
-    return Status::Corruption(path + ": not an Iceberg metadata JSON object");
-  }
+  ASSIGN_OR_RETURN(json metadata, ParseMetadataFile(*text, path));
   const size_t before = metadata["snapshots"].size();
   RETURN_IF_ERROR(DropExpired(&metadata, versions, path));
   if (metadata["snapshots"].size() == before) return Status::OK();
