@@ -29,6 +29,16 @@ NotSupported = _native.NotSupported
 InternalError = _native.InternalError
 
 
+class AggregateResult(dict):
+    """Table.aggregate's {column: numpy array}, with `details`: what the answer rests on
+    (estimated, fraction, rounds, confidence, max_relative_half_width, rows_aggregated,
+    rows_read)."""
+
+    def __init__(self, items, details):
+        super().__init__(items)
+        self.details = details
+
+
 class Table:
     """One version of the table at `path`: a local directory, file:///abs/path, or
     s3://bucket/prefix (configured as the AWS tools are: AWS_* variables, ~/.aws)."""
@@ -100,14 +110,22 @@ class Table:
         data files; other filters read only the columns they test."""
         return self._t.count(where or "")
 
-    def aggregate(self, aggregates, where=None, group_by=None, limit=None):
-        """Exact aggregates, as `lakeindex query --agg`: {column: numpy array} with the group_by
+    def aggregate(self, aggregates, where=None, group_by=None, limit=None, sample=None, error=None,
+                  confidence=0.95):
+        """Aggregates, as `lakeindex query --agg`: {column: numpy array} with the group_by
         columns (a list or "a,b") then one column per aggregate of `aggregates`
         ("count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)"), one row per
         group (one row without group_by). SQL semantics: NULLs skipped, count 0 and the others
-        NULL (masked) over no rows, an integer sum past int64 an error."""
-        names, columns = self._t.aggregate(aggregates, where or "", _names(group_by), limit)
-        return dict(zip(names, columns))
+        NULL (masked) over no rows, an integer sum past int64 an error.
+
+        Estimates (OTree tables): with `sample=f` the aggregates are estimated from the rows of
+        the f sample, or with `error=E` from the smallest sample found whose intervals are within
+        ±E relative; each count / sum / avg is followed by "<name> ±", its interval's half-width
+        at `confidence`. The result's `details` says what was read (fraction, rounds,
+        rows_aggregated, rows_read, max_relative_half_width)."""
+        names, columns, details = self._t.aggregate(aggregates, where or "", _names(group_by), limit, sample,
+                                                     error, confidence)
+        return AggregateResult(zip(names, columns), details)
 
     def explain(self, where=None, sample=None, analyze=False):
         """The plan (as `lakeindex explain --json`): pruning decisions, fragments to scan and,

@@ -130,6 +130,25 @@ class TableTest(unittest.TestCase):
         self.assertEqual({str(k): int(v) for k, v in zip(g["category"], g["count(*)"])}, counts)
         with self.assertRaisesRegex(Exception, "unknown aggregate"):
             t.aggregate("median(x)")
+        self.assertFalse(r.details["estimated"])
+
+    def test_aggregate_estimates_from_the_otree_sample(self):
+        t = self.make("est")
+        t.layout_otree(["x", "y"], cube_rows=1500)
+        exact = sum(int(row["score"]) for row in self.rows) / len(self.rows)
+        r = t.aggregate("count(*), avg(score)", sample=0.2, confidence=0.999)
+        self.assertEqual(list(r), ["count(*)", "count(*) ±", "avg(score)", "avg(score) ±"])
+        self.assertTrue(r.details["estimated"])
+        self.assertEqual((r.details["fraction"], r.details["rounds"]), (0.2, [0.2]))
+        weights = t.query(select=["_lakeindex_weight"])["_lakeindex_weight"]
+        self.assertEqual(r.details["rows_aggregated"], int((weights < 0.2).sum()))
+        self.assertLessEqual(abs(float(r["avg(score)"][0]) - exact), float(r["avg(score) ±"][0]))
+        self.assertLessEqual(abs(float(r["count(*)"][0]) - ROWS), float(r["count(*) ±"][0]))
+        aimed = t.aggregate("avg(score)", error=0.02)
+        self.assertLessEqual(aimed.details["max_relative_half_width"], 0.02)
+        self.assertEqual(aimed.details["rounds"][-1], aimed.details["fraction"])
+        with self.assertRaisesRegex(Exception, "needs an OTree layout"):
+            self.make("est_plain").aggregate("avg(score)", sample=0.1)
 
     def test_append_and_otree_layout_with_exact_samples(self):
         t = self.make("l")

@@ -1,10 +1,12 @@
 // `lakeindex query --agg [--group-by]` against DuckDB over the same rows: filters, groups,
 // deletes and time travel, through the btree and on an OTree table.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
 #include "util/duckdb_ref.h"
@@ -105,6 +107,70 @@ TEST(CliAggregateTest, AggregatesAndGroupsEqualDuckDBsOverTheSameRows) {
            {{"query", table, "--agg", "median(x)"}, "unknown aggregate 'median'"}}) {
     CliResult bad = RunCli(dir, args);
     EXPECT_EQ(bad.code, 1) << args[3];
+    EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
+  }
+}
+
+// Estimates on an OTree table: "value ± half-width" in a table, the fields apart in json, what
+// they rest on below; `--error` picks the fraction; the interval holds DuckDB's exact value at
+// these fixed seeds (a check of the wiring; the coverage itself is EstimateTest's).
+TEST(CliAggregateTest, EstimatesFromTheOTreeSampleWithIntervals) {
+  if (!testing::DuckDBAvailable()) GTEST_FAIL() << testing::DuckDBMissingMessage();
+  TempDir dir;
+  const std::string table = dir.Join("t"), events = dir.Join("e.parquet");
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "60000", "--output", events}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", events}).code, 0);
+  CliResult refused = RunCli(dir, {"query", table, "--agg", "avg(score)", "--sample", "0.1"});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("needs an OTree layout"), std::string::npos) << refused.err;
+  ASSERT_EQ(RunCli(dir, {"layout", table, "--otree", "x,y", "--cube-rows", "5000"}).code, 0);
+
+  CliResult shown = RunCli(dir, {"query", table, "--agg", "count(*), avg(score), max(score)", "--sample", "0.1"});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find(" ± "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("estimated from the 0.1 sample (1 round)"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("intervals at 95% confidence"), std::string::npos) << shown.out;
+
+  const std::string src = "read_parquet(" + testing::SqlQuote(events) + ")";
+  // The large categories only: a group of a few sampled rows has no interval worth the name.
+  const std::vector<std::string> duck =
+      DuckLines("SELECT category, avg(score), sum(score) FROM " + src + " GROUP BY ALL HAVING count(*) >= 4000");
+  ASSERT_GE(duck.size(), 2u);
+  std::string large;
+  for (const std::string& d : duck) large += (large.empty() ? "'" : ", '") + d.substr(0, d.find(',')) + "'";
+  CliResult json = RunCli(dir, {"query", table, "--agg", "avg(score), sum(score)", "--group-by", "category", "--where",
+                                "category IN (" + large + ")", "--sample", "0.2", "--confidence", "0.999", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_NE(json.err.find("intervals at 99.9% confidence"), std::string::npos) << json.err;
+  size_t groups = 0;
+  for (const std::string& line : clitest::SortedLines(json.out)) {
+    if (line.empty()) continue;
+    auto row = nlohmann::json::parse(line);
+    const std::string category = row["category"].get<std::string>();
+    for (const std::string& d : duck) {
+      if (d.rfind(category + ",", 0) != 0) continue;
+      ++groups;
+      const double exact_avg = std::stod(d.substr(category.size() + 1));
+      const double exact_sum = std::stod(d.substr(d.rfind(',') + 1));
+      EXPECT_LE(std::fabs(row["avg(score)"].get<double>() - exact_avg), row["avg(score) ±"].get<double>()) << line;
+      EXPECT_LE(std::fabs(row["sum(score)"].get<double>() - exact_sum), row["sum(score) ±"].get<double>()) << line;
+      EXPECT_GT(row["avg(score) ±"].get<double>(), 0) << line;
+    }
+  }
+  EXPECT_EQ(groups, duck.size()) << json.out;
+
+  CliResult aimed = RunCli(dir, {"query", table, "--agg", "avg(score)", "--error", "0.01", "--format", "csv"});
+  ASSERT_EQ(aimed.code, 0) << aimed.err;
+  EXPECT_NE(aimed.out.find("avg(score),avg(score) ±"), std::string::npos) << aimed.out;
+  EXPECT_NE(aimed.err.find("widest ±"), std::string::npos) << aimed.err;
+  for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"query", table, "--agg", "avg(score)", "--error", "2"}, "--error must be"},
+           {{"query", table, "--agg", "max(score)", "--error", "0.1"}, "needs an aggregate with an interval"},
+           {{"query", table, "--agg", "avg(score)", "--sample", "0.1", "--confidence", "95"}, "--confidence must be"},
+           {{"query", table, "--agg", "avg(score)", "--sample", "0.1", "--format", "parquet", "--output", dir.Join("o.parquet")},
+            "does not take estimates"}}) {
+    CliResult bad = RunCli(dir, args);
+    EXPECT_EQ(bad.code, 1) << args[4];
     EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
   }
 }

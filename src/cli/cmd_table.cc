@@ -96,6 +96,8 @@ struct QueryArgs {
   std::string agg, group_by;  // query only: aggregates (query/aggregate.h) and their grouping
   std::optional<uint64_t> limit, version;
   std::optional<double> sample;
+  std::optional<double> error;  // query --agg only: estimate to this relative half-width
+  double confidence = 0.95;     // query --agg with --sample / --error
   bool analyze = false, json = false;
 };
 
@@ -116,25 +118,48 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
 Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
   if (args.agg.empty()) return Status::InvalidArgument("--group-by needs --agg (the aggregates to compute per group)");
   if (!args.select.empty()) return Status::InvalidArgument("--select and --agg do not go together: the result's columns are the --group-by columns and the aggregates");
-  if (args.sample) {
-    return Status::InvalidArgument("--agg with --sample is not supported yet: aggregate the sample's rows with --select, or drop --sample for exact aggregates");
+  if (args.format == "parquet" && (args.sample || args.error)) {
+    return Status::InvalidArgument("--format parquet does not take estimates; use table, csv or json");
   }
   query::AggregateRequest request;
   request.where = args.where;
   request.aggregates = args.agg;
   request.group_by = SplitList(args.group_by);
   request.limit = args.limit;
+  request.sample = args.sample;
+  request.error = args.error;
+  request.confidence = args.confidence;
   ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
-  Progress progress("aggregate " + args.table, h.table->manifest().total_rows());
-  request.progress = [&progress](uint64_t rows) { progress.Update(rows); };
-  ASSIGN_OR_RETURN(Batch result, query::AggregateTable(*h.table, request));
+  auto progress = std::make_unique<Progress>("aggregate " + args.table, h.table->manifest().total_rows());
+  request.progress = [&progress](uint64_t rows) { progress->Update(rows); };
+  h.store->counters().Reset();
+  ASSIGN_OR_RETURN(query::AggregateResult result, query::AggregateTable(*h.table, request));
+  progress.reset();  // the bar's line cleared before the result is printed
+  if (result.estimated && args.format == "table") {
+    ASSIGN_OR_RETURN(result.rows, JoinIntervals(result.rows));
+  }
   bool given = false;
-  return WriteResult(args, result.schema(), [&](Batch* out) -> Result<bool> {
+  RETURN_IF_ERROR(WriteResult(args, result.rows.schema(), [&](Batch* out) -> Result<bool> {
     if (given) return false;
     given = true;
-    *out = std::move(result);
+    *out = std::move(result.rows);
     return true;
-  });
+  }));
+  if (result.estimated) {
+    // What the estimates rest on: on stdout under a table, on stderr beside csv / json.
+    const StoreCounters& io = h.store->counters();
+    char line[512];
+    std::snprintf(line, sizeof(line),
+                  "estimated from the %s sample (%zu round%s): %llu rows aggregated, %llu rows read, %llu bytes in %llu "
+                  "requests; intervals at %g%% confidence (widest ±%.3g%%); min, max and count_distinct are the "
+                  "sample's own values\n",
+                  FormatDouble(result.fraction).c_str(), result.rounds.size(), result.rounds.size() == 1 ? "" : "s",
+                  static_cast<unsigned long long>(result.rows_aggregated), static_cast<unsigned long long>(result.rows_read),
+                  static_cast<unsigned long long>(io.bytes_read.load()), static_cast<unsigned long long>(io.read_requests.load()),
+                  100 * result.confidence, 100 * result.max_relative_half_width);
+    std::fputs(line, args.format == "table" && args.output.empty() ? stdout : stderr);
+  }
+  return Status::OK();
 }
 
 Status RunQuery(const QueryArgs& args) {
@@ -144,6 +169,7 @@ Status RunQuery(const QueryArgs& args) {
   if (args.format == "parquet" && args.output.empty()) return Status::InvalidArgument("--format parquet needs --output FILE");
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
   if (!args.agg.empty() || !args.group_by.empty()) return RunAggregate(h, args);
+  if (args.error) return Status::InvalidArgument("--error needs --agg: it sets how close the aggregates' estimates must be");
   ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
   return WriteResult(args, scanner->schema(), [&](Batch* batch) { return scanner->Next(batch); });
 }
@@ -507,7 +533,9 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   q->add_option("--select", query->select, "Columns to return, comma-separated (default: all)");
   q->add_option("--agg", query->agg, "Aggregates instead of rows: \"count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)\"");
   q->add_option("--group-by", query->group_by, "With --agg: one result row per distinct value of these columns (comma-separated)");
-  q->add_option("--sample", query->sample, "Uniform sample fraction in (0,1] (needs an OTree layout)");
+  q->add_option("--sample", query->sample, "Uniform sample fraction in (0,1] (needs an OTree layout); with --agg, estimates with intervals");
+  q->add_option("--error", query->error, "With --agg on an OTree table: estimate from the smallest sample whose intervals are within this relative half-width (0.01 = ±1%)");
+  q->add_option("--confidence", query->confidence, "Confidence of the estimates' intervals")->capture_default_str();
   q->add_option("--limit", query->limit, "Return at most N rows");
   q->add_option("--version", query->version, "Read this version (time travel)");
   q->add_option("--format", query->format, "table, csv, json (one object per line) or parquet")->capture_default_str();

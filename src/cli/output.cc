@@ -121,4 +121,49 @@ std::string FormatJsonLines(const Batch& batch) {
   return out;
 }
 
+std::string FormatEstimate(double value, double half_width) {
+  if (!std::isfinite(value) || !std::isfinite(half_width) || half_width <= 0) {
+    return FormatDouble(value) + " ± " + FormatDouble(half_width);
+  }
+  const int decimals = std::clamp(1 - int(std::floor(std::log10(half_width))), 0, 15);
+  char buffer[128];
+  std::snprintf(buffer, sizeof(buffer), "%.*f ± %.*f", decimals, value, decimals, half_width);
+  return buffer;
+}
+
+Result<Batch> JoinIntervals(const Batch& batch) {
+  const Schema& schema = batch.schema();
+  auto is_interval = [&](size_t c) {
+    const std::string& name = schema.field(c).name;
+    return c > 0 && name.size() > 3 && name.compare(name.size() - 3, 3, " ±") == 0;  // " ±" is 3 bytes
+  };
+  std::vector<Field> fields;
+  for (size_t c = 0; c < schema.num_fields(); ++c) {
+    if (is_interval(c)) continue;
+    const bool estimate = c + 1 < schema.num_fields() && is_interval(c + 1);
+    fields.push_back(estimate ? Field{schema.field(c).name, TypeId::kString, true} : schema.field(c));
+  }
+  Batch out{Schema(std::move(fields))};
+  size_t o = 0;
+  for (size_t c = 0; c < schema.num_fields(); ++c) {
+    if (is_interval(c)) continue;
+    Column& column = out.mutable_column(o++);
+    if (!(c + 1 < schema.num_fields() && is_interval(c + 1))) {
+      for (size_t r = 0; r < batch.num_rows(); ++r) RETURN_IF_ERROR(column.AppendValue(batch.column(c).GetValue(r)));
+      continue;
+    }
+    const Column& value = batch.column(c);
+    const Column& half = batch.column(c + 1);
+    for (size_t r = 0; r < batch.num_rows(); ++r) {
+      if (value.IsNull(r)) {
+        RETURN_IF_ERROR(column.AppendValue(Value::Null(TypeId::kString)));
+      } else {
+        RETURN_IF_ERROR(column.AppendValue(Value::String(FormatEstimate(value.Get<double>(r), half.Get<double>(r)))));
+      }
+    }
+  }
+  RETURN_IF_ERROR(out.Seal());
+  return out;
+}
+
 }  // namespace lakeindex::cli

@@ -13,4 +13,11 @@ std::string FormatTable(const Batch& batch, size_t max_width = 40);
 // One JSON object per row ({"col": value, ...}\n); NULL as null, non-finite doubles as strings.
 std::string FormatJsonLines(const Batch& batch);
 
+// An estimate for people: "value ± half-width", both to the decimal place of the half-width's
+// second significant digit ("52.137 ± 0.041", "1203400 ± 5400").
+std::string FormatEstimate(double value, double half_width);
+// `batch` with every column named "<name> ±" folded into the column before it as
+// FormatEstimate's strings (NULL stays NULL): query --agg's estimates in --format table.
+Result<Batch> JoinIntervals(const Batch& batch);
+
 }  // namespace lakeindex::cli

@@ -180,21 +180,36 @@ class PyTable {
     return NamesAndColumns(all);
   }
 
-  // (column names, column arrays) of SELECT group_by, aggregates WHERE where GROUP BY group_by.
+  // (column names, column arrays, details) of SELECT group_by, aggregates WHERE where GROUP BY
+  // group_by; estimated from the OTree sample with `sample` or `error` (details: a dict of the
+  // fraction, rounds, rows aggregated and read, confidence and widest relative interval).
   py::tuple Aggregate(const std::string& aggregates, const std::string& where, const std::vector<std::string>& group_by,
-                      std::optional<uint64_t> limit) {
-    Batch result = Check(Unlocked([&]() -> Result<Batch> {
+                      std::optional<uint64_t> limit, std::optional<double> sample, std::optional<double> error,
+                      double confidence) {
+    query::AggregateResult result = Check(Unlocked([&]() -> Result<query::AggregateResult> {
       query::AggregateRequest request;
       request.where = where;
       request.aggregates = aggregates;
       request.group_by = group_by;
       request.limit = limit;
+      request.sample = sample;
+      request.error = error;
+      request.confidence = confidence;
       if (!where.empty()) {
         ASSIGN_OR_RETURN(request.indexes, Indexes());
       }
       return query::AggregateTable(*table_, request);
     }));
-    return NamesAndColumns(result);
+    py::dict details;
+    details["estimated"] = result.estimated;
+    details["fraction"] = result.fraction;
+    details["rounds"] = result.rounds;
+    details["confidence"] = result.confidence;
+    details["max_relative_half_width"] = result.max_relative_half_width;
+    details["rows_aggregated"] = result.rows_aggregated;
+    details["rows_read"] = result.rows_read;
+    py::tuple names_columns = NamesAndColumns(result.rows);
+    return py::make_tuple(names_columns[0], names_columns[1], details);
   }
 
   // COUNT(*) WHERE where: from the index and deletion vectors where an exact index answers.
@@ -541,7 +556,8 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
       .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
       .def("count", &PyTable::Count, py::arg("where"))
-      .def("aggregate", &PyTable::Aggregate, py::arg("aggregates"), py::arg("where"), py::arg("group_by"), py::arg("limit"))
+      .def("aggregate", &PyTable::Aggregate, py::arg("aggregates"), py::arg("where"), py::arg("group_by"), py::arg("limit"),
+           py::arg("sample"), py::arg("error"), py::arg("confidence"))
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
       .def("stats", &PyTable::Stats)

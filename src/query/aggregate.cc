@@ -9,6 +9,8 @@
 #include <unordered_set>
 
 #include "query/binder.h"
+#include "query/parser.h"
+#include "query/pruning.h"
 #include "query/scanner.h"
 
 namespace lakeindex::query {
@@ -90,7 +92,57 @@ struct Acc {
     sum = t;
   }
   double DoubleSum() const { return non_finite || !std::isfinite(sum + comp) ? plain : sum + comp; }
+
+  // Estimates only: the values' first two moments about a shift (the first value), so that
+  // Σ(y-ȳ)² does not cancel catastrophically when the mean is large beside the spread.
+  bool shifted = false;
+  double shift = 0, s1 = 0, s2 = 0;
+  void AddMoments(double v) {
+    if (!shifted) {
+      shift = v;
+      shifted = true;
+    }
+    const double d = v - shift;
+    s1 += d;
+    s2 += d * d;
+  }
+  double SumOfSquares() const { return s2 + 2 * shift * s1 + double(count) * shift * shift; }
+  double SquaredDeviations() const { return count == 0 ? 0 : std::max(0.0, s2 - s1 * s1 / double(count)); }
+  double Sum(TypeId type) const { return IsInteger(type) ? double(isum) : DoubleSum(); }
 };
+
+// One aggregate's estimate from a Bernoulli(f) sample and its interval's half-width (z standard
+// errors); no value when nothing was sampled (avg) and no half-width for min / max / distinct.
+struct Estimate {
+  std::optional<double> value, half_width;
+};
+Estimate EstimateOf(AggKind kind, TypeId type, const Acc& acc, double f, double z) {
+  const double n = double(acc.count), keep = 1 - f;
+  Estimate e;
+  switch (kind) {
+    case AggKind::kCountStar:
+    case AggKind::kCount:
+      e.value = n / f;
+      e.half_width = z * std::sqrt(n * keep) / f;
+      break;
+    case AggKind::kSum:
+      e.value = acc.Sum(type) / f;
+      e.half_width = z * std::sqrt(keep * acc.SumOfSquares()) / f;
+      break;
+    case AggKind::kAvg:
+      if (acc.count == 0) break;
+      e.value = acc.Sum(type) / n;
+      // One value says nothing of the spread: no interval (rather than one 0 wide).
+      if (acc.count >= 2 || keep == 0) e.half_width = z * std::sqrt(keep * acc.SquaredDeviations()) / n;
+      break;
+    default: break;
+  }
+  return e;
+}
+
+bool HasInterval(AggKind kind) {
+  return kind == AggKind::kCountStar || kind == AggKind::kCount || kind == AggKind::kSum || kind == AggKind::kAvg;
+}
 
 }  // namespace
 
@@ -202,6 +254,7 @@ Result<std::unique_ptr<Aggregation>> Aggregation::Make(const Schema& input, std:
       if (!found.ok()) return Status::InvalidArgument("--agg " + spec.name + ": " + found.status().message());
       c = *found;
       type = input.field(size_t(c)).type;
+      spec.column = input.field(size_t(c)).name;  // as resolved (the output keeps the name as written)
     }
     if ((spec.kind == AggKind::kSum || spec.kind == AggKind::kAvg) && !IsNumeric(type)) {
       return Status::InvalidArgument("--agg " + spec.name + ": " + std::string(TypeName(type)) +
@@ -270,6 +323,7 @@ Status Aggregation::Add(const Batch& batch) {
           if (type == TypeId::kInt64) acc.isum += col.Get<int64_t>(r);
           else if (type == TypeId::kInt32) acc.isum += col.Get<int32_t>(r);
           else acc.AddDouble(AsDouble(col, r));
+          if (track_variances_) acc.AddMoments(AsDouble(col, r));
           break;
         case AggKind::kMin:
         case AggKind::kMax: {
@@ -301,8 +355,50 @@ Status Aggregation::AddCount(uint64_t rows) {
   return Status::OK();
 }
 
-Result<Batch> Aggregation::Finish() {
+bool Aggregation::AddStatistics(uint64_t rows, const std::map<std::string, ColumnStats>& stats) {
   Impl& impl = *impl_;
+  if (!impl.group_columns.empty()) return false;
+  // All or nothing: checked first, folded after.
+  std::vector<const ColumnStats*> of(impl.specs.size(), nullptr);
+  for (size_t s = 0; s < impl.specs.size(); ++s) {
+    const AggKind kind = impl.specs[s].kind;
+    if (kind == AggKind::kCountStar) continue;
+    if (kind != AggKind::kCount && kind != AggKind::kMin && kind != AggKind::kMax) return false;
+    auto it = stats.find(impl.specs[s].column);
+    if (it == stats.end()) return false;
+    const ColumnStats& c = it->second;
+    if (c.row_count != rows || c.null_count > rows || c.nan_count > rows - c.null_count) return false;
+    const bool numbers = rows - c.null_count > c.nan_count;  // some value besides NULL and NaN
+    if (kind != AggKind::kCount && numbers) {
+      const TypeId type = impl.agg_types[s];
+      if (!c.min || !c.max || c.min->type() != type || c.max->type() != type || c.min->is_null() || c.max->is_null()) return false;
+    }
+    of[s] = &c;
+  }
+  for (size_t s = 0; s < impl.specs.size(); ++s) {
+    Acc& acc = impl.accs[0][s];
+    const AggKind kind = impl.specs[s].kind;
+    if (kind == AggKind::kCountStar) {
+      acc.count += rows;
+      continue;
+    }
+    const ColumnStats& c = *of[s];
+    acc.count += rows - c.null_count;
+    if (kind == AggKind::kCount || rows == c.null_count) continue;
+    // NaN orders above every number (as Add's CompareValues): the max when any, the min when only.
+    const bool numbers = rows - c.null_count > c.nan_count;
+    const Value nan = impl.agg_types[s] == TypeId::kFloat ? Value::Float(std::numeric_limits<float>::quiet_NaN())
+                                                          : Value::Double(std::numeric_limits<double>::quiet_NaN());
+    Value v = kind == AggKind::kMin ? (numbers ? *c.min : nan) : (c.nan_count > 0 ? nan : *c.max);
+    std::optional<Value>& best = kind == AggKind::kMin ? acc.min : acc.max;
+    const int cmp = best ? CompareValues(v, *best) : 0;
+    if (!best || (kind == AggKind::kMin ? cmp < 0 : cmp > 0)) best = std::move(v);
+  }
+  return true;
+}
+
+Result<Batch> Aggregation::Finish() const {
+  const Impl& impl = *impl_;
   Batch out(output_);
   const size_t groups = impl.group_values.size();
   const size_t g_cols = impl.group_columns.size();
@@ -353,39 +449,229 @@ Result<Batch> Aggregation::Finish() {
   return out;
 }
 
-Result<Batch> AggregateTable(const table::Table& table, const AggregateRequest& request) {
-  ASSIGN_OR_RETURN(std::vector<AggregateSpec> specs, ParseAggregates(request.aggregates));
-  // Checked against the table, then made again over the columns the scan returns.
-  ASSIGN_OR_RETURN(auto checked, Aggregation::Make(table.schema(), request.group_by, specs));
-  if (request.group_by.empty() && checked->input_columns().empty()) {
-    // count(*) alone: counted as Table.count counts (from an exact index and the deletion
-    // vectors, or reading only the filter's columns), no column read for its own sake.
-    ASSIGN_OR_RETURN(uint64_t n, CountWhere(table, request.where, request.indexes));
-    RETURN_IF_ERROR(checked->AddCount(n));
-    ASSIGN_OR_RETURN(Batch result, checked->Finish());
-    if (request.limit && *request.limit == 0) result = result.Slice(0, 0);
-    return result;
+Result<Batch> Aggregation::FinishEstimate(double fraction, double confidence) const {
+  const Impl& impl = *impl_;
+  if (!track_variances_) return Status::InvalidArgument("FinishEstimate: TrackVariances was not called before Add");
+  const double z = NormalQuantile(confidence);
+  const size_t g_cols = impl.group_columns.size();
+  std::vector<Field> fields(output_.fields().begin(), output_.fields().begin() + std::ptrdiff_t(g_cols));
+  for (size_t s = 0; s < impl.specs.size(); ++s) {
+    Field f = output_.field(g_cols + s);
+    if (HasInterval(impl.specs[s].kind)) {
+      f.type = TypeId::kDouble;
+      fields.push_back(f);
+      fields.push_back(Field{f.name + " ±", TypeId::kDouble, true});
+    } else {
+      fields.push_back(f);
+    }
   }
+  Batch out{Schema(std::move(fields))};
+  ASSIGN_OR_RETURN(Batch values, Finish());  // min, max, distinct as they are
+  for (size_t g = 0; g < impl.group_values.size(); ++g) {
+    size_t c = 0;
+    for (; c < g_cols; ++c) RETURN_IF_ERROR(out.mutable_column(c).AppendValue(impl.group_values[g][c]));
+    for (size_t s = 0; s < impl.specs.size(); ++s) {
+      const AggKind kind = impl.specs[s].kind;
+      if (!HasInterval(kind)) {
+        RETURN_IF_ERROR(out.mutable_column(c++).AppendValue(values.column(g_cols + s).GetValue(g)));
+        continue;
+      }
+      const Estimate e = EstimateOf(kind, impl.agg_types[s], impl.accs[g][s], fraction, z);
+      for (const std::optional<double>& v : {e.value, e.half_width}) {
+        RETURN_IF_ERROR(out.mutable_column(c++).AppendValue(v ? Value::Double(*v) : Value::Null(TypeId::kDouble)));
+      }
+    }
+  }
+  RETURN_IF_ERROR(out.Seal());
+  return out;
+}
+
+Result<Aggregation::Precision> Aggregation::EstimatePrecision(double fraction, double confidence) const {
+  const Impl& impl = *impl_;
+  const double z = NormalQuantile(confidence);
+  Precision p;
+  bool any = false;
+  for (size_t g = 0; g < impl.group_values.size(); ++g) {
+    for (size_t s = 0; s < impl.specs.size(); ++s) {
+      const AggKind kind = impl.specs[s].kind;
+      if (!HasInterval(kind)) continue;
+      const Acc& acc = impl.accs[g][s];
+      const Estimate e = EstimateOf(kind, impl.agg_types[s], acc, fraction, z);
+      double relative = std::numeric_limits<double>::infinity();
+      if (e.value && e.half_width && (*e.half_width == 0 || *e.value != 0)) {
+        relative = *e.half_width == 0 ? 0 : *e.half_width / std::fabs(*e.value);
+      }
+      if (std::isnan(relative)) relative = std::numeric_limits<double>::infinity();
+      p.max_relative_half_width = std::max(p.max_relative_half_width, relative);
+      p.min_sampled = any ? std::min(p.min_sampled, acc.count) : acc.count;
+      any = true;
+    }
+  }
+  if (!any) {
+    return Status::InvalidArgument("--error needs an aggregate with an interval: count(*), count(c), sum(c) or avg(c)");
+  }
+  return p;
+}
+
+double NormalQuantile(double confidence) {
+  // Φ(z) = (1 + confidence) / 2, by bisection on erfc (monotone; 200 halvings reach a double's
+  // precision on [0, 40]).
+  const double tail = (1 - confidence) / 2;  // 1 - Φ(z) = erfc(z / √2) / 2
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200 && hi - lo > 1e-15; ++i) {
+    const double mid = (lo + hi) / 2;
+    (std::erfc(mid / std::sqrt(2.0)) / 2 > tail ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+namespace {
+
+// One pass of the filtered rows (of the sample weights in [from, to) when `to` is set) into
+// `aggregation`; returns the rows decoded.
+Result<uint64_t> ScanInto(const table::Table& table, const AggregateRequest& request, const std::vector<std::string>& columns,
+                          std::optional<double> to, double from, Aggregation* aggregation, uint64_t* aggregated) {
   ScanRequest scan;
   scan.where = request.where;
   scan.indexes = request.indexes;
-  for (const std::string& c : checked->input_columns()) {
-    if (std::find(scan.select.begin(), scan.select.end(), c) == scan.select.end()) scan.select.push_back(c);
-  }
+  scan.select = columns;
+  scan.sample = to;
+  scan.sample_from = from;
   if (scan.select.empty()) scan.select.push_back(table.schema().field(0).name);  // count(*) alone
   ASSIGN_OR_RETURN(auto scanner, Scanner::Make(&table, scan));
-  ASSIGN_OR_RETURN(auto aggregation, Aggregation::Make(scanner->schema(), request.group_by, std::move(specs)));
   Batch batch;
-  uint64_t seen = 0;
   while (true) {
     ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
     if (!more) break;
     RETURN_IF_ERROR(aggregation->Add(batch));
-    seen += batch.num_rows();
-    if (request.progress) request.progress(seen);
+    *aggregated += batch.num_rows();
+    if (request.progress) request.progress(*aggregated);
   }
-  ASSIGN_OR_RETURN(Batch result, aggregation->Finish());
-  if (request.limit && *request.limit < result.num_rows()) result = result.Slice(0, size_t(*request.limit));
+  return scanner->counters().rows_read;
+}
+
+// The fraction at which every interval should be within `target`, from the widest relative
+// half-width `now` at fraction f: a half-width shrinks as sqrt((1-f)/f), so the odds f/(1-f)
+// grow by (now/target)²; 10% over it, since `now` is itself estimated. Samples too small to
+// estimate a spread from (under 100 values behind an interval) grow tenfold at most.
+double NextFraction(double f, const Aggregation::Precision& p, double target) {
+  double next = 1;
+  if (std::isfinite(p.max_relative_half_width) && p.min_sampled >= 100) {
+    const double ratio = p.max_relative_half_width / target;
+    const double odds = f / (1 - f) * ratio * ratio * 1.1;
+    next = odds / (1 + odds);
+  } else {
+    next = f * (p.min_sampled == 0 ? 10.0 : std::min(10.0, 110.0 / double(p.min_sampled)));
+  }
+  next = std::max(next, f * 1.1);
+  // Up to three significant digits, so that the fraction reads as a user would write it.
+  const double scale = std::pow(10.0, 2 - std::floor(std::log10(next)));
+  return std::min(1.0, std::ceil(next * scale) / scale);
+}
+
+// The aggregates from the manifest's statistics alone, when they tell exactly: no groups; only
+// count(*), count(c), min(c), max(c); every fragment either ruled out by the filter's statistics
+// or wholly matched by them (or no filter), with no deleted row. Null when they do not tell.
+Result<std::optional<Batch>> FromStatistics(const table::Table& table, const AggregateRequest& request,
+                                            const std::vector<AggregateSpec>& specs) {
+  if (!request.group_by.empty()) return std::optional<Batch>();
+  ASSIGN_OR_RETURN(auto aggregation, Aggregation::Make(table.schema(), {}, specs));
+  ExprPtr bound;
+  if (!request.where.empty()) {
+    ASSIGN_OR_RETURN(ExprPtr parsed, ParseExpression(request.where));
+    ASSIGN_OR_RETURN(bound, Bind(*parsed, table.schema()));
+  }
+  for (const table::FragmentMeta& frag : table.manifest().fragments) {
+    if (bound) {
+      const NamedStatsProvider stats(&table.schema(), &frag.stats);
+      if (!MayMatch(*bound, stats)) continue;
+      if (!MustMatch(*bound, stats)) return std::optional<Batch>();
+    }
+    if (frag.deletion || !aggregation->AddStatistics(frag.rows, frag.stats)) return std::optional<Batch>();
+  }
+  ASSIGN_OR_RETURN(Batch rows, aggregation->Finish());
+  return std::optional<Batch>(std::move(rows));
+}
+
+}  // namespace
+
+Result<AggregateResult> AggregateTable(const table::Table& table, const AggregateRequest& request) {
+  ASSIGN_OR_RETURN(std::vector<AggregateSpec> specs, ParseAggregates(request.aggregates));
+  // Checked against the table, then made again over the columns the scan returns.
+  ASSIGN_OR_RETURN(auto checked, Aggregation::Make(table.schema(), request.group_by, specs));
+  AggregateResult result;
+  const bool estimate = request.sample || request.error;
+  if (estimate) {
+    if (!(request.confidence > 0 && request.confidence < 1)) {
+      return Status::InvalidArgument("--confidence must be in (0, 1), got " + FormatDouble(request.confidence));
+    }
+    if (request.error && !(*request.error > 0 && *request.error < 1)) {
+      return Status::InvalidArgument("--error must be a relative half-width in (0, 1) (0.01 = ±1%), got " +
+                                     FormatDouble(*request.error));
+    }
+    if (request.error && std::none_of(specs.begin(), specs.end(), [](const AggregateSpec& a) { return HasInterval(a.kind); })) {
+      return Status::InvalidArgument("--error needs an aggregate with an interval: count(*), count(c), sum(c) or avg(c)");
+    }
+  } else if (request.group_by.empty() && checked->input_columns().empty()) {
+    // count(*) alone: counted as Table.count counts (from an exact index and the deletion
+    // vectors, or reading only the filter's columns), no column read for its own sake.
+    ASSIGN_OR_RETURN(uint64_t n, CountWhere(table, request.where, request.indexes));
+    RETURN_IF_ERROR(checked->AddCount(n));
+    ASSIGN_OR_RETURN(result.rows, checked->Finish());
+    result.rows_aggregated = n;
+    if (request.limit && *request.limit == 0) result.rows = result.rows.Slice(0, 0);
+    return result;
+  }
+  std::vector<std::string> columns;
+  for (const std::string& c : checked->input_columns()) {
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
+  }
+  // The scan's schema is that of `columns` (or the first column for count(*) alone).
+  Schema scan_schema;
+  {
+    std::vector<Field> fields;
+    for (const std::string& c : columns.empty() ? std::vector<std::string>{table.schema().field(0).name} : columns) {
+      fields.push_back(table.schema().field(size_t(table.schema().FindField(c))));
+    }
+    scan_schema = Schema(std::move(fields));
+  }
+  std::optional<Batch> from_statistics;
+  if (!estimate) {
+    ASSIGN_OR_RETURN(from_statistics, FromStatistics(table, request, specs));
+  }
+  ASSIGN_OR_RETURN(auto aggregation, Aggregation::Make(scan_schema, request.group_by, std::move(specs)));
+  if (from_statistics) {
+    result.rows = std::move(*from_statistics);
+  } else if (!estimate) {
+    ASSIGN_OR_RETURN(result.rows_read, ScanInto(table, request, columns, std::nullopt, 0, aggregation.get(), &result.rows_aggregated));
+    ASSIGN_OR_RETURN(result.rows, aggregation->Finish());
+  } else {
+    aggregation->TrackVariances();
+    result.estimated = true;
+    result.confidence = request.confidence;
+    double f = 0;
+    if (request.sample) {
+      f = *request.sample;
+    } else {  // the fraction that samples about 1,000 of the table's rows
+      f = std::min(1.0, std::max(1e-4, 1000.0 / double(std::max<uint64_t>(1, table.manifest().total_rows()))));
+    }
+    double from = 0;
+    while (true) {
+      ASSIGN_OR_RETURN(uint64_t read, ScanInto(table, request, columns, f, from, aggregation.get(), &result.rows_aggregated));
+      result.rows_read += read;
+      result.rounds.push_back(f);
+      Result<Aggregation::Precision> p = aggregation->EstimatePrecision(f, request.confidence);
+      if (!p.ok() && request.error) return p.status();  // min / max / distinct only: nothing to aim at
+      if (!p.ok()) break;
+      result.max_relative_half_width = p->max_relative_half_width;
+      if (!request.error || f >= 1 || p->max_relative_half_width <= *request.error) break;
+      from = f;
+      f = NextFraction(f, *p, *request.error);
+    }
+    result.fraction = f;
+    ASSIGN_OR_RETURN(result.rows, aggregation->FinishEstimate(f, request.confidence));
+  }
+  if (request.limit && *request.limit < result.rows.num_rows()) result.rows = result.rows.Slice(0, size_t(*request.limit));
   return result;
 }
 

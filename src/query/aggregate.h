@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "lakeindex/batch.h"
+#include "lakeindex/column_stats.h"
 #include "lakeindex/status.h"
 #include "query/index_manager.h"
 #include "table/table.h"
@@ -55,20 +57,52 @@ class Aggregation {
   // Adds `rows` rows counted elsewhere; only when every aggregate is count(*) and there are no
   // groups (InvalidArgument otherwise).
   Status AddCount(uint64_t rows);
+  // Folds in `rows` rows known only by their statistics (`stats`: by input column name, every
+  // aggregated column's): only when there are no groups and every aggregate is count(*),
+  // count(c), min(c) or max(c); false (nothing added) when the statistics do not tell.
+  bool AddStatistics(uint64_t rows, const std::map<std::string, ColumnStats>& stats);
   // One row per group (first seen first), or one row when there is no grouping.
-  Result<Batch> Finish();
+  Result<Batch> Finish() const;
+
+  // Estimates (OTree samples). Call before the first Add: keep what the variances need.
+  void TrackVariances() { track_variances_ = true; }
+  // The rows added so far are taken as a Bernoulli(fraction) sample of the rows aggregated: the
+  // estimates of the aggregates over all of them. count(*), count(c) and sum(c) are
+  // Horvitz–Thompson estimates (the sample's ÷ fraction), avg(c) the ratio of the two; each is
+  // followed by a column "<name> ±", the half-width of its normal-approximation interval at
+  // `confidence` (variances: count n(1-f)/f², sum (1-f)/f²·Σy², avg (1-f)·Σ(y-ȳ)²/n²). min, max
+  // and count_distinct are the sample's own values, with no interval. Needs TrackVariances.
+  Result<Batch> FinishEstimate(double fraction, double confidence) const;
+  // Over the intervals FinishEstimate would give: the largest half-width ÷ |estimate| (+inf when
+  // an estimate is 0 with an interval wider than 0, or NULL: no value sampled), and the fewest
+  // sampled values behind one. InvalidArgument when no aggregate has an interval.
+  struct Precision {
+    double max_relative_half_width = 0;
+    uint64_t min_sampled = 0;
+  };
+  Result<Precision> EstimatePrecision(double fraction, double confidence) const;
 
  private:
   struct Impl;
   Aggregation() = default;
   std::vector<std::string> input_columns_;
   Schema output_;
+  bool track_variances_ = false;
   std::unique_ptr<Impl> impl_;
 };
 
 // SELECT group_by..., aggregates FROM table WHERE where GROUP BY group_by [LIMIT limit] over a
 // table's version: a scan of only the columns the aggregates need (the filter's indexes used as
 // for any query), folded as it goes. What `lakeindex query --agg` and Python's Table.aggregate run.
+//
+// Estimates (OTree tables): with `sample` f, the aggregates are estimated from the rows whose
+// weight is below f (a Bernoulli(f) sample of the table: Aggregation::FinishEstimate). With
+// `error` E, the fraction is found: the nested samples are read in increasing fractions, each
+// round reading only the rows the previous ones did not (weights in [f_prev, f)), the next
+// fraction predicted from the intervals so far (a half-width shrinks as sqrt((1-f)/f)), until
+// every interval's half-width is at most E × |estimate| (or the whole table is read: then the
+// values are exact and the intervals 0 wide). `sample`, if given with `error`, is the first
+// fraction tried.
 struct AggregateRequest {
   std::string where;
   std::string aggregates;             // ParseAggregates' text
@@ -76,7 +110,25 @@ struct AggregateRequest {
   std::optional<uint64_t> limit;      // groups returned at most
   std::vector<IndexHandle> indexes;   // the table's indexes the filter may use
   std::function<void(uint64_t rows)> progress;  // rows aggregated so far (may be empty)
+  std::optional<double> sample;       // estimate from this sample fraction, in (0, 1]
+  std::optional<double> error;        // estimate to this relative half-width, in (0, 1)
+  double confidence = 0.95;           // of the intervals, in (0, 1)
 };
-Result<Batch> AggregateTable(const table::Table& table, const AggregateRequest& request);
+
+struct AggregateResult {
+  // Group-by columns, then the aggregates (estimates: each count/sum/avg followed by its "<name> ±").
+  Batch rows;
+  bool estimated = false;
+  double fraction = 1;          // the sample fraction the estimates come from
+  double confidence = 0;
+  std::vector<double> rounds;   // the fractions read, in order (one unless `error` asked for more)
+  double max_relative_half_width = 0;  // the widest interval ÷ |estimate|
+  uint64_t rows_aggregated = 0;  // rows that passed the filter (sampled rows, for estimates)
+  uint64_t rows_read = 0;        // rows decoded by the scans
+};
+Result<AggregateResult> AggregateTable(const table::Table& table, const AggregateRequest& request);
+
+// The z of a two-sided normal interval at `confidence` (0.95 -> 1.959964).
+double NormalQuantile(double confidence);
 
 }  // namespace lakeindex::query

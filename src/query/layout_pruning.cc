@@ -228,7 +228,7 @@ std::vector<Box> FilterBoxes(const Expr* bound, const std::vector<int>& columns,
 }
 
 Result<BlockSelection> SelectBlocks(const layout::LayoutMeta& layout, const Schema& schema, const Expr* bound,
-                                    std::optional<double> sample) {
+                                    std::optional<double> sample, double sample_from) {
   BlockSelection out;
   ASSIGN_OR_RETURN(std::vector<int> columns, layout.ColumnIndexes(schema));
   std::map<int, std::set<int>> cubes;  // revision -> selected cube indexes
@@ -244,7 +244,7 @@ Result<BlockSelection> SelectBlocks(const layout::LayoutMeta& layout, const Sche
   }
   for (const layout::BlockMeta& b : layout.blocks) {
     ++out.blocks_total;
-    if (sample && b.min_weight >= *sample) continue;
+    if (sample && (b.min_weight >= *sample || b.max_weight < sample_from)) continue;
     const layout::Revision* rev = layout.FindRevision(b.revision);
     if (!rev || cubes[b.revision].count(rev->tree.Find(b.cube)) == 0) continue;
     ++out.blocks_selected;

@@ -38,8 +38,9 @@ struct BlockSelection {
   std::vector<std::string> explain;
 };
 
-// REQUIRES: layout.is_otree(); `bound` bound to `schema` (may be null).
+// REQUIRES: layout.is_otree(); `bound` bound to `schema` (may be null). With `sample`, only blocks
+// holding weights in [sample_from, sample).
 Result<BlockSelection> SelectBlocks(const layout::LayoutMeta& layout, const Schema& schema, const Expr* bound,
-                                    std::optional<double> sample);
+                                    std::optional<double> sample, double sample_from = 0);
 
 }  // namespace lakeindex::query

@@ -267,7 +267,20 @@ const ColumnStats* VectorStatsProvider::Stats(int column_index) const {
   return &(*stats_)[size_t(column_index)];
 }
 
+const ColumnStats* NamedStatsProvider::Stats(int column_index) const {
+  if (column_index < 0 || size_t(column_index) >= schema_->num_fields()) return nullptr;
+  auto it = stats_->find(schema_->field(size_t(column_index)).name);
+  return it == stats_->end() ? nullptr : &it->second;
+}
+
 bool MayMatch(const Expr& bound, const StatsProvider& stats) { return Pruner(stats).Eval(bound).t; }
+
+bool MustMatch(const Expr& bound, const StatsProvider& stats) {
+  // Every flag of Outcomes is a "may" (NOT swaps TRUE and FALSE, so FALSE is kept as soundly
+  // as TRUE): neither FALSE nor NULL possible means TRUE for every row.
+  const Outcomes o = Pruner(stats).Eval(bound);
+  return o.t && !o.f && !o.n;
+}
 
 std::vector<ExprPtr> SplitConjuncts(const Expr& expr) {
   std::vector<ExprPtr> out;

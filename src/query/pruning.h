@@ -10,6 +10,8 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "lakeindex/column_stats.h"
@@ -40,8 +42,23 @@ class VectorStatsProvider : public StatsProvider {
   bool nan_count_known_;
 };
 
+// A provider over statistics by column name (a manifest fragment's), for expressions bound to
+// `schema`; both must outlive it.
+class NamedStatsProvider : public StatsProvider {
+ public:
+  NamedStatsProvider(const Schema* schema, const std::map<std::string, ColumnStats>* stats) : schema_(schema), stats_(stats) {}
+  const ColumnStats* Stats(int column_index) const override;
+
+ private:
+  const Schema* schema_;
+  const std::map<std::string, ColumnStats>* stats_;
+};
+
 // REQUIRES: `bound` came from Bind(). False only if no row can make it TRUE.
 bool MayMatch(const Expr& bound, const StatsProvider& stats);
+// REQUIRES: as MayMatch. True only if every row makes it TRUE (none FALSE or NULL): the rows can
+// be counted without reading them.
+bool MustMatch(const Expr& bound, const StatsProvider& stats);
 
 // The conjuncts of a top-level AND (flattening nested ANDs); {expr} itself otherwise. The
 // returned nodes share the subtrees of `expr` (only a non-AND root is copied).

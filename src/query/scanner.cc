@@ -32,19 +32,6 @@ Ranges RowGroupRows(const std::vector<uint32_t>& offsets, uint64_t rg_first_row,
 
 }  // namespace
 
-namespace {
-
-// Rows decoded per step inside a row group when reading page by page (bounds memory and lets
-// LIMIT stop early).
-constexpr uint64_t kWindowRows = 64 * 1024;
-// Takes of at most this many rows run on the caller's thread (see Scanner::Init).
-constexpr uint64_t kSerialTakeRows = 4096;
-
-void CollectColumns(const Expr& e, std::set<std::string>* out) {
-  if (e.kind == ExprKind::kColumn) out->insert(e.name);
-  for (const auto& c : e.children) CollectColumns(*c, out);
-}
-
 // Statistics by table column index, for one fragment / row group / page.
 class MapStatsProvider : public StatsProvider {
  public:
@@ -62,6 +49,19 @@ class MapStatsProvider : public StatsProvider {
   std::map<int, ColumnStats> stats_;
   std::set<int> nan_known_;
 };
+
+namespace {
+
+// Rows decoded per step inside a row group when reading page by page (bounds memory and lets
+// LIMIT stop early).
+constexpr uint64_t kWindowRows = 64 * 1024;
+// Takes of at most this many rows run on the caller's thread (see Scanner::Init).
+constexpr uint64_t kSerialTakeRows = 4096;
+
+void CollectColumns(const Expr& e, std::set<std::string>* out) {
+  if (e.kind == ExprKind::kColumn) out->insert(e.name);
+  for (const auto& c : e.children) CollectColumns(*c, out);
+}
 
 // Statistics of one column only (a page of the page index): no allocation per page.
 class OneColumnStats : public StatsProvider {
@@ -154,6 +154,14 @@ Status Scanner::Init(const ScanRequest& request) {
     // The sample is the rows whose weight is below f: one more conjunct, checked like the filter.
     ExprPtr weight_below = MakeCompare(CompareOp::kLt, MakeColumn(layout::kWeightColumn), MakeLiteral(Value::Double(f)));
     parsed = parsed ? MakeAnd({parsed, weight_below}) : weight_below;
+    if (request.sample_from > 0) {
+      if (!(request.sample_from < f)) {
+        return Status::InvalidArgument("sample_from must be below the sample fraction, got " +
+                                       FormatDouble(request.sample_from) + " and " + FormatDouble(f));
+      }
+      parsed = MakeAnd({parsed, MakeCompare(CompareOp::kGe, MakeColumn(layout::kWeightColumn),
+                                            MakeLiteral(Value::Double(request.sample_from)))});
+    }
   }
   if (parsed) {
     ASSIGN_OR_RETURN(filter_, Bind(*parsed, schema));
@@ -203,7 +211,7 @@ Status Scanner::Init(const ScanRequest& request) {
   counters_.fragments_total = table_->manifest().fragments.size();
   plan_.reserve(counters_.fragments_total * 2 + 8);
   if (table_layout && table_layout->is_otree()) {
-    ASSIGN_OR_RETURN(blocks_, SelectBlocks(*table_layout, schema, filter_.get(), request.sample));
+    ASSIGN_OR_RETURN(blocks_, SelectBlocks(*table_layout, schema, filter_.get(), request.sample, request.sample_from));
     for (const std::string& line : blocks_->explain) plan_.push_back(Note(line));
   }
   if (filter_ && !request.indexes.empty()) {
@@ -379,6 +387,10 @@ Result<bool> Scanner::CountWithoutReading(const table::FragmentMeta& frag, const
     }
   } else if (step.kind == StepKind::kFragmentScan && !filter_ && !limit_) {
     n = frag.live_rows();
+  } else if (step.kind == StepKind::kFragmentScan && !limit_) {
+    std::optional<uint64_t> counted = CountFromStatistics(frag);
+    if (!counted) return false;
+    n = *counted;
   } else {
     return false;
   }
@@ -508,18 +520,34 @@ const std::vector<uint32_t>* Scanner::IndexCandidates(uint32_t fragment_id) cons
   return index_plan_.used && index_plan_.covered.count(fragment_id) ? &kNone : nullptr;
 }
 
-bool Scanner::FragmentMayMatch(const table::FragmentMeta& frag, std::set<int>* no_nan) const {
-  if (!filter_) return true;
-  // Only the filter's columns matter (MayMatch reads no other, nor does no_nan's user).
-  MapStatsProvider stats;
+void Scanner::FilterStats(const table::FragmentMeta& frag, MapStatsProvider* stats, std::set<int>* no_nan) const {
+  // Only the filter's columns matter (the pruner reads no other, nor does no_nan's user).
   for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
     const int c = read_columns_[pos];
     auto it = frag.stats.find(table_->schema().field(size_t(c)).name);
     if (it == frag.stats.end()) continue;
-    stats.Set(c, it->second, /*nan_known=*/true);
-    if (it->second.nan_count == 0) no_nan->insert(c);
+    stats->Set(c, it->second, /*nan_known=*/true);
+    if (no_nan && it->second.nan_count == 0) no_nan->insert(c);
   }
+}
+
+bool Scanner::FragmentMayMatch(const table::FragmentMeta& frag, std::set<int>* no_nan) const {
+  if (!filter_) return true;
+  MapStatsProvider stats;
+  FilterStats(frag, &stats, no_nan);
   return MayMatch(*filter_, stats);
+}
+
+std::optional<uint64_t> Scanner::CountFromStatistics(const table::FragmentMeta& frag) const {
+  MapStatsProvider stats;
+  FilterStats(frag, &stats, nullptr);
+  if (MustMatch(*filter_, stats)) return frag.live_rows();  // deleted rows matched too: not counted
+  // `c IS [NOT] NULL` with no row deleted: the exact NULL count (deleted rows would be in it).
+  const Expr& e = *filter_;
+  if (e.kind != ExprKind::kIsNull || !e.children[0]->is_bound_column() || frag.deletion) return std::nullopt;
+  auto it = frag.stats.find(table_->schema().field(size_t(e.children[0]->column_index)).name);
+  if (it == frag.stats.end() || it->second.row_count != frag.rows || it->second.null_count > frag.rows) return std::nullopt;
+  return e.negated ? frag.rows - it->second.null_count : it->second.null_count;
 }
 
 Status Scanner::Explain(bool analyze) {

@@ -29,6 +29,8 @@
 
 namespace lakeindex::query {
 
+class MapStatsProvider;  // statistics by table column index (scanner.cc)
+
 struct ScanRequest {
   std::string where;                // SQL filter; empty = every row
   std::vector<std::string> select;  // empty = every visible column (names not starting with '_')
@@ -46,6 +48,10 @@ struct ScanRequest {
   // it (deterministic and nested across fractions), reading only blocks whose weights start
   // below it.
   std::optional<double> sample;
+  // With `sample`: only the rows whose weight is at least this (in [0, sample)), so that a larger
+  // fraction can be read as what a smaller one did not read (aggregate estimates grow their
+  // sample this way); blocks whose weights all lie below it are not read.
+  double sample_from = 0;
   // Count only: batches have no columns, just the number of matching rows (`select` is
   // ignored). Fragments that an exact index answers whole are counted from the index and the
   // deletion vector, without opening their data file; without a filter, from the manifest.
@@ -124,6 +130,12 @@ class Scanner {
   void Merge(UnitOutput&& unit);
   // Whether the manifest statistics allow `fragment` to hold a matching row.
   bool FragmentMayMatch(const table::FragmentMeta& fragment, std::set<int>* no_nan) const;
+  // The manifest statistics of the filter's columns in `fragment` (no_nan, if given, receives
+  // the columns they prove NaN-free).
+  void FilterStats(const table::FragmentMeta& fragment, MapStatsProvider* stats, std::set<int>* no_nan) const;
+  // count_only: the fragment's matching live rows from its statistics alone, when they tell
+  // (every row matches, or the filter is `c IS [NOT] NULL` and no row is deleted).
+  std::optional<uint64_t> CountFromStatistics(const table::FragmentMeta& fragment) const;
   // `returned_before` counts rows already returned (for LIMIT).
   Status ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first_row, uint64_t returned_before,
                       UnitOutput* out) const;
