@@ -1,11 +1,12 @@
-"""Exact aggregates (issue 20, first cut) through the Python module, hot: lakeindex alone.
+"""Aggregates (issue 20) through the Python module, hot: the lakeindex side of
+bench/aggregate_bench.sh (DuckDB's side is bench/aggregate_peers.mjs, in the same run).
 
-    PYTHONPATH=BUILD/python:python /usr/bin/python3 bench/python_aggregates.py --table T [--runs 5]
+    PYTHONPATH=BUILD/python:python /usr/bin/python3 bench/python_aggregates.py --table T --otree O [--runs 5]
 
-T is the 10M-row lookup table of bench/lookup_bench.sh (events, BTree on score). `Table.open`
-once, then each aggregate once as a warm-up and --runs times timed; prints one JSON line per
-aggregate with the median. No peer runs here: the issue's goals compare with DuckDB in the same
-run, which this script does not do.
+T is an events table with a BTree on score, O the same rows laid out as an OTree on (x, y).
+`Table.open` once each, then each case once as a warm-up and --runs times timed; prints one JSON
+line per case with the median and what the answer rests on (rows read and aggregated, the
+sample fraction and the widest interval for estimates).
 """
 
 import argparse
@@ -19,30 +20,41 @@ import lakeindex
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_util import emit  # noqa: E402
 
+# (case name as aggregate_peers.mjs names it, table, aggregate keyword arguments)
 CASES = [
-    ("avg(score)", None, None),
-    ("count(*)", None, "maybe IS NULL"),
-    ("count(*)", None, None),
-    ("count(*)", None, "score BETWEEN 100000 AND 200000"),
-    ("avg(score)", "category", None),
+    ("avg(score)", "table", dict(aggregates="avg(score)")),
+    ("count(*) WHERE maybe IS NULL", "table", dict(aggregates="count(*)", where="maybe IS NULL")),
+    ("count(*) WHERE score BETWEEN 100000 AND 200000", "table",
+     dict(aggregates="count(*)", where="score BETWEEN 100000 AND 200000")),
+    ("min(score), max(score), count(maybe)", "table", dict(aggregates="min(score), max(score), count(maybe)")),
+    ("avg(score) GROUP BY category", "table", dict(aggregates="avg(score)", group_by="category")),
+    ("avg(score) sample 1% with interval", "otree", dict(aggregates="avg(score)", sample=0.01)),
+    ("avg(score) to ±1% (--error 0.01)", "otree", dict(aggregates="avg(score)", error=0.01)),
+    ("avg(score) GROUP BY category to ±5% (--error 0.05), top-3 categories", "otree",
+     dict(aggregates="avg(score)", group_by="category", error=0.05,
+          where="category IN ('cat_000', 'cat_001', 'cat_002')")),
 ]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--table", required=True)
+    ap.add_argument("--otree", required=True)
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
-    t = lakeindex.Table.open(args.table)
-    for aggs, group_by, where in CASES:
-        t.aggregate(aggs, where=where, group_by=group_by)
+    tables = {"table": lakeindex.Table.open(args.table), "otree": lakeindex.Table.open(args.otree)}
+    for name, which, kw in CASES:
+        t = tables[which]
+        t.aggregate(**kw)
         times = []
         for _ in range(args.runs):
             start = time.perf_counter()
-            result = t.aggregate(aggs, where=where, group_by=group_by)
+            result = t.aggregate(**kw)
             times.append(time.perf_counter() - start)
-        emit({"bench": "aggregates", "engine": "lakeindex_python", "aggregates": aggs, "where": where,
-              "group_by": group_by, "groups": len(next(iter(result.values()))),
+        first = {k: (None if v.size == 0 else v[0].item() if hasattr(v[0], "item") else str(v[0]))
+                 for k, v in result.items()}
+        emit({"bench": "aggregates", "engine": "lakeindex_python", "case": name, "table": which,
+              "groups": len(next(iter(result.values()))), "first": first, "details": result.details,
               "median_ms": statistics.median(times) * 1000, "runs_ms": [x * 1000 for x in times]})
 
 

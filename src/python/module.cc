@@ -195,6 +195,7 @@ class PyTable {
       request.sample = sample;
       request.error = error;
       request.confidence = confidence;
+      request.cache_pages = true;  // a Table lives on: the next aggregate of these columns decodes nothing
       if (!where.empty()) {
         ASSIGN_OR_RETURN(request.indexes, Indexes());
       }

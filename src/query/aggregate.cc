@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "format/parquet/dictionary_builder.h"
 #include "query/binder.h"
 #include "query/parser.h"
 #include "query/pruning.h"
@@ -221,14 +222,27 @@ Result<std::vector<AggregateSpec>> ParseAggregates(std::string_view text) {
 }
 
 struct Aggregation::Impl {
+  static constexpr uint32_t kNoGroup = ~0u;
   std::vector<int> group_columns;  // indexes into the input batches
   std::vector<AggregateSpec> specs;
   std::vector<int> agg_columns;    // per spec: index into the input (-1 for count(*))
   std::vector<TypeId> agg_types;
-  std::unordered_map<std::string, size_t> group_of;  // key -> group
+  // Group lookup: one string column or one integer-like column by the Parquet writer's
+  // dictionary (dense ids in first-seen order, open addressing; dictionary id -> group, as the
+  // NULL group takes an id of its own), or anything by AppendKey's bytes.
+  parquet::DictionaryBuilder<std::string_view> string_groups;
+  parquet::DictionaryBuilder<int64_t> int_groups;
+  std::vector<uint32_t> group_of_id;
+  uint32_t null_group = kNoGroup;
+  std::unordered_map<std::string, uint32_t> group_of;
   std::vector<std::vector<Value>> group_values;      // per group: its group-by values
   std::vector<std::vector<Acc>> accs;                // per group, per spec
+  std::vector<uint32_t> ids;                         // scratch: each row's group
   std::string key;                                   // scratch
+
+  // The group of every row of `batch` into `ids`, creating groups first seen.
+  void GroupIds(const Batch& batch);
+  uint32_t NewGroup(const Batch& batch, size_t row);
 };
 
 Aggregation::~Aggregation() = default;
@@ -287,35 +301,116 @@ Result<std::unique_ptr<Aggregation>> Aggregation::Make(const Schema& input, std:
   return a;
 }
 
+uint32_t Aggregation::Impl::NewGroup(const Batch& batch, size_t row) {
+  std::vector<Value> values;
+  values.reserve(group_columns.size());
+  for (int c : group_columns) values.push_back(batch.column(size_t(c)).GetValue(row));
+  group_values.push_back(std::move(values));
+  accs.emplace_back(specs.size());
+  return uint32_t(group_values.size() - 1);
+}
+
+void Aggregation::Impl::GroupIds(const Batch& batch) {
+  const size_t n = batch.num_rows();
+  ids.resize(n);
+  const Column& first = batch.column(size_t(group_columns[0]));
+  const TypeId type = first.type();
+  if (group_columns.size() == 1 && type == TypeId::kString) {
+    // One string column (the common GROUP BY category): looked up by view, no key built.
+    for (size_t r = 0; r < n; ++r) {
+      if (first.IsNull(r)) {
+        ids[r] = null_group != kNoGroup ? null_group : (null_group = NewGroup(batch, r));
+        continue;
+      }
+      const uint32_t id = string_groups.Insert(first.GetString(r));
+      if (id == group_of_id.size()) group_of_id.push_back(NewGroup(batch, r));
+      ids[r] = group_of_id[id];
+    }
+    return;
+  }
+  if (group_columns.size() == 1 && (type == TypeId::kInt64 || type == TypeId::kTimestamp || type == TypeId::kInt32 ||
+                                    type == TypeId::kDate || type == TypeId::kBool)) {
+    for (size_t r = 0; r < n; ++r) {
+      if (first.IsNull(r)) {
+        ids[r] = null_group != kNoGroup ? null_group : (null_group = NewGroup(batch, r));
+        continue;
+      }
+      const int64_t v = type == TypeId::kInt64 || type == TypeId::kTimestamp ? first.Get<int64_t>(r)
+                        : type == TypeId::kBool                               ? int64_t(first.Get<uint8_t>(r))
+                                                                              : int64_t(first.Get<int32_t>(r));
+      const uint32_t id = int_groups.Insert(v);
+      if (id == group_of_id.size()) group_of_id.push_back(NewGroup(batch, r));
+      ids[r] = group_of_id[id];
+    }
+    return;
+  }
+  for (size_t r = 0; r < n; ++r) {
+    key.clear();
+    for (int c : group_columns) AppendKey(batch.column(size_t(c)), r, &key);
+    auto it = group_of.find(key);
+    ids[r] = it != group_of.end() ? it->second : group_of.emplace(key, NewGroup(batch, r)).first->second;
+  }
+}
+
 Status Aggregation::Add(const Batch& batch) {
   Impl& impl = *impl_;
   const size_t n = batch.num_rows();
-  std::vector<size_t> group(n, 0);
-  if (!impl.group_columns.empty()) {
-    for (size_t r = 0; r < n; ++r) {
-      impl.key.clear();
-      for (int c : impl.group_columns) AppendKey(batch.column(size_t(c)), r, &impl.key);
-      auto [it, inserted] = impl.group_of.try_emplace(impl.key, impl.group_values.size());
-      if (inserted) {
-        std::vector<Value> values;
-        for (int c : impl.group_columns) values.push_back(batch.column(size_t(c)).GetValue(r));
-        impl.group_values.push_back(std::move(values));
-        impl.accs.emplace_back(impl.specs.size());
-      }
-      group[r] = it->second;
-    }
-  }
+  const bool grouped = !impl.group_columns.empty();
+  if (grouped) impl.GroupIds(batch);
+  const uint32_t* ids = impl.ids.data();
   for (size_t s = 0; s < impl.specs.size(); ++s) {
     const AggKind kind = impl.specs[s].kind;
     if (kind == AggKind::kCountStar) {
-      for (size_t r = 0; r < n; ++r) ++impl.accs[group[r]][s].count;
+      if (!grouped) {
+        impl.accs[0][s].count += n;
+      } else {
+        for (size_t r = 0; r < n; ++r) ++impl.accs[ids[r]][s].count;
+      }
       continue;
     }
     const Column& col = batch.column(size_t(impl.agg_columns[s]));
     const TypeId type = impl.agg_types[s];
+    const bool nulls = col.has_validity() && col.null_count() > 0;
+    auto acc_of = [&](size_t r) -> Acc& { return impl.accs[grouped ? ids[r] : 0][s]; };
+    if (kind == AggKind::kCount) {
+      if (!grouped) {
+        impl.accs[0][s].count += n - (nulls ? col.null_count() : 0);
+      } else {
+        for (size_t r = 0; r < n; ++r) impl.accs[ids[r]][s].count += col.IsValid(r) ? 1 : 0;
+      }
+      continue;
+    }
+    if ((kind == AggKind::kSum || kind == AggKind::kAvg) && !track_variances_ && (type == TypeId::kInt64 || type == TypeId::kDouble)) {
+      // The hot loops: one type, no per-value dispatch.
+      if (type == TypeId::kInt64) {
+        const int64_t* v = col.data<int64_t>();
+        if (!grouped && !nulls) {
+          __int128 sum = 0;
+          for (size_t r = 0; r < n; ++r) sum += v[r];
+          impl.accs[0][s].isum += sum;
+          impl.accs[0][s].count += n;
+        } else {
+          for (size_t r = 0; r < n; ++r) {
+            if (nulls && col.IsNull(r)) continue;
+            Acc& acc = acc_of(r);
+            ++acc.count;
+            acc.isum += v[r];
+          }
+        }
+      } else {
+        const double* v = col.data<double>();
+        for (size_t r = 0; r < n; ++r) {
+          if (nulls && col.IsNull(r)) continue;
+          Acc& acc = acc_of(r);
+          ++acc.count;
+          acc.AddDouble(v[r]);
+        }
+      }
+      continue;
+    }
     for (size_t r = 0; r < n; ++r) {
-      if (col.IsNull(r)) continue;
-      Acc& acc = impl.accs[group[r]][s];
+      if (nulls && col.IsNull(r)) continue;
+      Acc& acc = acc_of(r);
       ++acc.count;
       switch (kind) {
         case AggKind::kSum:
@@ -537,6 +632,7 @@ Result<uint64_t> ScanInto(const table::Table& table, const AggregateRequest& req
   scan.select = columns;
   scan.sample = to;
   scan.sample_from = from;
+  scan.cache_pages = request.cache_pages;
   if (scan.select.empty()) scan.select.push_back(table.schema().field(0).name);  // count(*) alone
   ASSIGN_OR_RETURN(auto scanner, Scanner::Make(&table, scan));
   Batch batch;

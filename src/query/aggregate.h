@@ -113,6 +113,10 @@ struct AggregateRequest {
   std::optional<double> sample;       // estimate from this sample fraction, in (0, 1]
   std::optional<double> error;        // estimate to this relative half-width, in (0, 1)
   double confidence = 0.95;           // of the intervals, in (0, 1)
+  // Read through the process's page cache (ScanRequest::cache_pages): slower the first time
+  // (page by page), faster when the same columns are aggregated again in a long-lived process
+  // (the Python module sets it; a CLI command, which reads once, does not).
+  bool cache_pages = false;
 };
 
 struct AggregateResult {

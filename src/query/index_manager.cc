@@ -428,14 +428,18 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
     h.fragments = covered;
     // Segments that still cover a live fragment; each answers over its own fragments only.
     std::vector<std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)>> searches;
+    std::vector<std::shared_ptr<const index::btree::BTreeSegment>> countable;  // btree segments of live fragments only
+    bool stale = false;
     for (const SegmentMeta& seg : meta.segments) {
       if (std::none_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return covered->count(f) > 0; })) {
         continue;
       }
+      stale |= std::any_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return covered->count(f) == 0; });
       ASSIGN_OR_RETURN(std::shared_ptr<const void> opened, OpenSegment(table, meta.type, seg.uuid));
       if (meta.type == "btree") {
         auto shared = std::static_pointer_cast<const index::btree::BTreeSegment>(opened);
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
+        countable.push_back(shared);
       } else {
         auto shared = std::static_pointer_cast<const index::zonemap::ZoneMapSegment>(opened);
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
@@ -464,6 +468,17 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
       }
       return all;
     };
+    if (meta.type == "btree" && !stale) {
+      auto segments = std::make_shared<const std::vector<std::shared_ptr<const index::btree::BTreeSegment>>>(std::move(countable));
+      h.count = [segments](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<uint64_t> {
+        uint64_t n = 0;
+        for (const auto& segment : *segments) {
+          ASSIGN_OR_RETURN(uint64_t k, segment->Count(q, c));
+          n += k;
+        }
+        return n;
+      };
+    }
     out.push_back(std::move(h));
   }
   return out;

@@ -283,6 +283,18 @@ void MergeRanges(std::vector<std::unique_ptr<Node>>* served) {
 
 }  // namespace
 
+std::optional<SingleIndexQuery> AsSingleIndexQuery(const Expr& filter, const std::vector<IndexHandle>& indexes) {
+  std::vector<std::unique_ptr<Node>> served;
+  for (const ExprPtr& conjunct : SplitConjuncts(filter)) {
+    auto node = Convert(*conjunct, indexes);
+    if (!node) return std::nullopt;  // a residual
+    served.push_back(std::move(node));
+  }
+  MergeRanges(&served);
+  if (served.size() != 1 || served[0]->kind != Node::Kind::kLeaf) return std::nullopt;
+  return SingleIndexQuery{served[0]->index, std::move(served[0]->query)};
+}
+
 Result<IndexPlan> PlanWithIndexes(const Expr& filter, const std::vector<IndexHandle>& indexes,
                                   const std::map<uint32_t, uint64_t>& fragment_rows) {
   IndexPlan plan;

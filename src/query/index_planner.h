@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct IndexHandle {
   // without allocating.
   std::shared_ptr<const std::set<uint32_t>> fragments;
   std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)> search;
+  // An exact index whose segments hold rows of `fragments` only (no segment over a fragment the
+  // version no longer has): how many of their rows match, from the index's directory (BTree
+  // pages inside the answer are counted, not read). Empty otherwise.
+  std::function<Result<uint64_t>(const index::ScalarQuery&, index::SearchCounters*)> count;
 };
 
 struct IndexPlan {
@@ -43,6 +48,15 @@ struct IndexPlan {
   index::SearchCounters counters;
   std::vector<std::string> explain;  // one line per decision
 };
+
+// The filter as one query of one index, when it is exactly that: a single index-served
+// predicate (ranges on one column merged: "a >= 1 AND a < 5" is one), with no residual, no NOT,
+// AND or OR of several. Points into `indexes`.
+struct SingleIndexQuery {
+  const IndexHandle* index = nullptr;
+  index::ScalarQuery query;
+};
+std::optional<SingleIndexQuery> AsSingleIndexQuery(const Expr& filter, const std::vector<IndexHandle>& indexes);
 
 // `filter` must be bound to the table schema. `fragment_rows` gives the row count of every
 // fragment (for NOT). Fragments outside `covered` must be scanned with the full filter.

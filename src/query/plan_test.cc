@@ -182,5 +182,46 @@ TEST(PlanTest, CountsMatchTheScanAndExactIndexCountsReadNoDataFile) {
   EXPECT_GT(from_index, 10u);
 }
 
+// With no deleted row and every fragment indexed by segments of live fragments only, a filter one
+// btree answers alone is counted from its directory; the counts stay those of the scan, before
+// (stale segments, deletes: the scan's way) and after optimize and index update.
+TEST(PlanTest, CountsFromTheBTreeDirectoryWhenNothingIsDeletedOrStale) {
+  Fixture fx;
+  MakeTable(&fx, 2);
+  Schema schema = Schema::Parse(testgen::kSchema).value();
+  Rng rng(99);
+  ExprGen gen(schema, rng);
+  std::vector<std::string> filters = {"i64 = 1", "i64 IN (0, 2)", "s = 'a'", "i64 BETWEEN -1 AND 0", "i64 >= 0 AND i64 < 2",
+                                      "i64 IS NULL", "s LIKE 'a%'", "s > 'b'"};
+  for (int i = 0; i < 60; ++i) filters.push_back(gen.Gen(1));
+  auto check = [&](bool expect_count) {
+    auto indexes = OpenIndexes(*fx.table, {});
+    ASSERT_TRUE(indexes.ok());
+    size_t countable = 0;
+    for (const IndexHandle& h : *indexes) countable += h.count ? 1 : 0;
+    EXPECT_EQ(countable, expect_count ? 2u : countable);  // both btrees, once they are fresh
+    for (const std::string& where : filters) {
+      ScanCounters counters;
+      const size_t rows = testgen::ScanRids(*fx.table, where, &counters).size();
+      auto counted = CountWhere(*fx.table, where, *indexes);
+      ASSERT_TRUE(counted.ok()) << where << ": " << counted.status().ToString();
+      EXPECT_EQ(*counted, rows) << where;
+    }
+  };
+  check(false);
+  table::WriteConfig config;
+  config.rows_per_file = 300;
+  ASSERT_TRUE(fx.table->Optimize(config).ok());
+  for (const table::FragmentMeta& f : fx.table->manifest().fragments) ASSERT_FALSE(f.deletion);
+  {
+    auto stale = OpenIndexes(*fx.table, {});
+    ASSERT_TRUE(stale.ok());
+    for (const IndexHandle& h : *stale) EXPECT_FALSE(h.count) << h.name << ": its segments cover the old files";
+  }
+  check(false);
+  ASSERT_TRUE(UpdateIndexes(fx.table.get(), "").ok());
+  check(true);
+}
+
 }  // namespace
 }  // namespace lakeindex::query

@@ -262,6 +262,7 @@ Status Scanner::Init(const ScanRequest& request) {
     return n <= kSerialTakeRows;
   }();
   remote_ = table_->store()->remote();
+  cache_pages_ = request.cache_pages;
   // Not under a LIMIT: the scan may stop long before it has read what the plan names.
   if (remote_ && !count_only_ && !limit_ && (blocks_ || !index_candidates_.empty())) PrefetchPlan();
   // On a remote store a small take waits on the network, not the CPU: its fragments overlap.
@@ -677,7 +678,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     if (from == to) return Status::OK();
     // Whole chunks, except on a remote store: there pages go through the cache, where
     // PrefetchPlan may have put them, or PrefetchColumns puts them with one batch of requests.
-    if (RangeRows(rows) == rg_rows && !remote_) {
+    if (RangeRows(rows) == rg_rows && !remote_ && !cache_pages_) {
       std::vector<int> wanted(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to));
       auto batch = reader.ReadRowGroup(rg, wanted);
       if (!batch.ok()) return batch.status().WithContext(where());
@@ -835,6 +836,20 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
 }
 
 Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes) {
+  if (!where.empty() && !indexes.empty()) {
+    // One exact index answering the whole filter over every fragment, none with deleted rows:
+    // counted from the index's directory, not a data file nor most of its leaf pages read.
+    ASSIGN_OR_RETURN(ExprPtr parsed, ParseExpression(where));
+    ASSIGN_OR_RETURN(ExprPtr bound, Bind(*parsed, table.schema()));
+    std::optional<SingleIndexQuery> single = AsSingleIndexQuery(*bound, indexes);
+    const table::Manifest& m = table.manifest();
+    if (single && single->index->count && single->index->fragments->size() == m.fragments.size() &&
+        std::all_of(m.fragments.begin(), m.fragments.end(), [&](const table::FragmentMeta& f) {
+          return !f.deletion && single->index->fragments->count(f.id) > 0;
+        })) {
+      return single->index->count(single->query, nullptr);
+    }
+  }
   ScanRequest request;
   request.where = where;
   request.count_only = true;

@@ -57,6 +57,10 @@ struct ScanRequest {
   // deletion vector, without opening their data file; without a filter, from the manifest.
   // Other fragments read only the filter's columns.
   bool count_only = false;
+  // Whole row groups too are read page by page through the process's page cache (as on a remote
+  // store), so that a repeated scan of the same columns decodes nothing again: for aggregates,
+  // which read few columns of many rows, again and again in an interactive session.
+  bool cache_pages = false;
 };
 
 // Counters that do not depend on machine load (see DESIGN.md, explain --analyze).
@@ -168,6 +172,7 @@ class Scanner {
   // a bounded window ahead of the consumer; results are merged in fragment order.
   bool parallel_ = false;
   bool remote_ = false;  // the table's store is remote: columns of a take are fetched together
+  bool cache_pages_ = false;  // ScanRequest::cache_pages
   // Lists, not deques: an empty std::deque allocates, and most scans hold a batch or two.
   std::list<std::shared_ptr<Task>> inflight_;
   std::list<Batch> pending_;

@@ -370,4 +370,33 @@ Result<SearchResult> BTreeSegment::Search(const ScalarQuery& query, SearchCounte
   return result;
 }
 
+Result<uint64_t> BTreeSegment::Count(const ScalarQuery& query, SearchCounters* counters) const {
+  if (query.kind == ScalarQuery::Kind::kIsNull) return dir_.null_rows.Cardinality();
+  ASSIGN_OR_RETURN(std::vector<KeyInterval> intervals, QueryIntervals(dir_.type, query));
+  SearchCounters local;
+  local.pages_total = dir_.num_pages();
+  uint64_t n = 0;
+  for (const PageTask& t : PlanPages(dir_, intervals)) {
+    ++local.pages_selected;
+    if (t.all) {
+      ++local.pages_all_match;
+      n += dir_.rows[t.page];
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::shared_ptr<const LeafPage> page, ReadPage(t.page, &local));
+    for (uint32_t k = t.first_interval; k < t.end_interval; ++k) {
+      auto [b, e] = KeysInInterval(page->keys, intervals[k]);
+      n += e - b;
+    }
+  }
+  if (counters != nullptr) {
+    counters->pages_total += local.pages_total;
+    counters->pages_selected += local.pages_selected;
+    counters->pages_all_match += local.pages_all_match;
+    counters->pages_read += local.pages_read;
+    counters->bytes_read += local.bytes_read;
+  }
+  return n;
+}
+
 }  // namespace lakeindex::index::btree

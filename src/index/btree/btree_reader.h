@@ -59,6 +59,10 @@ class BTreeSegment {
   // page is damaged. `counters` (optional) are added to.
   Result<SearchResult> Search(const ScalarQuery& query, SearchCounters* counters = nullptr) const;
 
+  // How many rows Search would answer, from the directory: pages wholly inside an interval
+  // count their rows unread, only the pages an interval cuts are read (a range: at most two).
+  Result<uint64_t> Count(const ScalarQuery& query, SearchCounters* counters = nullptr) const;
+
   const BTreeSegmentInfo& info() const { return info_; }
   const PageDirectory& directory() const { return dir_; }
   const RowSet& null_rows() const { return dir_.null_rows; }

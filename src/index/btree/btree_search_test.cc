@@ -52,6 +52,17 @@ TEST_P(BTreeSearchTest, MatchesBruteForce) {
     EXPECT_LE(counters.pages_all_match, counters.pages_selected);
     EXPECT_LE(counters.pages_read, counters.pages_selected);
     EXPECT_EQ(counters.pages_total, seg->info().num_pages);
+    // Count: the same number from the directory, reading only pages an interval cuts (a range
+    // cuts at most two).
+    SearchCounters count_counters;
+    auto count = seg->Count(q, &count_counters);
+    ASSERT_TRUE(count.ok()) << q.ToString("c") << ": " << count.status().ToString();
+    EXPECT_EQ(*count, want.true_rows.Cardinality()) << q.ToString("c");
+    const uint64_t cut = count_counters.pages_selected - count_counters.pages_all_match;  // pages looked into
+    EXPECT_LE(count_counters.pages_read, cut) << q.ToString("c");
+    if (q.kind == ScalarQuery::Kind::kRange || q.kind == ScalarQuery::Kind::kEquals) {
+      EXPECT_LE(cut, 2u) << q.ToString("c");
+    }
   }
   if (c.rows >= 100 && c.null_fraction < 1) {
     EXPECT_GT(hits, 50u);
