@@ -16,6 +16,7 @@ const CASES = [
     sql: (src) => `SELECT count(*) FROM ${src} WHERE score BETWEEN 100000 AND 200000` },
   { name: 'min(score), max(score), count(maybe)', sql: (src) => `SELECT min(score), max(score), count(maybe) FROM ${src}` },
   { name: 'avg(score) GROUP BY category', sql: (src) => `SELECT category, avg(score) FROM ${src} GROUP BY category` },
+  { name: 'ORDER BY score DESC LIMIT 10 (whole rows)', sql: (src) => `SELECT * FROM ${src} ORDER BY score DESC LIMIT 10` },
   { name: 'avg(score) USING SAMPLE 1%', sql: (src) => `SELECT avg(score) FROM ${src} USING SAMPLE 1%` },
   { name: 'avg(score) USING SAMPLE 1% (bernoulli)', sql: (src) => `SELECT avg(score) FROM ${src} USING SAMPLE 1% (bernoulli)` },
 ];

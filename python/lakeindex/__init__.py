@@ -97,11 +97,13 @@ class Table:
         options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
         return self._t.layout_otree(options)
 
-    def query(self, where=None, select=None, sample=None, limit=None):
+    def query(self, where=None, select=None, sample=None, limit=None, order_by=None):
         """Rows where `where` (SQL) is TRUE: {column: numpy array}. `select`: a list of column
         names or "a,b" (default: the visible columns); `sample`: fraction in (0, 1] of an
-        OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many."""
-        names, columns = self._t.query(where or "", _names(select), sample, limit)
+        OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many;
+        `order_by`: "c [desc], ..." (NULLs last; one btree column with a limit is read in order
+        from the index)."""
+        names, columns = self._t.query(where or "", _names(select), sample, limit, order_by or "")
         return dict(zip(names, columns))
 
     def count(self, where=None):
@@ -111,12 +113,13 @@ class Table:
         return self._t.count(where or "")
 
     def aggregate(self, aggregates, where=None, group_by=None, limit=None, sample=None, error=None,
-                  confidence=0.95):
+                  confidence=0.95, order_by=None):
         """Aggregates, as `lakeindex query --agg`: {column: numpy array} with the group_by
         columns (a list or "a,b") then one column per aggregate of `aggregates`
         ("count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)"), one row per
         group (one row without group_by). SQL semantics: NULLs skipped, count 0 and the others
-        NULL (masked) over no rows, an integer sum past int64 an error.
+        NULL (masked) over no rows, an integer sum past int64 an error. `order_by` orders the
+        groups by result columns ("avg(score) desc"), before `limit`.
 
         Estimates (OTree tables): with `sample=f` the aggregates are estimated from the rows of
         the f sample, or with `error=E` from the smallest sample found whose intervals are within
@@ -124,7 +127,7 @@ class Table:
         at `confidence`. The result's `details` says what was read (fraction, rounds,
         rows_aggregated, rows_read, max_relative_half_width)."""
         names, columns, details = self._t.aggregate(aggregates, where or "", _names(group_by), limit, sample,
-                                                     error, confidence)
+                                                     error, confidence, order_by or "")
         return AggregateResult(zip(names, columns), details)
 
     def explain(self, where=None, sample=None, analyze=False):

@@ -131,6 +131,19 @@ class TableTest(unittest.TestCase):
         with self.assertRaisesRegex(Exception, "unknown aggregate"):
             t.aggregate("median(x)")
         self.assertFalse(r.details["estimated"])
+        top = t.aggregate("count(*)", group_by="category", order_by="count(*) desc, category", limit=3)
+        expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+        self.assertEqual([(str(k), int(v)) for k, v in zip(top["category"], top["count(*)"])], expected)
+
+    def test_query_order_by(self):
+        t = self.make("ord")
+        t.create_index("score", "btree")
+        scores = sorted((int(r["score"]) for r in self.rows), reverse=True)
+        self.assertEqual(list(t.query(order_by="score desc", limit=5, select="score")["score"]), scores[:5])
+        low = sorted(int(r["score"]) for r in self.rows if int(r["id"]) < 100)
+        self.assertEqual(list(t.query(where="id < 100", order_by="SCORE", select=["score"])["score"]), low)
+        with self.assertRaisesRegex(Exception, "--order-by"):
+            t.query(order_by="score sideways")
 
     def test_aggregate_estimates_from_the_otree_sample(self):
         t = self.make("est")

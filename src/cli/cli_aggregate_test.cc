@@ -95,6 +95,31 @@ TEST(CliAggregateTest, AggregatesAndGroupsEqualDuckDBsOverTheSameRows) {
       EXPECT_EQ(strip_ts(mine[r], ts_col), strip_ts(duck[r], ts_col)) << mine[r] << " vs " << duck[r];
     }
   }
+  // ORDER BY: rows (the btree on score read in order) and groups, as DuckDB orders them.
+  const std::string live = "NOT (id BETWEEN 1000 AND 2999 OR score < 50000)";
+  for (const auto& [args, sql] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--order-by", "score desc", "--limit", "7", "--select", "score"},
+            "SELECT score FROM " + src + " WHERE " + live + " ORDER BY score DESC LIMIT 7"},
+           {{"--order-by", "maybe, score desc", "--limit", "30", "--select", "maybe,score", "--where", "x < 300"},
+            "SELECT maybe, score FROM " + src + " WHERE " + live + " AND x < 300 ORDER BY maybe, score DESC LIMIT 30"},
+           {{"--agg", "count(*), max(score)", "--group-by", "category", "--order-by", "count(*) desc, category", "--limit", "4"},
+            "SELECT category, count(*), max(score) FROM " + src + " WHERE " + live + " GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 4"}}) {
+    std::vector<std::string> full = {"query", table, "--format", "csv"};
+    full.insert(full.end(), args.begin(), args.end());
+    CliResult ordered = RunCli(dir, full);
+    ASSERT_EQ(ordered.code, 0) << ordered.err;
+    auto duck = testing::RunDuckDB(sql);
+    ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+    std::string expected;
+    for (const auto& row : duck->rows) {
+      for (size_t c = 0; c < row.size(); ++c) expected += (c ? "," : "") + row[c].value_or("");
+      expected += "\n";
+    }
+    EXPECT_EQ(ordered.out.substr(ordered.out.find('\n') + 1), expected) << args[1];
+  }
+  CliResult bad_order = RunCli(dir, {"query", table, "--order-by", "score sideways"});
+  EXPECT_EQ(bad_order.code, 1);
+  EXPECT_NE(bad_order.err.find("--order-by at position 6"), std::string::npos) << bad_order.err;
   // --limit caps the groups; errors name what is wrong.
   CliResult limited = RunCli(dir, {"query", table, "--agg", "count(*)", "--group-by", "category", "--limit", "2", "--format", "csv"});
   ASSERT_EQ(limited.code, 0) << limited.err;

@@ -15,6 +15,7 @@
 #include "layout/otree/layout_writer.h"
 #include "ops/operations.h"
 #include "query/aggregate.h"
+#include "query/order.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -94,6 +95,7 @@ Status RunDelete(const DeleteArgs& args) {
 struct QueryArgs {
   std::string table, where, select, format = "table", output;
   std::string agg, group_by;  // query only: aggregates (query/aggregate.h) and their grouping
+  std::string order_by;       // query only: query/order.h
   std::optional<uint64_t> limit, version;
   std::optional<double> sample;
   std::optional<double> error;  // query --agg only: estimate to this relative half-width
@@ -113,6 +115,18 @@ Result<std::unique_ptr<query::Scanner>> MakeScanner(const TableHandle& h, const 
 
 Status WriteResult(const QueryArgs& args, const Schema& schema, const std::function<Result<bool>(Batch*)>& next);
 
+// One batch, the whole result.
+Status WriteBatch(const QueryArgs& args, Batch batch) {
+  const Schema schema = batch.schema();
+  bool given = false;
+  return WriteResult(args, schema, [&](Batch* out) -> Result<bool> {
+    if (given) return false;
+    given = true;
+    *out = std::move(batch);
+    return true;
+  });
+}
+
 // query --agg [--group-by]: the filtered rows (only the columns the aggregates need) folded into
 // one row, or one per group; --limit then caps the groups.
 Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
@@ -129,6 +143,7 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
   request.sample = args.sample;
   request.error = args.error;
   request.confidence = args.confidence;
+  request.order_by = args.order_by;
   ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
   auto progress = std::make_unique<Progress>("aggregate " + args.table, h.table->manifest().total_rows());
   request.progress = [&progress](uint64_t rows) { progress->Update(rows); };
@@ -138,13 +153,7 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
   if (result.estimated && args.format == "table") {
     ASSIGN_OR_RETURN(result.rows, JoinIntervals(result.rows));
   }
-  bool given = false;
-  RETURN_IF_ERROR(WriteResult(args, result.rows.schema(), [&](Batch* out) -> Result<bool> {
-    if (given) return false;
-    given = true;
-    *out = std::move(result.rows);
-    return true;
-  }));
+  RETURN_IF_ERROR(WriteBatch(args, std::move(result.rows)));
   if (result.estimated) {
     // What the estimates rest on: on stdout under a table, on stderr beside csv / json.
     const StoreCounters& io = h.store->counters();
@@ -170,6 +179,13 @@ Status RunQuery(const QueryArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
   if (!args.agg.empty() || !args.group_by.empty()) return RunAggregate(h, args);
   if (args.error) return Status::InvalidArgument("--error needs --agg: it sets how close the aggregates' estimates must be");
+  if (!args.order_by.empty()) {
+    query::OrderedQuery ordered{args.where, SplitList(args.select), args.order_by, args.limit, args.sample, {}};
+    // The filter's indexes, and the order column's (read in order when it is a btree).
+    ASSIGN_OR_RETURN(ordered.indexes, query::OpenIndexes(*h.table, {}));
+    ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(*h.table, ordered));
+    return WriteBatch(args, std::move(result.rows));
+  }
   ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
   return WriteResult(args, scanner->schema(), [&](Batch* batch) { return scanner->Next(batch); });
 }
@@ -536,6 +552,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   q->add_option("--sample", query->sample, "Uniform sample fraction in (0,1] (needs an OTree layout); with --agg, estimates with intervals");
   q->add_option("--error", query->error, "With --agg on an OTree table: estimate from the smallest sample whose intervals are within this relative half-width (0.01 = ±1%)");
   q->add_option("--confidence", query->confidence, "Confidence of the estimates' intervals")->capture_default_str();
+  q->add_option("--order-by", query->order_by, "Order the rows (or with --agg the groups): \"col [desc], ...\", NULLs last");
   q->add_option("--limit", query->limit, "Return at most N rows");
   q->add_option("--version", query->version, "Read this version (time travel)");
   q->add_option("--format", query->format, "table, csv, json (one object per line) or parquet")->capture_default_str();

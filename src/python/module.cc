@@ -16,6 +16,7 @@
 #include "python/convert.h"
 #include "ops/operations.h"
 #include "query/aggregate.h"
+#include "query/order.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -164,8 +165,14 @@ class PyTable {
 
   // (column names, column arrays) of SELECT select WHERE where [sample] [LIMIT limit].
   py::tuple Query(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
-                  std::optional<uint64_t> limit) {
+                  std::optional<uint64_t> limit, const std::string& order_by) {
     Batch all = Check(Unlocked([&]() -> Result<Batch> {
+      if (!order_by.empty()) {
+        query::OrderedQuery ordered{where, select, order_by, limit, sample, {}};
+        ASSIGN_OR_RETURN(ordered.indexes, Indexes());
+        ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(*table_, ordered));
+        return std::move(result.rows);
+      }
       ASSIGN_OR_RETURN(auto scanner, MakeScanner(where, select, sample, limit));
       Batch out(scanner->schema());
       Batch batch;
@@ -185,7 +192,7 @@ class PyTable {
   // fraction, rounds, rows aggregated and read, confidence and widest relative interval).
   py::tuple Aggregate(const std::string& aggregates, const std::string& where, const std::vector<std::string>& group_by,
                       std::optional<uint64_t> limit, std::optional<double> sample, std::optional<double> error,
-                      double confidence) {
+                      double confidence, const std::string& order_by) {
     query::AggregateResult result = Check(Unlocked([&]() -> Result<query::AggregateResult> {
       query::AggregateRequest request;
       request.where = where;
@@ -196,6 +203,7 @@ class PyTable {
       request.error = error;
       request.confidence = confidence;
       request.cache_pages = true;  // a Table lives on: the next aggregate of these columns decodes nothing
+      request.order_by = order_by;
       if (!where.empty()) {
         ASSIGN_OR_RETURN(request.indexes, Indexes());
       }
@@ -555,10 +563,11 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("create_index", &PyTable::CreateIndex, py::arg("column"), py::arg("kind"), py::arg("name") = "",
            py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
-      .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
+      .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"),
+           py::arg("order_by"))
       .def("count", &PyTable::Count, py::arg("where"))
       .def("aggregate", &PyTable::Aggregate, py::arg("aggregates"), py::arg("where"), py::arg("group_by"), py::arg("limit"),
-           py::arg("sample"), py::arg("error"), py::arg("confidence"))
+           py::arg("sample"), py::arg("error"), py::arg("confidence"), py::arg("order_by"))
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
       .def("stats", &PyTable::Stats)

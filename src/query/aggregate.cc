@@ -10,6 +10,7 @@
 
 #include "format/parquet/dictionary_builder.h"
 #include "query/binder.h"
+#include "query/order.h"
 #include "query/parser.h"
 #include "query/pruning.h"
 #include "query/scanner.h"
@@ -766,6 +767,10 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     }
     result.fraction = f;
     ASSIGN_OR_RETURN(result.rows, aggregation->FinishEstimate(f, request.confidence));
+  }
+  if (!request.order_by.empty()) {
+    ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(request.order_by));
+    ASSIGN_OR_RETURN(result.rows, SortBatch(result.rows, keys, request.limit));
   }
   if (request.limit && *request.limit < result.rows.num_rows()) result.rows = result.rows.Slice(0, size_t(*request.limit));
   return result;

@@ -108,6 +108,7 @@ struct AggregateRequest {
   std::string aggregates;             // ParseAggregates' text
   std::vector<std::string> group_by;
   std::optional<uint64_t> limit;      // groups returned at most
+  std::string order_by;               // of the result's columns (query/order.h), before `limit`
   std::vector<IndexHandle> indexes;   // the table's indexes the filter may use
   std::function<void(uint64_t rows)> progress;  // rows aggregated so far (may be empty)
   std::optional<double> sample;       // estimate from this sample fraction, in (0, 1]

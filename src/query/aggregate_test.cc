@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "format/parquet/writer.h"
+#include "query/index_manager.h"
+#include "query/order.h"
 #include "query/scanner.h"
 #include "table/batch_source.h"
 #include "util/duckdb_ref.h"
@@ -284,6 +286,153 @@ TEST(AggregateTableTest, StatisticsAnswerWithoutReadingWhenTheyTell) {
   auto n = CountWhere(*table, null_test);
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, expected);
+}
+
+TEST(OrderTest, ParsesKeysAndNamesWhatItCannotRead) {
+  auto keys = ParseOrderBy(" score DESC, \"odd, name\" asc,avg(score)");
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  ASSERT_EQ(keys->size(), 3u);
+  EXPECT_EQ((*keys)[0].column, "score");
+  EXPECT_TRUE((*keys)[0].descending);
+  EXPECT_EQ((*keys)[1].column, "odd, name");
+  EXPECT_FALSE((*keys)[1].descending);
+  EXPECT_EQ((*keys)[2].column, "avg(score)");
+  for (const char* bad : {"", "a sideways", "a desc b", "a,", "\"open"}) {
+    auto r = ParseOrderBy(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--order-by at position"), std::string::npos) << r.status().ToString();
+  }
+}
+
+// ORDER BY [LIMIT] over a table of random rows of every type (NULL, NaN, ±inf, -0.0), with and
+// without filters, through the scan and (one btree column, a limit, no filter) through the index,
+// after a delete: the key columns in DuckDB's order.
+TEST(OrderTest, RandomRowsOrderedAsDuckDBOrdersThem) {
+  if (!testing::DuckDBAvailable()) GTEST_FAIL() << testing::DuckDBMissingMessage();
+  testing::TempDir dir;
+  int compared = 0, from_index = 0;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    Batch rows = RandomRows(seed + 10, 900);
+    table::WriteConfig config;
+    config.rows_per_file = 250;
+    auto src = table::MemorySource(rows.schema(), {rows});
+    auto created = table::Table::Create(NewMemoryStore(), src.get(), config);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    std::unique_ptr<table::Table> table = std::move(*created);
+    for (const char* column : {"l", "s", "d"}) {
+      IndexOptions options;
+      options.column = column;
+      options.type = "btree";
+      options.page_rows = 16;
+      ASSERT_TRUE(CreateIndex(table.get(), options).ok());
+    }
+    ASSERT_TRUE(DeleteWhere(table.get(), "i < -50000").ok());
+    // The live rows, as DuckDB's input.
+    auto live = table->ReadAll();
+    ASSERT_TRUE(live.ok());
+    const std::string path = dir.Join("o" + std::to_string(seed) + ".parquet");
+    {
+      auto w = parquet::ParquetWriter::Make(live->schema());
+      ASSERT_TRUE(w.ok());
+      ASSERT_TRUE((*w)->Write(*live).ok());
+      std::ofstream(path, std::ios::binary) << *(*w)->Finish();
+    }
+    auto indexes = OpenIndexes(*table, {});
+    ASSERT_TRUE(indexes.ok());
+    // Every case's rows from one DuckDB run: each case numbered q, its rows numbered n in its
+    // order (row_number over the ORDER BY, QUALIFY for the limit), the cases joined BY NAME.
+    struct Case {
+      std::string order, where;
+      std::optional<uint64_t> limit;
+      std::vector<std::string> keys;
+      Batch ours;
+    };
+    std::vector<Case> cases;
+    std::string sql;
+    for (const std::string order : {"l", "l desc", "d", "d desc", "f desc, i", "s desc, l", "day, ts desc", "b desc, h, l", "s"}) {
+      for (const std::string where : {"", "i > 0", "d IS NOT NULL AND g = 1"}) {
+        for (const std::optional<uint64_t> limit : {std::optional<uint64_t>(), std::optional<uint64_t>(1),
+                                                    std::optional<uint64_t>(9), std::optional<uint64_t>(200)}) {
+          Case c{order, where, limit, {}, {}};
+          auto parsed = ParseOrderBy(order);
+          ASSERT_TRUE(parsed.ok());
+          for (const OrderKey& k : *parsed) c.keys.push_back(k.column);
+          OrderedQuery query{where, c.keys, order, limit, std::nullopt, *indexes};
+          auto ours = QueryOrdered(*table, query);
+          ASSERT_TRUE(ours.ok()) << ours.status().ToString();
+          from_index += ours->from_index ? 1 : 0;
+          c.ours = std::move(ours->rows);
+          std::string keys;
+          for (const std::string& k : c.keys) keys += ", " + k;
+          sql += std::string(sql.empty() ? "" : " UNION ALL BY NAME ") + "(SELECT " + std::to_string(cases.size()) +
+                 " AS q, row_number() OVER (ORDER BY " + order + ") AS n" + keys + " FROM read_parquet(" +
+                 testing::SqlQuote(path) + ")" + (where.empty() ? "" : " WHERE " + where) +
+                 (limit ? " QUALIFY n <= " + std::to_string(*limit) : "") + ")";
+          cases.push_back(std::move(c));
+        }
+      }
+    }
+    auto duck = testing::RunDuckDB("SELECT * FROM (" + sql + ") ORDER BY q, n");
+    ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+    auto zero = [](std::optional<std::string> v) {  // -0.0 and 0.0 are one key
+      if (v && (*v == "-0.0" || *v == "-0")) v = v->substr(1);
+      return v;
+    };
+    size_t at = 0;  // DuckDB's next row
+    for (size_t q = 0; q < cases.size(); ++q) {
+      const Case& c = cases[q];
+      SCOPED_TRACE("ORDER BY " + c.order + " WHERE '" + c.where + "' LIMIT " + (c.limit ? std::to_string(*c.limit) : "-"));
+      std::vector<testing::DuckRow> mine = testing::RenderBatchLikeDuckDB(c.ours);
+      for (size_t r = 0; r < mine.size(); ++r, ++at) {
+        ASSERT_LT(at, duck->rows.size());
+        ASSERT_EQ(duck->rows[at][0], std::to_string(q)) << "row " << r << ": DuckDB has fewer rows";
+        for (size_t k = 0; k < c.keys.size(); ++k) {
+          const size_t dc = size_t(std::find(duck->columns.begin(), duck->columns.end(), c.keys[k]) - duck->columns.begin());
+          ASSERT_LT(dc, duck->columns.size());
+          ASSERT_EQ(zero(mine[r][k]), zero(duck->rows[at][dc])) << "row " << r << " key " << c.keys[k];
+          ++compared;
+        }
+      }
+      ASSERT_TRUE(at == duck->rows.size() || duck->rows[at][0] != std::to_string(q)) << "DuckDB has more rows";
+    }
+  }
+  EXPECT_GT(compared, 10000);
+  EXPECT_GE(from_index, 2 * 4);  // "l", "l desc", "d", "d desc" with a limit and no filter, per seed... at least these
+}
+
+// The first rows of a btree column come from the index: few leaf pages, only those rows taken.
+TEST(OrderTest, LimitOnABTreeColumnReadsItsFirstLeafPagesAndThoseRows) {
+  Schema schema = Schema::Parse("k:int64,v:string").value();
+  Batch rows(schema);
+  testing::Rng rng(5);
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(rows.mutable_column(0).AppendValue(Value::Int64(int64_t(rng.Uniform(1000000)))).ok());
+    ASSERT_TRUE(rows.mutable_column(1).AppendValue(Value::String("v" + std::to_string(i))).ok());
+  }
+  ASSERT_TRUE(rows.Seal().ok());
+  table::WriteConfig config;
+  config.rows_per_file = 5000;
+  auto src = table::MemorySource(schema, {rows});
+  auto table = table::Table::Create(NewMemoryStore(), src.get(), config);
+  ASSERT_TRUE(table.ok());
+  IndexOptions options;
+  options.column = "k";
+  options.type = "btree";
+  options.page_rows = 256;
+  ASSERT_TRUE(CreateIndex(table->get(), options).ok());
+  auto indexes = OpenIndexes(**table, {});
+  ASSERT_TRUE(indexes.ok());
+  OrderedQuery query{"", {}, "k desc", 10, std::nullopt, *indexes};
+  auto top = QueryOrdered(**table, query);
+  ASSERT_TRUE(top.ok()) << top.status().ToString();
+  EXPECT_TRUE(top->from_index);
+  EXPECT_EQ(top->index.pages_read, 1u);  // 10 rows of a 256-row page
+  EXPECT_LE(top->rows_read, 10u * 4);    // the pages of 10 rows, not the table
+  ASSERT_EQ(top->rows.num_rows(), 10u);
+  std::vector<int64_t> all(rows.column(0).data<int64_t>(), rows.column(0).data<int64_t>() + rows.num_rows());
+  std::sort(all.rbegin(), all.rend());
+  for (size_t r = 0; r < 10; ++r) EXPECT_EQ(top->rows.column(0).Get<int64_t>(r), all[r]);
+  EXPECT_EQ(top->rows.schema().ToString(), schema.ToString());  // every visible column
 }
 
 }  // namespace

@@ -468,8 +468,19 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
       }
       return all;
     };
+    auto segments = std::make_shared<const std::vector<std::shared_ptr<const index::btree::BTreeSegment>>>(std::move(countable));
+    if (meta.type == "btree") {
+      h.first_rows = [segments](bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
+                                index::SearchCounters* c) -> Result<std::vector<uint64_t>> {
+        std::vector<uint64_t> all;
+        for (const auto& segment : *segments) {
+          ASSIGN_OR_RETURN(std::vector<uint64_t> some, segment->FirstRows(descending, k, keep, c));
+          all.insert(all.end(), some.begin(), some.end());
+        }
+        return all;
+      };
+    }
     if (meta.type == "btree" && !stale) {
-      auto segments = std::make_shared<const std::vector<std::shared_ptr<const index::btree::BTreeSegment>>>(std::move(countable));
       h.count = [segments](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<uint64_t> {
         uint64_t n = 0;
         for (const auto& segment : *segments) {

@@ -35,6 +35,12 @@ struct IndexHandle {
   // version no longer has): how many of their rows match, from the index's directory (BTree
   // pages inside the answer are counted, not read). Empty otherwise.
   std::function<Result<uint64_t>(const index::ScalarQuery&, index::SearchCounters*)> count;
+  // An exact index: for each of its segments, the addresses of its first k rows in key order
+  // (descending: from the largest) that `keep` accepts (BTreeSegment::FirstRows), concatenated;
+  // the first k of the table are among them. Empty otherwise.
+  std::function<Result<std::vector<uint64_t>>(bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
+                                              index::SearchCounters*)>
+      first_rows;
 };
 
 struct IndexPlan {

@@ -399,4 +399,41 @@ Result<uint64_t> BTreeSegment::Count(const ScalarQuery& query, SearchCounters* c
   return n;
 }
 
+Result<std::vector<uint64_t>> BTreeSegment::FirstRows(bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
+                                                      SearchCounters* counters) const {
+  std::vector<uint64_t> out;
+  SearchCounters local;
+  local.pages_total = dir_.num_pages();
+  const size_t pages = dir_.num_pages();
+  for (size_t i = 0; i < pages && out.size() < k; ++i) {
+    const uint32_t page = uint32_t(descending ? pages - 1 - i : i);
+    ++local.pages_selected;
+    ASSIGN_OR_RETURN(std::shared_ptr<const LeafPage> leaf, ReadPage(page, &local));
+    const std::vector<uint64_t>& a = leaf->addresses;
+    // Inside a page keys ascend, equal keys by address: descending walks runs of equal keys
+    // backwards but each run forwards, so that ties come in address order either way.
+    for (size_t j = 0; j < a.size() && out.size() < k;) {
+      size_t b = j, e = j + 1;
+      if (descending) {
+        e = a.size() - j;
+        b = e - 1;
+        while (b > 0 && leaf->keys[b - 1] == leaf->keys[b]) --b;
+      } else {
+        while (e < a.size() && leaf->keys[e - 1] == leaf->keys[e]) ++e;
+      }
+      for (size_t r = b; r < e && out.size() < k; ++r) {
+        if (keep(a[r])) out.push_back(a[r]);
+      }
+      j += e - b;
+    }
+  }
+  if (counters != nullptr) {
+    counters->pages_total += local.pages_total;
+    counters->pages_selected += local.pages_selected;
+    counters->pages_read += local.pages_read;
+    counters->bytes_read += local.bytes_read;
+  }
+  return out;
+}
+
 }  // namespace lakeindex::index::btree

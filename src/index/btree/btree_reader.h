@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,6 +63,12 @@ class BTreeSegment {
   // How many rows Search would answer, from the directory: pages wholly inside an interval
   // count their rows unread, only the pages an interval cuts are read (a range: at most two).
   Result<uint64_t> Count(const ScalarQuery& query, SearchCounters* counters = nullptr) const;
+
+  // ORDER BY the key LIMIT k: the addresses of the first `k` rows in key order (descending:
+  // from the largest key) that `keep` accepts, reading leaf pages from that end until they are
+  // found; NULL keys are never among them. Equal keys come in address order.
+  Result<std::vector<uint64_t>> FirstRows(bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
+                                          SearchCounters* counters = nullptr) const;
 
   const BTreeSegmentInfo& info() const { return info_; }
   const PageDirectory& directory() const { return dir_; }
