@@ -148,7 +148,22 @@ TEST(CliAggregateTest, EstimatesFromTheOTreeSampleWithIntervals) {
   CliResult refused = RunCli(dir, {"query", table, "--agg", "avg(score)", "--sample", "0.1"});
   EXPECT_EQ(refused.code, 1);
   EXPECT_NE(refused.err.find("needs an OTree layout"), std::string::npos) << refused.err;
+  ASSERT_EQ(RunCli(dir, {"index", "create", table, "--column", "score", "--type", "btree"}).code, 0);
   ASSERT_EQ(RunCli(dir, {"layout", table, "--otree", "x,y", "--cube-rows", "5000"}).code, 0);
+
+  // explain --agg says how each was answered.
+  CliResult by_stats = RunCli(dir, {"explain", table, "--agg", "min(score), max(score), count(*)"});
+  ASSERT_EQ(by_stats.code, 0) << by_stats.err;
+  EXPECT_NE(by_stats.out.find("answered from the manifest's per-file statistics: no data file read"), std::string::npos) << by_stats.out;
+  CliResult by_directory = RunCli(dir, {"explain", table, "--agg", "count(*)", "--where", "score BETWEEN 1000 AND 50000"});
+  ASSERT_EQ(by_directory.code, 0) << by_directory.err;
+  EXPECT_NE(by_directory.out.find("from index score_btree's page directory"), std::string::npos) << by_directory.out;
+  CliResult rounds = RunCli(dir, {"explain", table, "--agg", "avg(score)", "--error", "0.05", "--json"});
+  ASSERT_EQ(rounds.code, 0) << rounds.err;
+  auto explained = nlohmann::json::parse(rounds.out);
+  EXPECT_GE(explained["rounds"].size(), 1u) << rounds.out;
+  EXPECT_LE(explained["max_relative_half_width"].get<double>(), 0.05) << rounds.out;
+  EXPECT_NE(explained["plan"][0].get<std::string>().find("for weights in [0, "), std::string::npos) << rounds.out;
 
   CliResult shown = RunCli(dir, {"query", table, "--agg", "count(*), avg(score), max(score)", "--sample", "0.1"});
   ASSERT_EQ(shown.code, 0) << shown.err;

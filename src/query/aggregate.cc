@@ -626,7 +626,8 @@ namespace {
 // One pass of the filtered rows (of the sample weights in [from, to) when `to` is set) into
 // `aggregation`; returns the rows decoded.
 Result<uint64_t> ScanInto(const table::Table& table, const AggregateRequest& request, const std::vector<std::string>& columns,
-                          std::optional<double> to, double from, Aggregation* aggregation, uint64_t* aggregated) {
+                          std::optional<double> to, double from, Aggregation* aggregation, uint64_t* aggregated,
+                          std::vector<std::string>* plan) {
   ScanRequest scan;
   scan.where = request.where;
   scan.indexes = request.indexes;
@@ -644,6 +645,11 @@ Result<uint64_t> ScanInto(const table::Table& table, const AggregateRequest& req
     *aggregated += batch.num_rows();
     if (request.progress) request.progress(*aggregated);
   }
+  std::string read;
+  for (const std::string& c : scan.select) read += (read.empty() ? "" : ", ") + c;
+  plan->push_back("scan of " + read + (to ? " for weights in [" + FormatDouble(from) + ", " + FormatDouble(*to) + ")" : "") +
+                  ": " + std::to_string(scanner->counters().rows_read) + " rows read");
+  for (const std::string& line : scanner->plan()) plan->push_back("  " + line);
   return scanner->counters().rows_read;
 }
 
@@ -712,7 +718,7 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
   } else if (request.group_by.empty() && checked->input_columns().empty()) {
     // count(*) alone: counted as Table.count counts (from an exact index and the deletion
     // vectors, or reading only the filter's columns), no column read for its own sake.
-    ASSIGN_OR_RETURN(uint64_t n, CountWhere(table, request.where, request.indexes));
+    ASSIGN_OR_RETURN(uint64_t n, CountWhere(table, request.where, request.indexes, &result.plan));
     RETURN_IF_ERROR(checked->AddCount(n));
     ASSIGN_OR_RETURN(result.rows, checked->Finish());
     result.rows_aggregated = n;
@@ -738,9 +744,10 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
   }
   ASSIGN_OR_RETURN(auto aggregation, Aggregation::Make(scan_schema, request.group_by, std::move(specs)));
   if (from_statistics) {
+    result.plan.push_back("answered from the manifest's per-file statistics: no data file read");
     result.rows = std::move(*from_statistics);
   } else if (!estimate) {
-    ASSIGN_OR_RETURN(result.rows_read, ScanInto(table, request, columns, std::nullopt, 0, aggregation.get(), &result.rows_aggregated));
+    ASSIGN_OR_RETURN(result.rows_read, ScanInto(table, request, columns, std::nullopt, 0, aggregation.get(), &result.rows_aggregated, &result.plan));
     ASSIGN_OR_RETURN(result.rows, aggregation->Finish());
   } else {
     aggregation->TrackVariances();
@@ -754,7 +761,7 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     }
     double from = 0;
     while (true) {
-      ASSIGN_OR_RETURN(uint64_t read, ScanInto(table, request, columns, f, from, aggregation.get(), &result.rows_aggregated));
+      ASSIGN_OR_RETURN(uint64_t read, ScanInto(table, request, columns, f, from, aggregation.get(), &result.rows_aggregated, &result.plan));
       result.rows_read += read;
       result.rounds.push_back(f);
       Result<Aggregation::Precision> p = aggregation->EstimatePrecision(f, request.confidence);

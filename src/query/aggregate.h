@@ -130,6 +130,7 @@ struct AggregateResult {
   double max_relative_half_width = 0;  // the widest interval ÷ |estimate|
   uint64_t rows_aggregated = 0;  // rows that passed the filter (sampled rows, for estimates)
   uint64_t rows_read = 0;        // rows decoded by the scans
+  std::vector<std::string> plan;  // how it was answered, for explain: one line per step
 };
 Result<AggregateResult> AggregateTable(const table::Table& table, const AggregateRequest& request);
 

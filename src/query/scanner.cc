@@ -835,7 +835,8 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
   return j;
 }
 
-Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes) {
+Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes,
+                            std::vector<std::string>* plan) {
   if (!where.empty() && !indexes.empty()) {
     // One exact index answering the whole filter over every fragment, none with deleted rows:
     // counted from the index's directory, not a data file nor most of its leaf pages read.
@@ -847,7 +848,14 @@ Result<uint64_t> CountWhere(const table::Table& table, const std::string& where,
         std::all_of(m.fragments.begin(), m.fragments.end(), [&](const table::FragmentMeta& f) {
           return !f.deletion && single->index->fragments->count(f.id) > 0;
         })) {
-      return single->index->count(single->query, nullptr);
+      index::SearchCounters counters;
+      ASSIGN_OR_RETURN(uint64_t n, single->index->count(single->query, &counters));
+      if (plan) {
+        plan->push_back("count(*) from index " + single->index->name + "'s page directory: " +
+                        std::to_string(counters.pages_all_match) + " leaf pages counted whole, " +
+                        std::to_string(counters.pages_selected - counters.pages_all_match) + " looked into, no data file read");
+      }
+      return n;
     }
   }
   ScanRequest request;
@@ -859,9 +867,15 @@ Result<uint64_t> CountWhere(const table::Table& table, const std::string& where,
   Batch batch;
   while (true) {
     ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
-    if (!more) return n;
+    if (!more) break;
     n += batch.num_rows();
   }
+  if (plan) {
+    plan->push_back("count(*): " + std::to_string(scanner->counters().rows_read) +
+                    " rows of the filter's columns read (the rest counted from statistics, indexes and deletion vectors)");
+    for (const std::string& line : scanner->plan()) plan->push_back("  " + line);
+  }
+  return n;
 }
 
 Result<uint64_t> DeleteWhere(table::Table* table, const std::string& where, std::vector<IndexHandle> indexes) {

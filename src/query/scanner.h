@@ -184,7 +184,9 @@ class Scanner {
 
 // The number of rows of `table` where `where` is TRUE (every live row when empty), as
 // ScanRequest::count_only counts them.
-Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes = {});
+// `plan` (optional) receives how it was counted, for explain.
+Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes = {},
+                            std::vector<std::string>* plan = nullptr);
 
 // Deletes the rows of `table` where `where` is TRUE (using `indexes` to find them) and commits a
 // new version; returns how many rows were newly deleted (0: no new version).
