@@ -53,8 +53,10 @@ def main():
             start = time.perf_counter()
             result = run(**kw)
             times.append(time.perf_counter() - start)
-        first = {k: (None if v.size == 0 else v[0].item() if hasattr(v[0], "item") else str(v[0]))
-                 for k, v in result.items()}
+        def plain(x):
+            x = x.item() if hasattr(x, "item") else x
+            return x if x is None or isinstance(x, (bool, int, float, str)) else str(x)
+        first = {k: (None if v.size == 0 else plain(v[0])) for k, v in result.items()}
         emit({"bench": "aggregates", "engine": "lakeindex_python", "case": name, "table": which,
               "groups": len(next(iter(result.values()))), "first": first,
               "details": getattr(result, "details", None),

@@ -381,9 +381,18 @@ Status Aggregation::Add(const Batch& batch) {
       }
       continue;
     }
-    if ((kind == AggKind::kSum || kind == AggKind::kAvg) && !track_variances_ && (type == TypeId::kInt64 || type == TypeId::kDouble)) {
+    if ((kind == AggKind::kSum || kind == AggKind::kAvg) && (type == TypeId::kInt64 || type == TypeId::kDouble)) {
       // The hot loops: one type, no per-value dispatch.
-      if (type == TypeId::kInt64) {
+      if (type == TypeId::kInt64 && track_variances_) {
+        const int64_t* v = col.data<int64_t>();
+        for (size_t r = 0; r < n; ++r) {
+          if (nulls && col.IsNull(r)) continue;
+          Acc& acc = acc_of(r);
+          ++acc.count;
+          acc.isum += v[r];
+          acc.AddMoments(double(v[r]));
+        }
+      } else if (type == TypeId::kInt64) {
         const int64_t* v = col.data<int64_t>();
         if (!grouped && !nulls) {
           __int128 sum = 0;
@@ -405,6 +414,7 @@ Status Aggregation::Add(const Batch& batch) {
           Acc& acc = acc_of(r);
           ++acc.count;
           acc.AddDouble(v[r]);
+          if (track_variances_) acc.AddMoments(v[r]);
         }
       }
       continue;

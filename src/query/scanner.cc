@@ -207,6 +207,10 @@ Status Scanner::Init(const ScanRequest& request) {
   }
   want_addresses_ = request.with_addresses;
   std::set<int> distinct(output_in_read_.begin(), output_in_read_.end());
+  filter_output_.assign(num_filter_columns_, false);
+  for (int i : output_in_read_) {
+    if (size_t(i) < num_filter_columns_) filter_output_[size_t(i)] = true;
+  }
   moveable_output_ = distinct.size() == output_in_read_.size();
   counters_.fragments_total = table_->manifest().fragments.size();
   plan_.reserve(counters_.fragments_total * 2 + 8);
@@ -613,8 +617,9 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     }
     if (!take) candidate = {{0, rg_rows}};
   }
-  // Rows of an exact index answer with nothing left to check skip evaluation.
-  const bool evaluate = filter_ != nullptr && !(take && !index_plan_.residual);
+  // Rows of an exact index answer with nothing left to check skip evaluation, as do row groups
+  // whose statistics prove every row matches (an OTree block wholly inside a sample, say).
+  bool evaluate = filter_ != nullptr && !(take && !index_plan_.residual);
   if (evaluate) {
     MapStatsProvider stats;
     for (size_t pos = 0; pos < read_columns_.size(); ++pos) {
@@ -633,6 +638,9 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       out->plan.push_back(std::move(step));
       return Status::OK();
     }
+    if (MustMatch(*filter_, stats)) evaluate = false;
+  }
+  if (evaluate) {
     // Page pruning: for each filter column alone, the rows of the pages that may match.
     for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
       const int c = read_columns_[pos];
@@ -760,7 +768,13 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     if (count == 0) continue;
     // The other columns, for the passing rows only.
     const size_t first_rest = evaluate ? num_filter_columns_ : 0;
-    if (all) {
+    if (all && !evaluate) {
+      // Nothing evaluated: of the filter's columns only those the output shows are read.
+      for (size_t i = 0; i < num_filter_columns_; ++i) {
+        if (filter_output_[i]) RETURN_IF_ERROR(read(i, i + 1, window, &cols));
+      }
+      RETURN_IF_ERROR(read(num_filter_columns_, read_columns_.size(), window, &cols));
+    } else if (all) {
       RETURN_IF_ERROR(read(first_rest, read_columns_.size(), window, &cols));
     } else {
       std::vector<uint32_t> passing(rows.size());

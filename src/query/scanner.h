@@ -157,6 +157,7 @@ class Scanner {
   Schema read_schema_;
   Schema filter_schema_;           // read_schema_'s first num_filter_columns_ fields
   std::vector<int> output_in_read_;  // output column i = read column output_in_read_[i]
+  std::vector<bool> filter_output_;  // per filter column (read_columns_[0, n)): the output shows it
   Schema output_schema_;
   std::optional<uint64_t> limit_;
   bool want_addresses_ = false;
