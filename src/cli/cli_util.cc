@@ -1,5 +1,7 @@
 #include "cli/cli_util.h"
 
+#include <charconv>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -95,6 +97,22 @@ table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progr
   config.rows_per_file = rows_per_file;
   config.progress = [progress](uint64_t rows) { progress->Update(rows); };
   return config;
+}
+
+CLI::Validator WholeNumber(uint64_t min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        uint64_t v = 0;
+        const char* end = text.data() + text.size();
+        auto [at, error] = std::from_chars(text.data(), end, v);
+        if (text.empty() || error == std::errc::result_out_of_range || error != std::errc() || at != end) {
+          return "expected a whole number" + std::string(min > 0 ? " from " + std::to_string(min) : "") +
+                 " up to 18446744073709551615, got '" + text + "'";
+        }
+        if (v < min) return "must be at least " + std::to_string(min) + ", got " + text;
+        return "";
+      },
+      min > 0 ? "N>=" + std::to_string(min) : "N>=0");
 }
 
 }  // namespace lakeindex::cli

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "lakeindex/object_store.h"
 #include "table/table.h"
 #include "lakeindex/status.h"
@@ -45,6 +47,10 @@ struct TableHandle {
 // (query::PrefetchForQueries).
 Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version = std::nullopt,
                               const std::optional<std::string>& query_filter = std::nullopt);
+
+// A CLI11 check for options taking a count: decimal digits only, at least `min`, at most 2^64-1
+// ("-1", "1e3", "0x10" and 2^64 are refused naming the value, instead of wrapping around).
+CLI::Validator WholeNumber(uint64_t min = 0);
 
 class Progress;
 // Write settings of create/append/optimize/layout with progress reported to `progress`.

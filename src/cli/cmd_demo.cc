@@ -337,7 +337,7 @@ Status RunDemo(const DemoArgs& args) {
 void AddDemoCommand(CLI::App& app, CommandList* commands) {
   auto demo = std::make_shared<DemoArgs>();
   auto* cmd = app.add_subcommand("demo", "Build an indexed OTree table from generated data and tour its queries");
-  cmd->add_option("--rows", demo->rows, "Rows of generated events data")->capture_default_str();
+  cmd->add_option("--rows", demo->rows, "Rows of generated events data")->check(WholeNumber(1))->capture_default_str();
   cmd->add_option("--dir", demo->dir, "Directory for the demo's files (the table is DIR/events)")->capture_default_str();
   commands->emplace_back(cmd, [demo] { return RunDemo(*demo); });
 }

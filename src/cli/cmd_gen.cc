@@ -57,9 +57,9 @@ static Status RunGen(const GenArgs& args) {
 void AddDataCommands(CLI::App& app, CommandList* commands) {
   auto gen = std::make_shared<GenArgs>();
   auto* gen_cmd = app.add_subcommand("gen", "Write the generated 'events' data set to a CSV or Parquet file");
-  gen_cmd->add_option("--rows", gen->rows, "Number of rows")->required();
+  gen_cmd->add_option("--rows", gen->rows, "Number of rows")->check(WholeNumber())->required();
   gen_cmd->add_option("--output", gen->output, "Output file (.csv or .parquet)")->required();
-  gen_cmd->add_option("--seed", gen->seed, "Random seed (same seed, same rows)")->capture_default_str();
+  gen_cmd->add_option("--seed", gen->seed, "Random seed (same seed, same rows)")->check(WholeNumber())->capture_default_str();
   commands->emplace_back(gen_cmd, [gen] { return RunGen(*gen); });
 }
 

@@ -214,12 +214,13 @@ void AddLayoutCommands(CLI::App& app, CommandList* commands) {
   l->add_option("--zorder", args->zorder, "Comparison layout: Z-order of these columns");
   l->add_option("--hilbert", args->hilbert, "Comparison layout: Hilbert order of these columns");
   l->add_option("--cube-rows", args->cube_rows, "OTree: target rows per cube; others: rows per row group")
+      ->check(WholeNumber(1))
       ->capture_default_str();
   l->add_option("--transform", args->transform, "default (quantile for strings and skewed numbers), linear or quantile")
       ->capture_default_str();
-  l->add_option("--slices", args->slices, "OTree: weight slices per cube (row groups)")->capture_default_str();
-  l->add_option("--page-rows", args->page_rows, "Rows per Parquet page inside blocks")->capture_default_str();
-  l->add_option("--rows-per-file", args->rows_per_file, "Target rows per data file")->capture_default_str();
+  l->add_option("--slices", args->slices, "OTree: weight slices per cube (row groups)")->check(WholeNumber(1))->capture_default_str();
+  l->add_option("--page-rows", args->page_rows, "Rows per Parquet page inside blocks")->check(WholeNumber(1))->capture_default_str();
+  l->add_option("--rows-per-file", args->rows_per_file, "Target rows per data file")->check(WholeNumber(1))->capture_default_str();
   commands->emplace_back(l, [args] { return RunLayout(*args); });
 
   auto plot = std::make_shared<PlotArgs>();

@@ -573,7 +573,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   c->add_option("TABLE", create->table, "Table directory")->required();
   c->add_option("--from", create->from, "Input file (.csv or .parquet)")->required();
   c->add_option("--schema", create->schema, "Column types, e.g. \"id:int64,name:string\" (CSV only; default: inferred)");
-  c->add_option("--rows-per-file", create->rows_per_file, "Rows per data file")->capture_default_str();
+  c->add_option("--rows-per-file", create->rows_per_file, "Rows per data file")->check(WholeNumber(1))->capture_default_str();
   c->add_flag("--iceberg", create->iceberg, "Also keep Iceberg metadata (metadata/), written with every commit");
   c->add_option("--iceberg-location", create->iceberg_location,
                 "The URI other engines read the table at (implies --iceberg; default: the table's own)");
@@ -583,7 +583,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* a = app.add_subcommand("append", "Append the rows of a CSV or Parquet file (same schema)");
   a->add_option("TABLE", append->table, "Table directory")->required();
   a->add_option("--from", append->from, "Input file (.csv or .parquet)")->required();
-  a->add_option("--rows-per-file", append->rows_per_file, "Rows per data file")->capture_default_str();
+  a->add_option("--rows-per-file", append->rows_per_file, "Rows per data file")->check(WholeNumber(1))->capture_default_str();
   commands->emplace_back(a, [append] { return RunAppend(*append); });
 
   auto del = std::make_shared<DeleteArgs>();
@@ -603,8 +603,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   q->add_option("--error", query->error, "With --agg on an OTree table: estimate from the smallest sample whose intervals are within this relative half-width (0.01 = ±1%)");
   q->add_option("--confidence", query->confidence, "Confidence of the estimates' intervals")->capture_default_str();
   q->add_option("--order-by", query->order_by, "Order the rows (or with --agg the groups): \"col [desc], ...\", NULLs last");
-  q->add_option("--limit", query->limit, "Return at most N rows");
-  q->add_option("--version", query->version, "Read this version (time travel)");
+  q->add_option("--limit", query->limit, "Return at most N rows")->check(WholeNumber());
+  q->add_option("--version", query->version, "Read this version (time travel)")->check(WholeNumber());
   q->add_option("--format", query->format, "table, csv, json (one object per line) or parquet")->capture_default_str();
   q->add_option("--output", query->output, "Write to FILE instead of stdout");
   commands->emplace_back(q, [query] { return RunQuery(*query); });
@@ -618,7 +618,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   e->add_option("--group-by", explain->group_by, "With --agg: the grouping");
   e->add_option("--error", explain->error, "With --agg: as query --error");
   e->add_option("--confidence", explain->confidence, "With --agg: as query --confidence")->capture_default_str();
-  e->add_option("--version", explain->version, "Explain against this version");
+  e->add_option("--version", explain->version, "Explain against this version")->check(WholeNumber());
   e->add_flag("--analyze", explain->analyze, "Run the query and report counters");
   e->add_flag("--json", explain->json, "One JSON object");
   commands->emplace_back(e, [explain] { return RunExplain(*explain); });
@@ -626,13 +626,13 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto optimize = std::make_shared<OptimizeArgs>();
   auto* o = app.add_subcommand("optimize", "Merge small fragments and fold deleted rows into rewritten files");
   o->add_option("TABLE", optimize->table, "Table directory")->required();
-  o->add_option("--rows-per-file", optimize->rows_per_file, "Target rows per data file")->capture_default_str();
+  o->add_option("--rows-per-file", optimize->rows_per_file, "Target rows per data file")->check(WholeNumber(1))->capture_default_str();
   commands->emplace_back(o, [optimize] { return RunOptimize(*optimize); });
 
   auto verify = std::make_shared<VerifyArgs>();
   auto* vf = app.add_subcommand("verify", "Check every file of a version (checksums, row counts)");
   vf->add_option("TABLE", verify->table, "Table directory")->required();
-  vf->add_option("--version", verify->version, "Verify this version (default: the newest)");
+  vf->add_option("--version", verify->version, "Verify this version (default: the newest)")->check(WholeNumber());
   commands->emplace_back(vf, [verify] { return RunVerify(*verify); });
 
   auto vacuum = std::make_shared<VacuumArgs>();
@@ -642,7 +642,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
                  "Only files older than this many hours (protects writers about to commit)")->capture_default_str();
   vc->add_flag("--force", vacuum->force, "Allow --older-than below 1 hour (no other process may be writing)");
   vc->add_option("--keep-versions", vacuum->keep_versions,
-                 "Also expire versions: keep the newest N (and every one younger than --older-than), remove the rest and their files");
+                 "Also expire versions: keep the newest N (and every one younger than --older-than), remove the rest and their files")
+      ->check(WholeNumber());
   commands->emplace_back(vc, [vacuum] { return RunVacuum(*vacuum); });
 
   auto* idx = app.add_subcommand("index", "Create, list, update or drop scalar indexes (btree, zonemap)");
@@ -653,8 +654,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   ic->add_option("--column", icreate->column, "Indexed column")->required();
   ic->add_option("--type", icreate->type, "btree (exact) or zonemap (pruning)")->required();
   ic->add_option("--name", icreate->name, "Index name (default COLUMN_TYPE)");
-  ic->add_option("--page-rows", icreate->page_rows, "BTree rows per leaf page")->capture_default_str();
-  ic->add_option("--zone-rows", icreate->zone_rows, "Zone map rows per zone")->capture_default_str();
+  ic->add_option("--page-rows", icreate->page_rows, "BTree rows per leaf page")->check(WholeNumber(1))->capture_default_str();
+  ic->add_option("--zone-rows", icreate->zone_rows, "Zone map rows per zone")->check(WholeNumber(1))->capture_default_str();
   commands->emplace_back(ic, [icreate] { return RunIndexCreate(*icreate); });
   auto ilist = std::make_shared<IndexArgs>();
   auto* il = idx->add_subcommand("list", "List the table's indexes");
@@ -689,7 +690,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto files = std::make_shared<FilesArgs>();
   auto* fl = app.add_subcommand("files", "List a version's live data files: rows, deleted positions, statistics");
   fl->add_option("TABLE", files->table, "Table directory")->required();
-  fl->add_option("--version", files->version, "Version (default: the newest)");
+  fl->add_option("--version", files->version, "Version (default: the newest)")->check(WholeNumber());
   fl->add_option("--format", files->format, "table, csv or json (with column statistics)")->capture_default_str();
   commands->emplace_back(fl, [files] { return RunFiles(*files); });
 

@@ -87,12 +87,24 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);  // help and version on stdout, usage errors on stderr
-    return code == 0 ? kExitOk : kExitUserError;
+    if (e.get_exit_code() == 0) {
+      app.exit(e);  // --help and --version, on stdout
+      return kExitOk;
+    }
+    // A usage error is one line, as every other error ("lakeindex: ..."), naming the option.
+    std::fprintf(stderr, "lakeindex: %s (see --help)\n", e.what());
+    return kExitUserError;
   }
   try {
     for (auto& [cmd, run] : commands) {
-      if (*cmd) return Finish(run());
+      if (!*cmd) continue;
+      // A filter given but empty would read every row, which the user cannot have meant.
+      const CLI::Option* where = cmd->get_option_no_throw("--where");
+      if (where != nullptr && where->count() > 0 &&
+          where->as<std::string>().find_first_not_of(" \t\r\n") == std::string::npos) {
+        return Finish(lakeindex::Status::InvalidArgument("--where is empty: leave it out to read every row"));
+      }
+      return Finish(run());
     }
   } catch (const std::exception& e) {
     // Nothing in lakeindex throws across its API; this catches library failures such as
