@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -27,6 +28,24 @@ std::string SourceDir() {
     return env;
   }
   return LAKEINDEX_SOURCE_DIR;
+}
+
+std::string ParquetTestingDir() {
+  if (const char* shared = std::getenv("LAKEINDEX_SHARED_DIR"); shared != nullptr && *shared != '\0') {
+    return std::string(shared) + "/parquet-testing";
+  }
+  return SourceDir() + "/../shared/parquet-testing";
+}
+
+std::string ParquetTestingMissing() {
+  const std::string dir = ParquetTestingDir();
+  if (std::filesystem::is_directory(dir + "/data")) return "";
+  return "the parquet-testing corpus is not at " + dir + " (set LAKEINDEX_SHARED_DIR to the folder holding it)";
+}
+
+bool ParquetTestingRequired() {
+  const char* required = std::getenv("LAKEINDEX_REQUIRE_CORPUS");
+  return required != nullptr && std::string(required) == "1";
 }
 
 namespace {

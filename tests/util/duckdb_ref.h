@@ -60,6 +60,14 @@ Result<ProcessOutput> RunNodeScript(const std::string& script, const std::vector
 // The checkout's directory (tests/, the node scripts' home).
 std::string SourceDir();
 
+// The apache/parquet-testing corpus: $LAKEINDEX_SHARED_DIR/parquet-testing, else the checkout's
+// ../shared/parquet-testing (where the project's workspace keeps it; a clone on its own has none).
+std::string ParquetTestingDir();
+// Why a corpus test cannot run, or empty when the corpus is there. Tests skip with it, unless
+// LAKEINDEX_REQUIRE_CORPUS=1 (which .ci/run sets): then they fail with it.
+std::string ParquetTestingMissing();
+bool ParquetTestingRequired();
+
 // 'text' with each ' doubled: a SQL string literal holding exactly `text`.
 std::string SqlQuote(std::string_view text);
 // "name" with each " doubled: a SQL identifier.

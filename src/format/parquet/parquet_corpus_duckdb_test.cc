@@ -4,7 +4,8 @@
 // *corrupt-checksum* must be Corruption.
 //
 // The corpus is $LAKEINDEX_SHARED_DIR/parquet-testing (default
-// $LAKEINDEX_SOURCE_DIR/../shared/parquet-testing); the test fails when it is missing.
+// $LAKEINDEX_SOURCE_DIR/../shared/parquet-testing); the test skips when it is missing, and fails
+// with LAKEINDEX_REQUIRE_CORPUS=1 (.ci/run).
 // The summary table goes to stdout; with LAKEINDEX_WRITE_CONFORMANCE_DOC=1 it is also written to
 // docs/parquet-conformance.md:
 //   LAKEINDEX_WRITE_CONFORMANCE_DOC=1 ctest --test-dir build -R ParquetCorpusDuckDB --output-on-failure
@@ -43,15 +44,12 @@ using lakeindex::testing::DuckResult;
 using lakeindex::testing::DuckRow;
 using lakeindex::testing::DuckTypeName;
 using lakeindex::testing::RenderBatchLikeDuckDB;
+using lakeindex::testing::ParquetTestingDir;
+using lakeindex::testing::ParquetTestingMissing;
+using lakeindex::testing::ParquetTestingRequired;
 using lakeindex::testing::RunDuckDB;
 using lakeindex::testing::SqlIdent;
 using lakeindex::testing::SqlQuote;
-
-std::string SharedDir() {
-  if (const char* shared = std::getenv("LAKEINDEX_SHARED_DIR"); shared && *shared) return shared;
-  const char* src = std::getenv("LAKEINDEX_SOURCE_DIR");
-  return std::string(src && *src ? src : LAKEINDEX_SOURCE_DIR) + "/../shared";
-}
 
 struct CorpusFile {
   std::string rel;   // relative to the corpus root, e.g. "data/binary.parquet"
@@ -161,9 +159,11 @@ void ParallelFor(size_t n, const std::function<void(size_t)>& job) {
 
 TEST(ParquetCorpusDuckDBTest, EveryFileMatchesDuckDBOrFailsCleanly) {
   if (!DuckDBAvailable()) FAIL() << DuckDBMissingMessage();
-  std::string root = SharedDir() + "/parquet-testing";
-  ASSERT_TRUE(fs::is_directory(root + "/data")) << "parquet-testing corpus not found at " << root
-                                                << " (set LAKEINDEX_SHARED_DIR)";
+  if (const std::string missing = ParquetTestingMissing(); !missing.empty()) {
+    if (ParquetTestingRequired()) FAIL() << missing;
+    GTEST_SKIP() << missing;
+  }
+  const std::string root = ParquetTestingDir();
   auto store = OpenLocalStore(root);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
 

@@ -4,6 +4,8 @@
 // Location: $LAKEINDEX_SHARED_DIR/parquet-testing, default $LAKEINDEX_SOURCE_DIR/../shared/...
 #include <gtest/gtest.h>
 
+#include "util/duckdb_ref.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,16 +18,6 @@ namespace lakeindex::parquet {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string TestingDir() {
-  if (const char* shared = std::getenv("LAKEINDEX_SHARED_DIR")) return std::string(shared) + "/parquet-testing";
-  const char* src = std::getenv("LAKEINDEX_SOURCE_DIR");
-#ifdef LAKEINDEX_SOURCE_DIR
-  if (src == nullptr) src = LAKEINDEX_SOURCE_DIR;
-#endif
-  if (src == nullptr) return "";
-  return std::string(src) + "/../shared/parquet-testing";
-}
 
 // Reads everything the reader offers; page reads must agree with whole-row-group reads.
 Status Exercise(ObjectStore* store, const std::string& path, Batch* all) {
@@ -97,8 +89,11 @@ std::vector<std::vector<std::optional<std::string>>> ReadCsv(const std::string& 
 }
 
 TEST(ParquetTestingConformanceTest, EveryFileReadsOrFailsCleanly) {
-  std::string dir = TestingDir();
-  if (dir.empty() || !fs::is_directory(dir)) GTEST_FAIL() << "parquet-testing not found at '" << dir << "'";
+  if (const std::string missing = lakeindex::testing::ParquetTestingMissing(); !missing.empty()) {
+    if (lakeindex::testing::ParquetTestingRequired()) GTEST_FAIL() << missing;
+    GTEST_SKIP() << missing;
+  }
+  const std::string dir = lakeindex::testing::ParquetTestingDir();
   auto store_r = OpenLocalStore(dir);
   ASSERT_TRUE(store_r.ok()) << store_r.status().ToString();
   ObjectStore* store = store_r->get();
