@@ -20,7 +20,7 @@ namespace lakeindex::cli {
 
 using table::OpenTableStore;  // the table directory as a counting store
 
-// DESIGN.md: 0 on success, 1 on a user error (one-line message), 2 on internal failure.
+// docs/user-guide.md "Conventions of every command": 0 on success, 1 on a user error (one-line message), 2 on internal failure.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUserError = 1;
 inline constexpr int kExitInternal = 2;

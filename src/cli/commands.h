@@ -1,6 +1,6 @@
 // The lakeindex subcommands. Each Add*Commands registers its subcommands with CLI11 and the
 // function that runs each one; main() runs the chosen one and turns its Status into the exit
-// code and one-line message of DESIGN.md's command-line contract.
+// code and one-line message of the command-line contract (docs/user-guide.md, "Conventions of every command").
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Operations: one function per user-level write, each doing the whole job — data, layout and
-// index maintenance — and ending in exactly one commit (DESIGN.md "Layers", ops/).
+// index maintenance — and ending in exactly one commit (docs/architecture.md, "The layers").
 //
 // Before this layer the front ends committed the data and then, separately, the index update:
 // two versions, of which the second could lose a race after the first was visible (an append

@@ -1,4 +1,4 @@
-// The expression tree of the SQL `WHERE` subset (DESIGN.md, "Expressions").
+// The expression tree of the SQL `WHERE` subset (docs/expressions.md).
 //
 // One node type with a `kind` (no virtual dispatch): the parser builds unbound trees (column
 // nodes carry only a name), Bind() returns a bound copy (column nodes carry index and type,

@@ -1,5 +1,5 @@
 // OTree block selection: which blocks (row groups of data files) a filter and a sample fraction
-// may need, from the layout in the manifest alone (DESIGN.md, OTree "Reads").
+// may need, from the layout in the manifest alone (docs/otree.md).
 //
 // The filter becomes one box per OR branch in each revision's coordinate space: every predicate
 // on a layout column that compares it with a literal of its type (=, <, <=, >, >=, BETWEEN, IN,

@@ -1,4 +1,4 @@
-// Parser of the SQL `WHERE` subset of DESIGN.md ("Expressions") into an unbound Expr tree.
+// Parser of the SQL `WHERE` subset of docs/expressions.md into an unbound Expr tree.
 //
 // Precedence, loosest first: OR < AND < NOT < predicate. Keywords are case-insensitive;
 // DATE and TIMESTAMP start a literal only when a string follows, so they remain usable as

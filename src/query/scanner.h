@@ -63,7 +63,7 @@ struct ScanRequest {
   bool cache_pages = false;
 };
 
-// Counters that do not depend on machine load (see DESIGN.md, explain --analyze).
+// Counters that do not depend on machine load (docs/user-guide.md, explain --analyze).
 struct ScanCounters {
   uint64_t fragments_total = 0;
   uint64_t fragments_scanned = 0;

@@ -1,4 +1,4 @@
-// Table: a versioned dataset on an ObjectStore (see DESIGN.md "Table layout on a store").
+// Table: a versioned dataset on an ObjectStore (docs/format.md).
 //
 // A Table object is a view of one version (its manifest). Writers (Create, Append, DeleteRows,
 // Optimize) write their new files first, then commit the next version with an atomic

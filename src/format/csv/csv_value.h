@@ -1,4 +1,4 @@
-// CSV text <-> typed values: the value syntax of DESIGN.md "Command line", shared by the reader
+// CSV text <-> typed values: the value syntax of docs/user-guide.md "Types and CSV values", shared by the reader
 // (parsing, type inference) and the writer (formatting).
 //
 // Syntax of a non-string value (surrounding spaces and tabs are ignored):

@@ -1,4 +1,4 @@
-// The "layout" object of a manifest: how a table's rows are placed (DESIGN.md, OTree layout).
+// The "layout" object of a manifest: how a table's rows are placed (docs/format.md and docs/otree.md).
 //
 //   {"kind": "otree" | "sort" | "zorder" | "hilbert",
 //    "columns": ["x", "y"],            the layout's columns, in dimension order

@@ -1,4 +1,4 @@
-// Writing a table in a layout: the OTree (DESIGN.md) and, for comparison, the sort / Z-order /
+// Writing a table in a layout: the OTree (docs/otree.md) and, for comparison, the sort / Z-order /
 // Hilbert layouts that Delta, Iceberg and ClickHouse users know.
 //
 // LayoutTable rewrites every live row of the table's current version into the layout and commits
