@@ -18,7 +18,7 @@ readonly kPackages=(
   libzstd-dev libsnappy-dev libroaring-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   zlib1g-dev liblz4-dev libbrotli-dev
   clang libclang-rt-14-dev
-  python3-dev pybind11-dev python3-numpy python3-distributed
+  python3-dev pybind11-dev python3-numpy python3-distributed python3-pandas
   libcurl4-openssl-dev libssl-dev
   libavro-dev
 )

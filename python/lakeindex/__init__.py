@@ -97,14 +97,16 @@ class Table:
         options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
         return self._t.layout_otree(options)
 
-    def query(self, where=None, select=None, sample=None, limit=None, order_by=None):
+    def query(self, where=None, select=None, sample=None, limit=None, order_by=None, output="numpy"):
         """Rows where `where` (SQL) is TRUE: {column: numpy array}. `select`: a list of column
         names or "a,b" (default: the visible columns); `sample`: fraction in (0, 1] of an
         OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many;
         `order_by`: "c [desc], ..." (NULLs last; one btree column with a limit is read in order
-        from the index)."""
+        from the index). `output="pandas"` gives a pandas DataFrame instead (NULLs as pandas'
+        missing values: nullable Int / Float / boolean columns, None, NaT)."""
+        _check_output(output)
         names, columns = self._t.query(where or "", _names(select), sample, limit, order_by or "")
-        return dict(zip(names, columns))
+        return _output(dict(zip(names, columns)), output)
 
     def count(self, where=None):
         """How many rows `where` (SQL) holds for (every live row when None). A filter that a
@@ -113,7 +115,7 @@ class Table:
         return self._t.count(where or "")
 
     def aggregate(self, aggregates, where=None, group_by=None, limit=None, sample=None, error=None,
-                  confidence=0.95, order_by=None):
+                  confidence=0.95, order_by=None, output="numpy"):
         """Aggregates, as `lakeindex query --agg`: {column: numpy array} with the group_by
         columns (a list or "a,b") then one column per aggregate of `aggregates`
         ("count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)"), one row per
@@ -126,8 +128,13 @@ class Table:
         ±E relative; each count / sum / avg is followed by "<name> ±", its interval's half-width
         at `confidence`. The result's `details` says what was read (fraction, rounds,
         rows_aggregated, rows_read, max_relative_half_width)."""
+        _check_output(output)
         names, columns, details = self._t.aggregate(aggregates, where or "", _names(group_by), limit, sample,
                                                      error, confidence, order_by or "")
+        if output == "pandas":
+            frame = _output(dict(zip(names, columns)), output)
+            frame.attrs["details"] = details
+            return frame
         return AggregateResult(zip(names, columns), details)
 
     def explain(self, where=None, sample=None, analyze=False):
@@ -162,6 +169,44 @@ class Table:
 
     def __repr__(self):
         return f"lakeindex.Table({self.path!r}, version={self.version})"
+
+
+def _check_output(output):
+    if output not in ("numpy", "pandas"):
+        raise InvalidArgument(f"output must be 'numpy' or 'pandas', got {output!r}")
+
+
+def _output(columns, output):
+    """{name: numpy array} as asked: as it is, or a pandas DataFrame with NULLs as pandas' own
+    missing values (masked numbers and booleans as nullable extension arrays, masked timestamps
+    as NaT, strings as objects with None)."""
+    if output == "numpy":
+        return columns
+    import numpy as np
+    import pandas as pd
+    data = {}
+    for name, col in columns.items():
+        if not isinstance(col, np.ma.MaskedArray):
+            data[name] = col
+            continue
+        mask = np.ma.getmaskarray(col)
+        values = np.ma.getdata(col)
+        kind = values.dtype.kind
+        if kind in "iu":
+            data[name] = pd.arrays.IntegerArray(values, mask)
+        elif kind == "f":
+            data[name] = pd.arrays.FloatingArray(values, mask)
+        elif kind == "b":
+            data[name] = pd.arrays.BooleanArray(values, mask)
+        elif kind == "M":
+            v = values.copy()
+            v[mask] = np.datetime64("NaT")
+            data[name] = v
+        else:
+            v = values.astype(object)
+            v[mask] = None
+            data[name] = v
+    return pd.DataFrame(data)
 
 
 def _names(select):

@@ -13,6 +13,10 @@ import util
 ROWS = 20000
 
 
+def mask_of(col):
+    return np.ma.getmaskarray(col)
+
+
 class TableTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -134,6 +138,32 @@ class TableTest(unittest.TestCase):
         top = t.aggregate("count(*)", group_by="category", order_by="count(*) desc, category", limit=3)
         expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
         self.assertEqual([(str(k), int(v)) for k, v in zip(top["category"], top["count(*)"])], expected)
+
+    def test_pandas_frames_equal_the_numpy_results(self):
+        import pandas as pd
+        t = self.make("pd")
+        where = "id < 3000"
+        arrays = t.query(where, order_by="id")
+        frame = t.query(where, order_by="id", output="pandas")
+        self.assertIsInstance(frame, pd.DataFrame)
+        self.assertEqual(list(frame.columns), list(arrays))
+        self.assertEqual(len(frame), len(arrays["id"]))
+        for name, col in arrays.items():
+            mask = np.ma.getmaskarray(col)
+            got = frame[name]
+            self.assertEqual(list(got.isna()), list(mask), name)  # NULL where, and only where, masked
+            want = np.ma.getdata(col)[~mask]
+            have = got[~mask].to_numpy()
+            if want.dtype.kind == "M":
+                have = have.astype(want.dtype)
+            self.assertEqual(list(have), list(want), name)
+        self.assertTrue(mask_of(arrays["maybe"]).any(), "the data has NULLs to carry")
+        self.assertEqual(str(frame["maybe"].dtype), "Int64")
+        agg = t.aggregate("count(*), avg(score)", group_by="category", output="pandas")
+        self.assertEqual(int(agg["count(*)"].sum()), ROWS)
+        self.assertIn("details", agg.attrs)
+        with self.assertRaisesRegex(Exception, "output must be"):
+            t.query(output="arrow-ish")
 
     def test_query_order_by(self):
         t = self.make("ord")
