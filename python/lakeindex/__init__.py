@@ -48,13 +48,19 @@ class Table:
 
     @classmethod
     def create(cls, path, source, rows_per_file=None, schema=None, iceberg=False, iceberg_location=None):
-        """Creates version 1 from a .csv or .parquet file. `schema` ("id:int64,name:string")
-        applies to CSV sources (default: inferred). With `iceberg` (or an `iceberg_location`, the
-        absolute URI other engines read the table at; default the table's own), every commit also
-        writes Iceberg metadata under metadata/ (docs/user-guide.md, "Reading a lakeindex table
-        from other engines"). InvalidArgument if a table exists there."""
+        """Creates version 1 from a .csv or .parquet file, or from rows in memory: a pandas
+        DataFrame or a dict of equal-length numpy arrays / lists (see _columns for the types).
+        `schema` ("id:int64,name:string") applies to CSV sources (default: inferred). With
+        `iceberg` (or an `iceberg_location`, the absolute URI other engines read the table at;
+        default the table's own), every commit also writes Iceberg metadata under metadata/
+        (docs/user-guide.md, "Reading a lakeindex table from other engines"). InvalidArgument if
+        a table exists there."""
         if iceberg and iceberg_location is None:
             iceberg_location = _native.location_uri(str(path))
+        if _in_memory(source):
+            if schema is not None:
+                raise InvalidArgument("schema applies to CSV files; rows in memory carry their own types")
+            return cls(_native.Table.create_from_columns(str(path), _columns(source), rows_per_file, iceberg_location))
         return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, iceberg_location))
 
     @classmethod
@@ -76,9 +82,13 @@ class Table:
         return self._t.schema
 
     def append(self, source, rows_per_file=None):
-        """Appends the rows of a .csv/.parquet file (the table's visible columns), as
-        `lakeindex append`: an OTree table places them into its tree; indexes are updated."""
-        self._t.append(str(source), rows_per_file)
+        """Appends the rows of a .csv/.parquet file, a pandas DataFrame or a dict of arrays (the
+        table's visible columns, by name; int32 and float32 widen), as `lakeindex append`: an
+        OTree table places them into its tree; indexes are updated."""
+        if _in_memory(source):
+            self._t.append_columns(_columns(source), rows_per_file)
+        else:
+            self._t.append(str(source), rows_per_file)
         return self
 
     def delete(self, where):
@@ -169,6 +179,66 @@ class Table:
 
     def __repr__(self):
         return f"lakeindex.Table({self.path!r}, version={self.version})"
+
+
+def _in_memory(source):
+    return isinstance(source, dict) or hasattr(source, "to_dict") and hasattr(source, "columns")
+
+
+def _columns(source):
+    """Rows in memory as [(name, type, data, mask)] for the native module: a pandas DataFrame or a
+    dict {name: numpy array, masked array, pandas Series or list}. Types: bool -> bool, integers
+    of at most 32 bits -> int32, other integers -> int64, float32 -> float, float64 -> double,
+    datetime64[D] -> date, other datetime64 -> timestamp (microseconds), str / bytes / object ->
+    string. NULL: masked values, pandas' missing values (None, NaN in object columns, NaT, <NA>);
+    NaN in a float column stays NaN."""
+    import numpy as np
+    items = source.items() if isinstance(source, dict) else ((c, source[c]) for c in source.columns)
+    out = []
+    for name, values in items:
+        mask = None
+        if hasattr(values, "isna") and hasattr(values, "to_numpy"):  # a pandas Series
+            numpy_dtype = getattr(values.dtype, "numpy_dtype", None)
+            if numpy_dtype is not None:  # nullable Int64 / Float64 / boolean: values, NULLs masked
+                mask = values.isna().to_numpy()
+                values = values.to_numpy(dtype=numpy_dtype, na_value=numpy_dtype.type(0))
+            elif isinstance(values.dtype, np.dtype):  # plain numpy columns (NaN stays a value)
+                values = values.to_numpy()
+            else:  # string and other extension dtypes: objects, missing values as None
+                values = values.astype(object).where(values.notna(), None).to_numpy()
+        elif isinstance(values, np.ma.MaskedArray):
+            mask = np.ma.getmaskarray(values)
+            values = np.ma.getdata(values)
+        values = np.asarray(values)
+        kind = values.dtype.kind
+        if kind == "b":
+            out.append((name, "bool", values.astype(bool), mask))
+        elif kind in "iu":
+            narrow = values.dtype.itemsize <= 4 and not (kind == "u" and values.dtype.itemsize == 4)
+            if kind == "u" and values.dtype.itemsize == 8 and values.size and values.max() > np.iinfo(np.int64).max:
+                raise InvalidArgument(f"column {name!r}: unsigned values past int64")
+            out.append((name, "int32" if narrow else "int64", values.astype(np.int32 if narrow else np.int64), mask))
+        elif kind == "f":
+            out.append((name, "float" if values.dtype.itemsize == 4 else "double",
+                        values.astype(np.float32 if values.dtype.itemsize == 4 else np.float64), mask))
+        elif kind == "M":
+            nat = np.isnat(values)
+            mask = nat if mask is None else (mask | nat)
+            if values.dtype == np.dtype("datetime64[D]"):
+                out.append((name, "date", values.astype(np.int64).astype(np.int32), mask))
+            else:
+                us = values.astype("datetime64[us]")
+                if not np.array_equal(us.astype(values.dtype)[~mask], values[~mask]):
+                    raise InvalidArgument(f"column {name!r}: timestamps finer than microseconds would be cut")
+                out.append((name, "timestamp", us.astype(np.int64), mask))
+        elif kind in "OUS":
+            objects = values.astype(object)
+            nulls = np.array([v is None or (isinstance(v, float) and v != v) for v in objects], dtype=bool)
+            mask = nulls if mask is None else (mask | nulls)
+            out.append((name, "string", [None if m else v for v, m in zip(objects, mask)], mask))
+        else:
+            raise InvalidArgument(f"column {name!r}: numpy dtype {values.dtype} has no lakeindex type")
+    return out
 
 
 def _check_output(output):

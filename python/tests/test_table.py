@@ -165,6 +165,50 @@ class TableTest(unittest.TestCase):
         with self.assertRaisesRegex(Exception, "output must be"):
             t.query(output="arrow-ish")
 
+    def test_create_and_append_from_numpy_and_pandas(self):
+        import pandas as pd
+        n = 500
+        rng = np.random.default_rng(7)
+        masked = np.ma.masked_array(rng.integers(-1000, 1000, n), mask=rng.random(n) < 0.2)
+        columns = {
+            "k": np.arange(n, dtype=np.int64),
+            "i": np.ma.masked_array(rng.integers(-5, 5, n).astype(np.int32), mask=rng.random(n) < 0.1),
+            "l": masked,
+            "f": rng.random(n).astype(np.float32),
+            "d": np.where(rng.random(n) < 0.05, np.nan, rng.normal(size=n)),
+            "b": rng.random(n) < 0.5,
+            "s": [None if j % 7 == 0 else f"s{j}" for j in range(n)],
+            "day": np.arange(n).astype("datetime64[D]"),
+            "ts": (np.arange(n) * 1_000_003).astype("datetime64[us]"),
+        }
+        t = lakeindex.Table.create(self.dir.join("from_numpy"), columns, rows_per_file=200)
+        self.assertEqual(t.schema, "k:int64,i:int32,l:int64,f:float,d:double,b:bool,s:string,day:date,ts:timestamp")
+        back = t.query(order_by="k")
+        self.assertEqual(list(back["s"]), columns["s"])  # strings: None for NULL, not masked
+        for name, want in columns.items():
+            if name == "s":
+                continue
+            got = back[name]
+            want_mask = np.ma.getmaskarray(want) if isinstance(want, np.ma.MaskedArray) else np.zeros(n, dtype=bool)
+            self.assertEqual(list(np.ma.getmaskarray(got)), list(want_mask), name)
+            w = np.asarray(np.ma.getdata(want), dtype=object)[~want_mask]
+            g = np.asarray(np.ma.getdata(got), dtype=object)[~want_mask]
+            if name == "d":  # NaN stays NaN (a value, not NULL)
+                self.assertEqual([x != x for x in g], [x != x for x in w])
+                w, g = [x for x in w if x == x], [x for x in g if x == x]
+            self.assertEqual(list(g), list(w), name)
+        # A table's pandas frame creates an equal table, and appends to it.
+        frame = self.make("pd_src").query(order_by="id", output="pandas")
+        copy = lakeindex.Table.create(self.dir.join("from_pandas"), frame)
+        again = copy.query(order_by="id", output="pandas")
+        pd.testing.assert_frame_equal(again, frame)
+        copy.append(frame.iloc[:100])
+        self.assertEqual(copy.count(), ROWS + 100)
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, "column 'score' is string"):
+            copy.append({**{c: frame[c].iloc[:3] for c in frame.columns}, "score": ["a", "b", "c"]})
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, "has 2 values, the first 3"):
+            lakeindex.Table.create(self.dir.join("bad_lengths"), {"a": [1, 2, 3], "b": [1, 2]})
+
     def test_query_order_by(self):
         t = self.make("ord")
         t.create_index("score", "btree")

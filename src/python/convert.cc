@@ -89,6 +89,115 @@ py::object ColumnToNumpy(const Column& c) {
   return py::module_::import("numpy.ma").attr("masked_array")(data, mask);
 }
 
+Result<Batch> BatchFromColumns(const py::list& columns) {
+  std::vector<Field> fields;
+  std::vector<Column> out;
+  size_t rows = 0;
+  for (size_t k = 0; k < columns.size(); ++k) {
+    py::tuple item = columns[k].cast<py::tuple>();
+    const std::string name = item[0].cast<std::string>();
+    ASSIGN_OR_RETURN(TypeId type, ParseTypeName(item[1].cast<std::string>()));
+    const py::object data = item[2];
+    const py::object mask_object = item[3];
+    const size_t n = py::len(data);
+    if (k == 0) rows = n;
+    if (n != rows) {
+      return Status::InvalidArgument("column '" + name + "' has " + std::to_string(n) + " values, the first " +
+                                     std::to_string(rows));
+    }
+    std::vector<uint8_t> null(n, 0);
+    if (!mask_object.is_none()) {
+      py::array_t<bool, py::array::c_style | py::array::forcecast> mask(mask_object);
+      if (size_t(mask.size()) != n) return Status::InvalidArgument("column '" + name + "': mask of another length");
+      for (size_t i = 0; i < n; ++i) null[i] = mask.data()[i] ? 1 : 0;
+    }
+    Column c(type);
+    c.Reserve(n);
+    auto fixed = [&](auto tag, const char* dtype) -> Status {
+      using T = decltype(tag);
+      py::array raw = py::reinterpret_borrow<py::array>(data);
+      if (!raw.dtype().is(py::dtype(dtype))) {
+        return Status::InvalidArgument("column '" + name + "': expected " + dtype + " values");
+      }
+      py::array_t<T, py::array::c_style> values(raw);
+      for (size_t i = 0; i < n; ++i) {
+        if (null[i]) {
+          c.AppendNull();
+        } else {
+          c.Append<T>(values.data()[i]);
+        }
+      }
+      return Status::OK();
+    };
+    switch (type) {
+      case TypeId::kBool: RETURN_IF_ERROR(fixed(uint8_t{}, "?")); break;
+      case TypeId::kInt32:
+      case TypeId::kDate: RETURN_IF_ERROR(fixed(int32_t{}, "int32")); break;
+      case TypeId::kInt64:
+      case TypeId::kTimestamp: RETURN_IF_ERROR(fixed(int64_t{}, "int64")); break;
+      case TypeId::kFloat: RETURN_IF_ERROR(fixed(float{}, "float32")); break;
+      case TypeId::kDouble: RETURN_IF_ERROR(fixed(double{}, "float64")); break;
+      case TypeId::kString: {
+        size_t i = 0;
+        for (py::handle v : data) {
+          if (null[i] || v.is_none()) {
+            c.AppendNull();
+          } else if (py::isinstance<py::str>(v)) {
+            RETURN_IF_ERROR(c.AppendString(v.cast<std::string>()));
+          } else if (py::isinstance<py::bytes>(v)) {
+            RETURN_IF_ERROR(c.AppendString(std::string(v.cast<py::bytes>())));
+          } else {
+            return Status::InvalidArgument("column '" + name + "' row " + std::to_string(i) + ": expected str, bytes or None, got " +
+                                           std::string(py::str(v.get_type().attr("__name__"))));
+          }
+          ++i;
+        }
+        break;
+      }
+    }
+    fields.push_back(Field{name, type, true});
+    out.push_back(std::move(c));
+  }
+  if (fields.empty()) return Status::InvalidArgument("no columns");
+  Batch batch(Schema(std::move(fields)), std::move(out), rows);
+  RETURN_IF_ERROR(batch.Seal());
+  return batch;
+}
+
+Result<Batch> ConformBatch(const Batch& batch, const Schema& schema) {
+  std::vector<Column> columns;
+  for (const Field& f : schema.fields()) {
+    const int at = batch.schema().FindField(f.name);
+    if (at < 0) return Status::InvalidArgument("the rows have no column '" + f.name + "' (the table has " + schema.ToString() + ")");
+    const Column& have = batch.column(size_t(at));
+    if (have.type() == f.type) {
+      columns.push_back(have);
+      continue;
+    }
+    const bool widen = (have.type() == TypeId::kInt32 && f.type == TypeId::kInt64) ||
+                       (have.type() == TypeId::kFloat && f.type == TypeId::kDouble);
+    if (!widen) {
+      return Status::InvalidArgument("column '" + f.name + "' is " + std::string(TypeName(have.type())) + ", the table's is " +
+                                     std::string(TypeName(f.type)));
+    }
+    Column wide(f.type);
+    for (size_t i = 0; i < have.length(); ++i) {
+      const Value v = have.GetValue(i);
+      RETURN_IF_ERROR(wide.AppendValue(v.is_null()               ? Value::Null(f.type)
+                                       : f.type == TypeId::kInt64 ? Value::Int(TypeId::kInt64, v.int_value())
+                                                                  : Value::Double(v.double_value())));
+    }
+    columns.push_back(std::move(wide));
+  }
+  if (batch.num_columns() != schema.num_fields()) {
+    return Status::InvalidArgument("the rows have " + std::to_string(batch.num_columns()) + " columns, the table " +
+                                   schema.ToString());
+  }
+  Batch out(schema, std::move(columns), batch.num_rows());
+  RETURN_IF_ERROR(out.Seal());
+  return out;
+}
+
 py::object ValueToPy(const Value& v) {
   if (v.is_null()) return py::none();
   switch (v.type()) {

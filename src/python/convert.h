@@ -33,6 +33,16 @@ T Check(Result<T> result) {
 // array of str (bytes when not UTF-8) with None for NULL.
 py::object ColumnToNumpy(const Column& column);
 
+// Rows from Python: `columns` is a list of (name, type name, data, mask) as lakeindex/__init__.py
+// prepares them — data a 1-D numpy array of the type's dtype (bool, int32, int64, float32,
+// float64, int32 days for "date", int64 microseconds for "timestamp") or, for "string", a
+// sequence of str / bytes / None; mask a bool array (True = NULL) or None. InvalidArgument naming
+// the column for lengths that differ or values of another type.
+Result<Batch> BatchFromColumns(const py::list& columns);
+// `batch` with the columns of `schema`, found by name (extra columns are an error); int32 widens to
+// int64 and float to double, other differences are InvalidArgument naming the column.
+Result<Batch> ConformBatch(const Batch& batch, const Schema& schema);
+
 // Values of the manifest's types: None, bool, int, float, bytes (strings keep their bytes).
 py::object ValueToPy(const Value& value);
 Value ValueFromPy(const py::handle& object, TypeId type);

@@ -130,6 +130,34 @@ class PyTable {
     return out;
   }
 
+  // Create from rows held in Python (BatchFromColumns' list).
+  static PyTable CreateFromColumns(const std::string& path, const py::list& columns, std::optional<uint64_t> rows_per_file,
+                                   std::optional<std::string> iceberg_location) {
+    Batch rows = Check(BatchFromColumns(columns));
+    PyTable out(path);
+    Check(Unlocked([&]() -> Status {
+      auto src = table::MemorySource(rows.schema(), {rows});
+      ASSIGN_OR_RETURN(out.store_, table::OpenTableStore(path, true));
+      table::WriteConfig config = Config(rows_per_file);
+      config.iceberg_location = iceberg_location;
+      ASSIGN_OR_RETURN(out.table_, ops::Create(out.store_, src.get(), config));
+      return Status::OK();
+    }));
+    return out;
+  }
+
+  // Append rows held in Python: the table's visible columns by name (int32 and float widen).
+  void AppendColumns(const py::list& columns, std::optional<uint64_t> rows_per_file) {
+    Batch rows = Check(BatchFromColumns(columns));
+    Check(Unlocked([&]() -> Status {
+      auto open = [&](const Schema& wanted) -> Result<std::unique_ptr<table::BatchSource>> {
+        ASSIGN_OR_RETURN(Batch conformed, ConformBatch(rows, wanted));
+        return table::MemorySource(wanted, {std::move(conformed)});
+      };
+      return ops::Append(table_.get(), open, Config(rows_per_file)).status();
+    }));
+  }
+
   static PyTable Open(const std::string& path, std::optional<uint64_t> version) {
     PyTable out(path);
     out.table_ = Check(Unlocked([&] { return OpenAt(path, version, &out.store_); }));
@@ -557,6 +585,9 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def_static("create", &PyTable::Create, py::arg("path"), py::arg("source"), py::arg("rows_per_file") = py::none(),
                   py::arg("schema") = py::none(), py::arg("iceberg_location") = py::none())
       .def("enable_iceberg", &PyTable::EnableIceberg, py::arg("location") = py::none())
+      .def_static("create_from_columns", &PyTable::CreateFromColumns, py::arg("path"), py::arg("columns"),
+                  py::arg("rows_per_file") = py::none(), py::arg("iceberg_location") = py::none())
+      .def("append_columns", &PyTable::AppendColumns, py::arg("columns"), py::arg("rows_per_file") = py::none())
       .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
       .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none())
       .def("delete", &PyTable::Delete, py::arg("where"))
