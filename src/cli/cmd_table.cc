@@ -127,6 +127,19 @@ Status WriteBatch(const QueryArgs& args, Batch batch) {
   });
 }
 
+// The aggregation `query --agg` / `explain --agg` ask for (without limit and order).
+Result<query::AggregateRequest> AggregateRequestFrom(const TableHandle& h, const QueryArgs& args) {
+  query::AggregateRequest request;
+  request.where = args.where;
+  request.aggregates = args.agg;
+  request.group_by = SplitList(args.group_by);
+  request.sample = args.sample;
+  request.error = args.error;
+  request.confidence = args.confidence;
+  ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
+  return request;
+}
+
 // query --agg [--group-by]: the filtered rows (only the columns the aggregates need) folded into
 // one row, or one per group; --limit then caps the groups.
 Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
@@ -135,16 +148,9 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
   if (args.format == "parquet" && (args.sample || args.error)) {
     return Status::InvalidArgument("--format parquet does not take estimates; use table, csv or json");
   }
-  query::AggregateRequest request;
-  request.where = args.where;
-  request.aggregates = args.agg;
-  request.group_by = SplitList(args.group_by);
+  ASSIGN_OR_RETURN(query::AggregateRequest request, AggregateRequestFrom(h, args));
   request.limit = args.limit;
-  request.sample = args.sample;
-  request.error = args.error;
-  request.confidence = args.confidence;
   request.order_by = args.order_by;
-  ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
   auto progress = std::make_unique<Progress>("aggregate " + args.table, h.table->manifest().total_rows());
   request.progress = [&progress](uint64_t rows) { progress->Update(rows); };
   h.store->counters().Reset();
@@ -240,14 +246,7 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
 
 // explain --agg: runs the aggregation (as --analyze does a query) and tells how it was answered.
 Status ExplainAggregate(const TableHandle& h, const QueryArgs& args) {
-  query::AggregateRequest request;
-  request.where = args.where;
-  request.aggregates = args.agg;
-  request.group_by = SplitList(args.group_by);
-  request.sample = args.sample;
-  request.error = args.error;
-  request.confidence = args.confidence;
-  ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
+  ASSIGN_OR_RETURN(query::AggregateRequest request, AggregateRequestFrom(h, args));
   h.store->counters().Reset();
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(query::AggregateResult result, query::AggregateTable(*h.table, request));

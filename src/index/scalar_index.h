@@ -62,6 +62,15 @@ struct SearchCounters {
   uint64_t pages_all_match = 0;    // taken whole without comparisons
   uint64_t pages_read = 0;         // loaded from the store (cache misses)
   uint64_t bytes_read = 0;
+
+  SearchCounters& operator+=(const SearchCounters& o) {
+    pages_total += o.pages_total;
+    pages_selected += o.pages_selected;
+    pages_all_match += o.pages_all_match;
+    pages_read += o.pages_read;
+    bytes_read += o.bytes_read;
+    return *this;
+  }
 };
 
 }  // namespace lakeindex::index

@@ -114,29 +114,31 @@ class PyTable {
  public:
   static PyTable Create(const std::string& path, const std::string& source, std::optional<uint64_t> rows_per_file,
                         std::optional<std::string> schema_text, std::optional<std::string> iceberg_location) {
-    PyTable out(path);
-    Check(Unlocked([&]() -> Status {
+    return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
       std::optional<Schema> schema;
       if (schema_text) {
         ASSIGN_OR_RETURN(schema, Schema::Parse(*schema_text));
       }
-      ASSIGN_OR_RETURN(auto src, table::OpenLocalFileSource(source, schema));
-      ASSIGN_OR_RETURN(out.store_, table::OpenTableStore(path, true));
-      table::WriteConfig config = Config(rows_per_file);
-      config.iceberg_location = iceberg_location;
-      ASSIGN_OR_RETURN(out.table_, ops::Create(out.store_, src.get(), config));
-      return Status::OK();
-    }));
-    return out;
+      return table::OpenLocalFileSource(source, schema);
+    });
   }
 
   // Create from rows held in Python (BatchFromColumns' list).
   static PyTable CreateFromColumns(const std::string& path, const py::list& columns, std::optional<uint64_t> rows_per_file,
                                    std::optional<std::string> iceberg_location) {
     Batch rows = Check(BatchFromColumns(columns));
+    return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
+      return table::MemorySource(rows.schema(), {rows});
+    });
+  }
+
+  // As `lakeindex create` (ops::Create) from the rows `open` gives, without the GIL.
+  static PyTable CreateFrom(const std::string& path, std::optional<uint64_t> rows_per_file,
+                            const std::optional<std::string>& iceberg_location,
+                            const std::function<Result<std::unique_ptr<table::BatchSource>>()>& open) {
     PyTable out(path);
     Check(Unlocked([&]() -> Status {
-      auto src = table::MemorySource(rows.schema(), {rows});
+      ASSIGN_OR_RETURN(auto src, open());
       ASSIGN_OR_RETURN(out.store_, table::OpenTableStore(path, true));
       table::WriteConfig config = Config(rows_per_file);
       config.iceberg_location = iceberg_location;

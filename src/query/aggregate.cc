@@ -184,20 +184,9 @@ Result<std::vector<AggregateSpec>> ParseAggregates(std::string_view text) {
     const size_t arg_at = i;
     std::string arg;
     if (i < text.size() && text[i] == '"') {  // a quoted column name, "" for a quote
-      ++i;
-      while (true) {
-        if (i >= text.size()) return ErrorAt(arg_at, "unterminated quoted column name");
-        if (text[i] == '"') {
-          if (i + 1 < text.size() && text[i + 1] == '"') {
-            arg.push_back('"');
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        arg.push_back(text[i++]);
-      }
+      std::optional<std::string> quoted = ReadQuotedName(text, &i);
+      if (!quoted) return ErrorAt(arg_at, "unterminated quoted column name");
+      arg = std::move(*quoted);
     } else {
       while (i < text.size() && text[i] != ')' && text[i] != ',' && !IsSpace(text[i])) arg.push_back(text[i++]);
     }

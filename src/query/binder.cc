@@ -181,6 +181,22 @@ class Binder {
 
 }  // namespace
 
+std::optional<std::string> ReadQuotedName(std::string_view text, size_t* i) {
+  std::string name;
+  for (size_t at = *i + 1; at < text.size(); ++at) {
+    if (text[at] != '"') {
+      name.push_back(text[at]);
+    } else if (at + 1 < text.size() && text[at + 1] == '"') {
+      name.push_back('"');
+      ++at;
+    } else {
+      *i = at + 1;
+      return name;
+    }
+  }
+  return std::nullopt;
+}
+
 Result<int> FindColumnFolded(const Schema& schema, std::string_view name) {
   int index = schema.FindField(name);
   if (index >= 0) return index;

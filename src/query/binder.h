@@ -14,6 +14,10 @@
 // Thread safety: a pure function.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "lakeindex/status.h"
 #include "lakeindex/types.h"
 #include "query/expr.h"
@@ -27,5 +31,10 @@ Result<ExprPtr> Bind(const Expr& expr, const Schema& schema);
 // column equal to it ignoring ASCII case. InvalidArgument "unknown column 'x'", or "... is
 // ambiguous" when several differ from it only in case.
 Result<int> FindColumnFolded(const Schema& schema, std::string_view name);
+
+// A double-quoted column name starting at text[*i] (`""` inside for a quote), as --agg and
+// --order-by take one: the name, with *i moved past the closing quote; nullopt when the quote is
+// not closed. REQUIRES: text[*i] == '"'.
+std::optional<std::string> ReadQuotedName(std::string_view text, size_t* i);
 
 }  // namespace lakeindex::query

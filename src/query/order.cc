@@ -61,20 +61,9 @@ Result<std::vector<OrderKey>> ParseOrderBy(std::string_view text) {
     const size_t start = i;
     OrderKey key;
     if (i < text.size() && text[i] == '"') {  // a quoted name, "" for a quote
-      ++i;
-      while (true) {
-        if (i >= text.size()) return ErrorAt(start, "unterminated quoted column name");
-        if (text[i] == '"') {
-          if (i + 1 < text.size() && text[i + 1] == '"') {
-            key.column.push_back('"');
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        key.column.push_back(text[i++]);
-      }
+      std::optional<std::string> quoted = ReadQuotedName(text, &i);
+      if (!quoted) return ErrorAt(start, "unterminated quoted column name");
+      key.column = std::move(*quoted);
     } else {
       // A name runs to a comma or to " asc" / " desc": aggregates such as "avg(score)" are names.
       while (i < text.size() && text[i] != ',' && !IsSpace(text[i])) key.column.push_back(text[i++]);

@@ -360,13 +360,7 @@ Result<SearchResult> BTreeSegment::Search(const ScalarQuery& query, SearchCounte
     }
     result.rows.null_rows = dir_.null_rows;
   }
-  if (counters != nullptr) {
-    counters->pages_total += local.pages_total;
-    counters->pages_selected += local.pages_selected;
-    counters->pages_all_match += local.pages_all_match;
-    counters->pages_read += local.pages_read;
-    counters->bytes_read += local.bytes_read;
-  }
+  if (counters != nullptr) *counters += local;
   return result;
 }
 
@@ -389,13 +383,7 @@ Result<uint64_t> BTreeSegment::Count(const ScalarQuery& query, SearchCounters* c
       n += e - b;
     }
   }
-  if (counters != nullptr) {
-    counters->pages_total += local.pages_total;
-    counters->pages_selected += local.pages_selected;
-    counters->pages_all_match += local.pages_all_match;
-    counters->pages_read += local.pages_read;
-    counters->bytes_read += local.bytes_read;
-  }
+  if (counters != nullptr) *counters += local;
   return n;
 }
 
@@ -427,12 +415,7 @@ Result<std::vector<uint64_t>> BTreeSegment::FirstRows(bool descending, uint64_t 
       j += e - b;
     }
   }
-  if (counters != nullptr) {
-    counters->pages_total += local.pages_total;
-    counters->pages_selected += local.pages_selected;
-    counters->pages_read += local.pages_read;
-    counters->bytes_read += local.bytes_read;
-  }
+  if (counters != nullptr) *counters += local;
   return out;
 }
 
