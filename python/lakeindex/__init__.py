@@ -118,6 +118,14 @@ class Table:
         names, columns = self._t.query(where or "", _names(select), sample, limit, order_by or "")
         return _output(dict(zip(names, columns)), output)
 
+    def scan(self, where=None, select=None, sample=None, limit=None, output="numpy"):
+        """The rows `query` would return, as an iterator of batches ({column: numpy array}, or
+        DataFrames with output="pandas"), read as they are asked for: for results larger than
+        memory. It reads the version the table was at when it started, whatever happens after."""
+        _check_output(output)
+        for names, columns in self._t.scan(where or "", _names(select), sample, limit):
+            yield _output(dict(zip(names, columns)), output)
+
     def count(self, where=None):
         """How many rows `where` (SQL) holds for (every live row when None). A filter that a
         BTree answers exactly is counted from the index and the deletion vectors, without reading

@@ -209,6 +209,22 @@ class TableTest(unittest.TestCase):
         with self.assertRaisesRegex(lakeindex.InvalidArgument, "has 2 values, the first 3"):
             lakeindex.Table.create(self.dir.join("bad_lengths"), {"a": [1, 2, 3], "b": [1, 2]})
 
+    def test_scan_yields_the_query_in_batches_of_its_version(self):
+        t = lakeindex.Table.create(self.dir.join("scan"), self.csv, rows_per_file=3000)
+        where = "score < 600000"
+        whole = t.query(where, select=["id"])["id"]
+        batches = t.scan(where, select="id")
+        first = next(batches)
+        t.append(self.csv)  # a new version while the scan runs: the scan keeps to its own
+        ids = list(first["id"]) + [i for b in batches for i in b["id"]]
+        self.assertEqual(sorted(ids), sorted(whole))
+        self.assertGreater(len(whole), len(first["id"]), "more than one batch")
+        self.assertEqual(sum(len(b["id"]) for b in t.scan(limit=7)), 7)
+        frames = list(t.scan("id < 10", output="pandas"))
+        self.assertEqual(sum(len(f) for f in frames), 20)  # the appended copy too
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, "position"):
+            next(t.scan("id <"))
+
     def test_query_order_by(self):
         t = self.make("ord")
         t.create_index("score", "btree")

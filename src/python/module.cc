@@ -110,6 +110,26 @@ py::tuple NamesAndColumns(const Batch& batch) {
   return py::make_tuple(names, columns);
 }
 
+// Table.scan's iterator: the batches of one query, each (names, columns), read as they are asked
+// for (the GIL released meanwhile). It holds its own view of the version it started on, so that
+// the Table appending or moving on does not change what it returns.
+class PyScan {
+ public:
+  PyScan(std::unique_ptr<table::Table> table, const query::ScanRequest& request) : table_(std::move(table)) {
+    scanner_ = Check(Unlocked([&] { return query::Scanner::Make(table_.get(), request); }));
+  }
+  py::tuple Next() {
+    Batch batch;
+    const bool more = Check(Unlocked([&] { return scanner_->Next(&batch); }));
+    if (!more) throw py::stop_iteration();
+    return NamesAndColumns(batch);
+  }
+
+ private:
+  std::unique_ptr<table::Table> table_;  // before scanner_: destroyed after it
+  std::unique_ptr<query::Scanner> scanner_;
+};
+
 class PyTable {
  public:
   static PyTable Create(const std::string& path, const std::string& source, std::optional<uint64_t> rows_per_file,
@@ -215,6 +235,18 @@ class PyTable {
       return out;
     }));
     return NamesAndColumns(all);
+  }
+
+  // A scan of the current version, batch by batch (PyScan).
+  std::unique_ptr<PyScan> Scan(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
+                               std::optional<uint64_t> limit) {
+    query::ScanRequest request;
+    request.where = where;
+    request.select = select;
+    request.sample = sample;
+    request.limit = limit;
+    if (!where.empty()) request.indexes = Check(Unlocked([&] { return Indexes(); }));
+    return std::make_unique<PyScan>(table::Table::View(table_->shared_store(), table_->manifest()), request);
   }
 
   // (column names, column arrays, details) of SELECT group_by, aggregates WHERE where GROUP BY
@@ -583,12 +615,16 @@ PYBIND11_MODULE(_lakeindex, m) {
   using namespace lakeindex::python;  // NOLINT: the module's own definitions
   m.doc() = "lakeindex native module (see the lakeindex package)";
   RegisterErrors(m);
+  py::class_<PyScan>(m, "Scan")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &PyScan::Next);
   py::class_<PyTable>(m, "Table")
       .def_static("create", &PyTable::Create, py::arg("path"), py::arg("source"), py::arg("rows_per_file") = py::none(),
                   py::arg("schema") = py::none(), py::arg("iceberg_location") = py::none())
       .def("enable_iceberg", &PyTable::EnableIceberg, py::arg("location") = py::none())
       .def_static("create_from_columns", &PyTable::CreateFromColumns, py::arg("path"), py::arg("columns"),
                   py::arg("rows_per_file") = py::none(), py::arg("iceberg_location") = py::none())
+      .def("scan", &PyTable::Scan, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
       .def("append_columns", &PyTable::AppendColumns, py::arg("columns"), py::arg("rows_per_file") = py::none())
       .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
       .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none())
