@@ -124,6 +124,50 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
 // `files` lists a version's live data files with their deleted positions: DuckDB reading the
 // Parquet files itself, joined with that listing, returns exactly the version's rows — the newest
 // after an append and a delete, and the first (time travel) from the same directory.
+// CSV files separated by ';', TAB or '|': the delimiter is detected from the header (or named by
+// --delimiter) and the rows are DuckDB's read_csv of the same file with that delimiter; a header
+// with two candidates and no ',' is refused naming them.
+TEST(CliTest, CsvDelimitersAreDetectedOrNamedAndReadAsDuckDBReadsThem) {
+  if (!testing::DuckDBAvailable()) GTEST_FAIL() << testing::DuckDBMissingMessage();
+  TempDir dir;
+  const std::string rows = "id{d}name{d}score\n1{d}ann{d}2.5\n2{d}\"b{d}c\"{d}-1\n3{d}{d}7\n";
+  for (const auto& [delimiter, option] : std::vector<std::pair<std::string, std::string>>{
+           {";", ""}, {"\t", ""}, {"|", ""}, {";", ";"}, {"\t", "tab"}}) {
+    std::string text = rows;
+    for (size_t at; (at = text.find("{d}")) != std::string::npos;) text.replace(at, 3, delimiter);
+    const std::string csv = dir.Join("d.csv"), table = dir.Join("t" + std::to_string(std::hash<std::string>{}(delimiter + option)));
+    WriteFileText(csv, text);
+    std::vector<std::string> args = {"create", table, "--from", csv};
+    if (!option.empty()) args.insert(args.end(), {"--delimiter", option});
+    CliResult created = RunCli(dir, args);
+    ASSERT_EQ(created.code, 0) << created.err;
+    CliResult ours = RunCli(dir, {"query", table, "--format", "csv", "--order-by", "id"});
+    ASSERT_EQ(ours.code, 0) << ours.err;
+    auto duck = testing::RunDuckDB("SELECT * FROM read_csv(" + testing::SqlQuote(csv) + ", delim = " +
+                                   testing::SqlQuote(delimiter) + ", header = true) ORDER BY id");
+    ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+    std::string expected = "id,name,score\n";
+    for (const auto& row : duck->rows) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        std::string v = row[c].value_or("");
+        if (v.find(',') != std::string::npos) v = "\"" + v + "\"";
+        expected += (c ? "," : "") + v;
+      }
+      expected += "\n";
+    }
+    EXPECT_EQ(ours.out, expected) << "delimiter '" << delimiter << "' option '" << option << "'";
+  }
+  WriteFileText(dir.Join("both.csv"), "a;b\tc\n1;2\t3\n");
+  CliResult ambiguous = RunCli(dir, {"create", dir.Join("amb"), "--from", dir.Join("both.csv")});
+  EXPECT_EQ(ambiguous.code, 1);
+  EXPECT_NE(ambiguous.err.find("cannot tell the delimiter: the header line has ';' and TAB"), std::string::npos) << ambiguous.err;
+  CliResult named = RunCli(dir, {"create", dir.Join("amb"), "--from", dir.Join("both.csv"), "--delimiter", ";"});
+  EXPECT_EQ(named.code, 0) << named.err;
+  CliResult bad = RunCli(dir, {"create", dir.Join("amb2"), "--from", dir.Join("both.csv"), "--delimiter", "ab"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("--delimiter must be one character"), std::string::npos) << bad.err;
+}
+
 TEST(CliTest, FilesListsTheLiveFilesAndDuckDBReadsExactlyTheLiveRows) {
   if (!lakeindex::testing::DuckDBAvailable()) GTEST_FAIL() << lakeindex::testing::DuckDBMissingMessage();
   TempDir dir;

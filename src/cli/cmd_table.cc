@@ -28,17 +28,30 @@ namespace {
 
 struct LoadArgs {
   std::string table, from, schema;
+  std::string delimiter;             // CSV: one character, "tab" or "\t"; empty: detected
   uint64_t rows_per_file = 1000000;
   bool iceberg = false;              // create only
   std::string iceberg_location;      // create only; default: the table's own URI
 };
+
+// --delimiter's byte: one character, or "tab" / "\t"; 0 (detect) when not given.
+Result<char> DelimiterOf(const LoadArgs& args) {
+  if (args.delimiter.empty()) return char(0);
+  if (args.delimiter == "tab" || args.delimiter == "\\t" || args.delimiter == "\t") return '\t';
+  if (args.delimiter.size() != 1 || args.delimiter == "\"" || args.delimiter == "\n" || args.delimiter == "\r") {
+    return Status::InvalidArgument("--delimiter must be one character other than a quote, CR or LF (or \"tab\"), got '" +
+                                   args.delimiter + "'");
+  }
+  return args.delimiter[0];
+}
 
 Status RunCreate(const LoadArgs& args) {
   std::optional<Schema> schema;
   if (!args.schema.empty()) {
     ASSIGN_OR_RETURN(schema, Schema::Parse(args.schema));
   }
-  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema));
+  ASSIGN_OR_RETURN(char delimiter, DelimiterOf(args));
+  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema, delimiter));
   ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, true));
   auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
   table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
@@ -57,14 +70,16 @@ Status RunAppend(const LoadArgs& args) {
   ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(h.table->manifest()));
   const bool otree = table_layout && table_layout->is_otree();
   // An OTree table's hidden `_lakeindex_weight` is drawn at append, not read from the input.
-  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema()));
+  ASSIGN_OR_RETURN(char delimiter, DelimiterOf(args));
+  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema(),
+                                                           delimiter));
   auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
   // Rows, their OTree blocks and their index segments: one commit (ops::Append), started over
   // from the newest version if a concurrent commit changed the tree or the schema (the file is
   // read again then).
   auto open = [&](const Schema& columns) -> Result<std::unique_ptr<table::BatchSource>> {
     if (source && source->schema() == columns) return std::move(source);
-    return table::OpenLocalFileSource(args.from, columns);
+    return table::OpenLocalFileSource(args.from, columns, delimiter);
   };
   ASSIGN_OR_RETURN(ops::AppendResult result, ops::Append(h.table.get(), open, MakeWriteConfig(args.rows_per_file, progress)));
   if (result.otree) {
@@ -573,6 +588,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   c->add_option("--from", create->from, "Input file (.csv or .parquet)")->required();
   c->add_option("--schema", create->schema, "Column types, e.g. \"id:int64,name:string\" (CSV only; default: inferred)");
   c->add_option("--rows-per-file", create->rows_per_file, "Rows per data file")->check(WholeNumber(1))->capture_default_str();
+  c->add_option("--delimiter", create->delimiter, "CSV field separator: one character or \"tab\" (default: ',', or the one of ';', TAB, '|' the header uses)");
   c->add_flag("--iceberg", create->iceberg, "Also keep Iceberg metadata (metadata/), written with every commit");
   c->add_option("--iceberg-location", create->iceberg_location,
                 "The URI other engines read the table at (implies --iceberg; default: the table's own)");
@@ -583,6 +599,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   a->add_option("TABLE", append->table, "Table directory")->required();
   a->add_option("--from", append->from, "Input file (.csv or .parquet)")->required();
   a->add_option("--rows-per-file", append->rows_per_file, "Rows per data file")->check(WholeNumber(1))->capture_default_str();
+  a->add_option("--delimiter", append->delimiter, "CSV field separator: one character or \"tab\" (default: ',', or the one of ';', TAB, '|' the header uses)");
   commands->emplace_back(a, [append] { return RunAppend(*append); });
 
   auto del = std::make_shared<DeleteArgs>();

@@ -22,15 +22,17 @@ class BatchSource {
   virtual uint64_t total_rows() const { return 0; }
 };
 
-// Opens `key` in `store` by its extension: ".csv" (with `schema` if given, else inferred) or
-// ".parquet" (`schema`, if given, must match the file's). `display` names the file in errors.
+// Opens `key` in `store` by its extension: ".csv" (with `schema` if given, else inferred; fields
+// separated by `delimiter`, 0: detected, csv::DetectDelimiter) or ".parquet" (`schema`, if given,
+// must match the file's). `display` names the file in errors.
 Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const std::string& key,
                                                     const std::optional<Schema>& schema,
-                                                    const std::string& display);
+                                                    const std::string& display, char delimiter = 0);
 
 // A file on the local file system as a source (by extension, as OpenFileSource): its directory is
 // opened as a local store that the source owns. InvalidArgument for an empty path or a directory.
-Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path, const std::optional<Schema>& schema);
+Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path, const std::optional<Schema>& schema,
+                                                         char delimiter = 0);
 
 // Batches already in memory (tests, the demo).
 std::unique_ptr<BatchSource> MemorySource(Schema schema, std::vector<Batch> batches);

@@ -35,19 +35,40 @@ CsvReader::CsvReader(std::string owned, std::string_view text, std::string name,
       text_(StripBom(owned_.empty() ? text : std::string_view(owned_))),
       tokenizer_(reinterpret_cast<const uint8_t*>(text_.data()), text_.size(), delimiter, name_) {}
 
+Result<char> DetectDelimiter(std::string_view text, const std::string& name) {
+  const std::string_view header = text.substr(0, text.find('\n'));
+  if (header.find(',') != std::string_view::npos) return ',';
+  std::string found;
+  for (char c : {';', '\t', '|'}) {
+    if (header.find(c) != std::string_view::npos) found.push_back(c);
+  }
+  if (found.empty()) return ',';  // one column
+  if (found.size() == 1) return found[0];
+  std::string names;
+  for (char c : found) names += std::string(names.empty() ? "" : " and ") + (c == '\t' ? "TAB" : std::string("'") + c + "'");
+  return Status::InvalidArgument(name + ": cannot tell the delimiter: the header line has " + names +
+                                 " but no ','; name it with --delimiter");
+}
+
 Result<std::unique_ptr<CsvReader>> CsvReader::Open(ObjectStore* store, std::string path,
                                                    const ReadOptions& options) {
   ASSIGN_OR_RETURN(std::string bytes, store->Read(path));
-  std::unique_ptr<CsvReader> reader(
-      new CsvReader(std::move(bytes), std::string_view(), std::move(path), options.delimiter));
+  char delimiter = options.delimiter;
+  if (delimiter == 0) {
+    ASSIGN_OR_RETURN(delimiter, DetectDelimiter(bytes, path));
+  }
+  std::unique_ptr<CsvReader> reader(new CsvReader(std::move(bytes), std::string_view(), std::move(path), delimiter));
   RETURN_IF_ERROR(reader->Init(options));
   return reader;
 }
 
 Result<std::unique_ptr<CsvReader>> CsvReader::OpenBuffer(std::string_view text, std::string name,
                                                          const ReadOptions& options) {
-  std::unique_ptr<CsvReader> reader(
-      new CsvReader(std::string{}, text, std::move(name), options.delimiter));
+  char delimiter = options.delimiter;
+  if (delimiter == 0) {
+    ASSIGN_OR_RETURN(delimiter, DetectDelimiter(text, name));
+  }
+  std::unique_ptr<CsvReader> reader(new CsvReader(std::string{}, text, std::move(name), delimiter));
   RETURN_IF_ERROR(reader->Init(options));
   return reader;
 }

@@ -5,6 +5,8 @@
 //  * an empty unquoted field is NULL;
 //  * "" (quoted, empty) is the empty string in a string column and NULL in any other column;
 //  * a NULL in a NOT NULL field of the schema is an error.
+// The delimiter is ',' unless ReadOptions says otherwise or the header line has no ',' and one of
+// ';', TAB, '|' (DetectDelimiter).
 // Blank lines are skipped when there are two or more columns (they cannot be a record); with one
 // column a blank line is a NULL row, which is what WriteCsv writes for one.
 //
@@ -38,8 +40,13 @@ struct ReadOptions {
   // A later row that does not fit the inferred type is an error naming its line.
   std::optional<Schema> schema;
   size_t infer_rows = 10000;
-  char delimiter = ',';  // any byte but '"', CR and LF
+  // Any byte but '"', CR and LF; 0: from the header line — ',' when it has one, else the one of
+  // ';', TAB and '|' it has (several: InvalidArgument naming them), else ',' (one column).
+  char delimiter = 0;
 };
+
+// The delimiter ReadOptions::delimiter = 0 picks for `text` (the header line's bytes decide).
+Result<char> DetectDelimiter(std::string_view text, const std::string& name);
 
 class CsvReader {
  public:
