@@ -47,10 +47,12 @@ class Table:
         self._t = native
 
     @classmethod
-    def create(cls, path, source, rows_per_file=None, schema=None, iceberg=False, iceberg_location=None):
+    def create(cls, path, source, rows_per_file=None, schema=None, iceberg=False, iceberg_location=None,
+               delimiter=None):
         """Creates version 1 from a .csv or .parquet file, or from rows in memory: a pandas
         DataFrame or a dict of equal-length numpy arrays / lists (see _columns for the types).
-        `schema` ("id:int64,name:string") applies to CSV sources (default: inferred). With
+        `schema` ("id:int64,name:string") and `delimiter` (one character; default ',' or the one
+        of ';', TAB, '|' the header line uses) apply to CSV sources. With
         `iceberg` (or an `iceberg_location`, the absolute URI other engines read the table at;
         default the table's own), every commit also writes Iceberg metadata under metadata/
         (docs/user-guide.md, "Reading a lakeindex table from other engines"). InvalidArgument if
@@ -61,7 +63,8 @@ class Table:
             if schema is not None:
                 raise InvalidArgument("schema applies to CSV files; rows in memory carry their own types")
             return cls(_native.Table.create_from_columns(str(path), _columns(source), rows_per_file, iceberg_location))
-        return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, iceberg_location))
+        return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, iceberg_location,
+                                        _delimiter(delimiter)))
 
     @classmethod
     def open(cls, path, version=None):
@@ -81,14 +84,14 @@ class Table:
         """The columns as "name:type,..." (hidden columns such as _lakeindex_weight included)."""
         return self._t.schema
 
-    def append(self, source, rows_per_file=None):
+    def append(self, source, rows_per_file=None, delimiter=None):
         """Appends the rows of a .csv/.parquet file, a pandas DataFrame or a dict of arrays (the
         table's visible columns, by name; int32 and float32 widen), as `lakeindex append`: an
         OTree table places them into its tree; indexes are updated."""
         if _in_memory(source):
             self._t.append_columns(_columns(source), rows_per_file)
         else:
-            self._t.append(str(source), rows_per_file)
+            self._t.append(str(source), rows_per_file, _delimiter(delimiter))
         return self
 
     def delete(self, where):
@@ -187,6 +190,17 @@ class Table:
 
     def __repr__(self):
         return f"lakeindex.Table({self.path!r}, version={self.version})"
+
+
+def _delimiter(delimiter):
+    """A CSV delimiter for the native module: None (detected) or one character ("tab" for TAB)."""
+    if delimiter is None:
+        return None
+    if delimiter == "tab":
+        delimiter = "\t"
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n":
+        raise InvalidArgument(f"delimiter must be one character other than a quote, CR or LF, got {delimiter!r}")
+    return delimiter
 
 
 def _in_memory(source):

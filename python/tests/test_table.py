@@ -225,6 +225,17 @@ class TableTest(unittest.TestCase):
         with self.assertRaisesRegex(lakeindex.InvalidArgument, "position"):
             next(t.scan("id <"))
 
+    def test_csv_delimiters(self):
+        semicolons = self.dir.join("semi.csv")
+        with open(semicolons, "w") as f:
+            f.write("a;b\n1;x\n2;y\n")
+        t = lakeindex.Table.create(self.dir.join("semi"), semicolons)  # detected from the header
+        self.assertEqual(t.schema, "a:int64,b:string")
+        t.append(semicolons, delimiter=";")
+        self.assertEqual(list(t.query(order_by="a")["b"]), ["x", "x", "y", "y"])
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, "delimiter must be one character"):
+            lakeindex.Table.create(self.dir.join("semi2"), semicolons, delimiter=";;")
+
     def test_query_order_by(self):
         t = self.make("ord")
         t.create_index("score", "btree")

@@ -133,13 +133,14 @@ class PyScan {
 class PyTable {
  public:
   static PyTable Create(const std::string& path, const std::string& source, std::optional<uint64_t> rows_per_file,
-                        std::optional<std::string> schema_text, std::optional<std::string> iceberg_location) {
+                        std::optional<std::string> schema_text, std::optional<std::string> iceberg_location,
+                        std::optional<char> delimiter) {
     return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
       std::optional<Schema> schema;
       if (schema_text) {
         ASSIGN_OR_RETURN(schema, Schema::Parse(*schema_text));
       }
-      return table::OpenLocalFileSource(source, schema);
+      return table::OpenLocalFileSource(source, schema, delimiter.value_or(0));
     });
   }
 
@@ -187,9 +188,9 @@ class PyTable {
   }
 
   // As `lakeindex append` (ops::Append): rows, OTree blocks and index segments in one commit.
-  void Append(const std::string& source, std::optional<uint64_t> rows_per_file) {
+  void Append(const std::string& source, std::optional<uint64_t> rows_per_file, std::optional<char> delimiter) {
     Check(Unlocked([&]() -> Status {
-      auto open = [&](const Schema& columns) { return table::OpenLocalFileSource(source, columns); };
+      auto open = [&](const Schema& columns) { return table::OpenLocalFileSource(source, columns, delimiter.value_or(0)); };
       return ops::Append(table_.get(), open, Config(rows_per_file)).status();
     }));
   }
@@ -620,14 +621,15 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("__next__", &PyScan::Next);
   py::class_<PyTable>(m, "Table")
       .def_static("create", &PyTable::Create, py::arg("path"), py::arg("source"), py::arg("rows_per_file") = py::none(),
-                  py::arg("schema") = py::none(), py::arg("iceberg_location") = py::none())
+                  py::arg("schema") = py::none(), py::arg("iceberg_location") = py::none(), py::arg("delimiter") = py::none())
       .def("enable_iceberg", &PyTable::EnableIceberg, py::arg("location") = py::none())
       .def_static("create_from_columns", &PyTable::CreateFromColumns, py::arg("path"), py::arg("columns"),
                   py::arg("rows_per_file") = py::none(), py::arg("iceberg_location") = py::none())
       .def("scan", &PyTable::Scan, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
       .def("append_columns", &PyTable::AppendColumns, py::arg("columns"), py::arg("rows_per_file") = py::none())
       .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
-      .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none())
+      .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none(),
+           py::arg("delimiter") = py::none())
       .def("delete", &PyTable::Delete, py::arg("where"))
       .def("create_index", &PyTable::CreateIndex, py::arg("column"), py::arg("kind"), py::arg("name") = "",
            py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)
