@@ -202,8 +202,7 @@ Status RunQuery(const QueryArgs& args) {
   if (args.error) return Status::InvalidArgument("--error needs --agg: it sets how close the aggregates' estimates must be");
   if (!args.order_by.empty()) {
     query::OrderedQuery ordered{args.where, SplitList(args.select), args.order_by, args.limit, args.sample, {}};
-    // The filter's indexes, and the order column's (read in order when it is a btree).
-    ASSIGN_OR_RETURN(ordered.indexes, query::OpenIndexes(*h.table, {}));
+    ASSIGN_OR_RETURN(ordered.indexes, query::OpenIndexesForOrder(*h.table, args.where, args.order_by));
     ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(*h.table, ordered));
     return WriteBatch(args, std::move(result.rows));
   }

@@ -634,7 +634,6 @@ Result<uint64_t> ScanInto(const table::Table& table, const AggregateRequest& req
   scan.sample = to;
   scan.sample_from = from;
   scan.cache_pages = request.cache_pages;
-  if (scan.select.empty()) scan.select.push_back(table.schema().field(0).name);  // count(*) alone
   ASSIGN_OR_RETURN(auto scanner, Scanner::Make(&table, scan));
   Batch batch;
   while (true) {
@@ -724,19 +723,16 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     if (request.limit && *request.limit == 0) result.rows = result.rows.Slice(0, 0);
     return result;
   }
+  // The columns the scan returns, each once (the first column when count(*) needs none), and
+  // their schema, which the aggregation is made over.
   std::vector<std::string> columns;
   for (const std::string& c : checked->input_columns()) {
     if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
   }
-  // The scan's schema is that of `columns` (or the first column for count(*) alone).
-  Schema scan_schema;
-  {
-    std::vector<Field> fields;
-    for (const std::string& c : columns.empty() ? std::vector<std::string>{table.schema().field(0).name} : columns) {
-      fields.push_back(table.schema().field(size_t(table.schema().FindField(c))));
-    }
-    scan_schema = Schema(std::move(fields));
-  }
+  if (columns.empty()) columns.push_back(table.schema().field(0).name);
+  std::vector<Field> fields;
+  for (const std::string& c : columns) fields.push_back(table.schema().field(size_t(table.schema().FindField(c))));
+  const Schema scan_schema(std::move(fields));
   std::optional<Batch> from_statistics;
   if (!estimate) {
     ASSIGN_OR_RETURN(from_statistics, FromStatistics(table, request, specs));
@@ -764,8 +760,7 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
       result.rows_read += read;
       result.rounds.push_back(f);
       Result<Aggregation::Precision> p = aggregation->EstimatePrecision(f, request.confidence);
-      if (!p.ok() && request.error) return p.status();  // min / max / distinct only: nothing to aim at
-      if (!p.ok()) break;
+      if (!p.ok()) break;  // min / max / distinct only (refused above with `error`): nothing to aim at
       result.max_relative_half_width = p->max_relative_half_width;
       if (!request.error || f >= 1 || p->max_relative_half_width <= *request.error) break;
       from = f;

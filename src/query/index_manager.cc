@@ -428,7 +428,7 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
     h.fragments = covered;
     // Segments that still cover a live fragment; each answers over its own fragments only.
     std::vector<std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)>> searches;
-    std::vector<std::shared_ptr<const index::btree::BTreeSegment>> countable;  // btree segments of live fragments only
+    std::vector<std::shared_ptr<const index::btree::BTreeSegment>> btrees;  // for count and first_rows
     bool stale = false;
     for (const SegmentMeta& seg : meta.segments) {
       if (std::none_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return covered->count(f) > 0; })) {
@@ -439,7 +439,7 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
       if (meta.type == "btree") {
         auto shared = std::static_pointer_cast<const index::btree::BTreeSegment>(opened);
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
-        countable.push_back(shared);
+        btrees.push_back(shared);
       } else {
         auto shared = std::static_pointer_cast<const index::zonemap::ZoneMapSegment>(opened);
         searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
@@ -468,7 +468,7 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
       }
       return all;
     };
-    auto segments = std::make_shared<const std::vector<std::shared_ptr<const index::btree::BTreeSegment>>>(std::move(countable));
+    auto segments = std::make_shared<const std::vector<std::shared_ptr<const index::btree::BTreeSegment>>>(std::move(btrees));
     if (meta.type == "btree") {
       h.first_rows = [segments](bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
                                 index::SearchCounters* c) -> Result<std::vector<uint64_t>> {

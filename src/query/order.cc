@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "query/binder.h"
+#include "query/index_manager.h"
 #include "query/scanner.h"
 
 namespace lakeindex::query {
@@ -146,14 +147,13 @@ Result<Batch> Project(const Batch& batch, const std::vector<std::string>& names)
 // ORDER BY one btree-indexed column LIMIT k with no filter: the rows' addresses from the index
 // (each segment's first k live rows), then only those rows. Null when the index cannot say (no
 // such index, fragments it does not cover, or fewer than k non-NULL live rows, so that NULLs
-// would be among the first k).
+// would be among the first k). `keys` name the table's columns exactly.
 Result<std::optional<OrderedResult>> FromIndex(const table::Table& table, const OrderedQuery& query,
                                                const std::vector<OrderKey>& keys, const std::vector<std::string>& read) {
   if (keys.size() != 1 || !query.limit || !query.where.empty() || query.sample || *query.limit > (1u << 20)) {
     return std::optional<OrderedResult>();
   }
-  ASSIGN_OR_RETURN(int column, FindColumnFolded(table.schema(), keys[0].column));
-  const std::string& name = table.schema().field(size_t(column)).name;
+  const std::string& name = keys[0].column;  // resolved by QueryOrdered
   const IndexHandle* index = nullptr;
   for (const IndexHandle& h : query.indexes) {
     if (h.column == name && h.first_rows) index = &h;
@@ -190,6 +190,15 @@ Result<std::optional<OrderedResult>> FromIndex(const table::Table& table, const 
 }
 
 }  // namespace
+
+Result<std::vector<IndexHandle>> OpenIndexesForOrder(const table::Table& table, const std::string& where,
+                                                     const std::string& order_by) {
+  if (!where.empty()) return OpenIndexesFor(table, where);
+  ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(order_by));
+  Result<int> column = FindColumnFolded(table.schema(), keys[0].column);
+  if (keys.size() != 1 || !column.ok()) return std::vector<IndexHandle>{};  // QueryOrdered reports a bad name
+  return OpenIndexes(table, {table.schema().field(size_t(*column)).name});
+}
 
 Result<OrderedResult> QueryOrdered(const table::Table& table, const OrderedQuery& query) {
   ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(query.order_by));

@@ -53,4 +53,10 @@ struct OrderedResult {
 
 Result<OrderedResult> QueryOrdered(const table::Table& table, const OrderedQuery& query);
 
+// The indexes QueryOrdered can use, opened for a one-off query: the filter's, or without a filter
+// the single order column's (read in order when it is a BTree). A long-lived caller passes the
+// handles it keeps instead.
+Result<std::vector<IndexHandle>> OpenIndexesForOrder(const table::Table& table, const std::string& where,
+                                                     const std::string& order_by);
+
 }  // namespace lakeindex::query

@@ -32,6 +32,19 @@ Ranges RowGroupRows(const std::vector<uint32_t>& offsets, uint64_t rg_first_row,
 
 }  // namespace
 
+namespace {
+
+// Rows decoded per step inside a row group when reading page by page (bounds memory and lets
+// LIMIT stop early).
+constexpr uint64_t kWindowRows = 64 * 1024;
+// Takes of at most this many rows run on the caller's thread (see Scanner::Init).
+constexpr uint64_t kSerialTakeRows = 4096;
+
+void CollectColumns(const Expr& e, std::set<std::string>* out) {
+  if (e.kind == ExprKind::kColumn) out->insert(e.name);
+  for (const auto& c : e.children) CollectColumns(*c, out);
+}
+
 // Statistics by table column index, for one fragment / row group / page.
 class MapStatsProvider : public StatsProvider {
  public:
@@ -49,19 +62,6 @@ class MapStatsProvider : public StatsProvider {
   std::map<int, ColumnStats> stats_;
   std::set<int> nan_known_;
 };
-
-namespace {
-
-// Rows decoded per step inside a row group when reading page by page (bounds memory and lets
-// LIMIT stop early).
-constexpr uint64_t kWindowRows = 64 * 1024;
-// Takes of at most this many rows run on the caller's thread (see Scanner::Init).
-constexpr uint64_t kSerialTakeRows = 4096;
-
-void CollectColumns(const Expr& e, std::set<std::string>* out) {
-  if (e.kind == ExprKind::kColumn) out->insert(e.name);
-  for (const auto& c : e.children) CollectColumns(*c, out);
-}
 
 // Statistics of one column only (a page of the page index): no allocation per page.
 class OneColumnStats : public StatsProvider {
@@ -525,28 +525,20 @@ const std::vector<uint32_t>* Scanner::IndexCandidates(uint32_t fragment_id) cons
   return index_plan_.used && index_plan_.covered.count(fragment_id) ? &kNone : nullptr;
 }
 
-void Scanner::FilterStats(const table::FragmentMeta& frag, MapStatsProvider* stats, std::set<int>* no_nan) const {
-  // Only the filter's columns matter (the pruner reads no other, nor does no_nan's user).
-  for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
-    const int c = read_columns_[pos];
-    auto it = frag.stats.find(table_->schema().field(size_t(c)).name);
-    if (it == frag.stats.end()) continue;
-    stats->Set(c, it->second, /*nan_known=*/true);
-    if (no_nan && it->second.nan_count == 0) no_nan->insert(c);
-  }
-}
-
 bool Scanner::FragmentMayMatch(const table::FragmentMeta& frag, std::set<int>* no_nan) const {
   if (!filter_) return true;
-  MapStatsProvider stats;
-  FilterStats(frag, &stats, no_nan);
-  return MayMatch(*filter_, stats);
+  // Only the filter's columns matter (MayMatch reads no other, nor does no_nan's user).
+  for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
+    auto it = frag.stats.find(table_->schema().field(size_t(read_columns_[pos])).name);
+    if (it != frag.stats.end() && it->second.nan_count == 0) no_nan->insert(read_columns_[pos]);
+  }
+  return MayMatch(*filter_, NamedStatsProvider(&table_->schema(), &frag.stats));
 }
 
 std::optional<uint64_t> Scanner::CountFromStatistics(const table::FragmentMeta& frag) const {
-  MapStatsProvider stats;
-  FilterStats(frag, &stats, nullptr);
-  if (MustMatch(*filter_, stats)) return frag.live_rows();  // deleted rows matched too: not counted
+  if (MustMatch(*filter_, NamedStatsProvider(&table_->schema(), &frag.stats))) {
+    return frag.live_rows();  // deleted rows matched too: not counted
+  }
   // `c IS [NOT] NULL` with no row deleted: the exact NULL count (deleted rows would be in it).
   const Expr& e = *filter_;
   if (e.kind != ExprKind::kIsNull || !e.children[0]->is_bound_column() || frag.deletion) return std::nullopt;

@@ -29,8 +29,6 @@
 
 namespace lakeindex::query {
 
-class MapStatsProvider;  // statistics by table column index (scanner.cc)
-
 struct ScanRequest {
   std::string where;                // SQL filter; empty = every row
   std::vector<std::string> select;  // empty = every visible column (names not starting with '_')
@@ -134,9 +132,6 @@ class Scanner {
   void Merge(UnitOutput&& unit);
   // Whether the manifest statistics allow `fragment` to hold a matching row.
   bool FragmentMayMatch(const table::FragmentMeta& fragment, std::set<int>* no_nan) const;
-  // The manifest statistics of the filter's columns in `fragment` (no_nan, if given, receives
-  // the columns they prove NaN-free).
-  void FilterStats(const table::FragmentMeta& fragment, MapStatsProvider* stats, std::set<int>* no_nan) const;
   // count_only: the fragment's matching live rows from its statistics alone, when they tell
   // (every row matches, or the filter is `c IS [NOT] NULL` and no row is deleted).
   std::optional<uint64_t> CountFromStatistics(const table::FragmentMeta& fragment) const;
