@@ -79,9 +79,17 @@ Result<otree::Transform> FitColumnTransform(TypeId type, const std::string& name
 // Seals `placed->rows` (unless it waits for pieces) and computes the coordinates of its rows
 // appended since the last call.
 Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::vector<otree::Transform>& transforms);
-// Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: cubes in
-// pre-order, each as weight slices in Hilbert order, rolled up into files of about rows_per_file
-// rows. Nothing is committed. Takes `placed` by value: it regroups the rows cube by cube in
+// The cubes with rows (rows[c] of cube c) grouped into data files of at most rows_per_file
+// rows (a cube larger than that alone), each file's cubes in pre-order, files in pre-order of
+// their first cube. Every file holds a cube C and only descendants of C besides, so its rows lie
+// in C's region: a planner pruning files by their bounds (Iceberg's manifests) keeps a file only
+// when the box meets C's region, and then the OTree reader reads C too — bounds never keep more
+// files than the tree. A file takes its top cube and the whole subtrees of as many children as
+// fit, smallest first; the other children head files of their own.
+std::vector<std::vector<int>> PackCubes(const otree::Tree& tree, const std::vector<uint64_t>& rows,
+                                        uint64_t rows_per_file);
+// Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: files as
+// PackCubes groups the cubes, each cube as weight slices in Hilbert order. Nothing is committed. Takes `placed` by value: it regroups the rows cube by cube in
 // place, so callers that are done with theirs move it in.
 Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, const otree::Tree& tree,
                                             const std::vector<uint32_t>& cube_of_row, int revision,

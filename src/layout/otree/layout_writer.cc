@@ -1,6 +1,7 @@
 #include "layout/otree/layout_writer.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -19,6 +20,7 @@ namespace lakeindex::layout {
 // The helpers are in parts:: (layout_parts.h) so that the partitioned build reuses them.
 namespace parts {
 
+using otree::Cube;
 using otree::CubeId;
 using otree::Points;
 using otree::Transform;
@@ -228,36 +230,94 @@ void PermuteWithinBuckets(Batch* rows, const std::vector<size_t>& start, const s
   });
 }
 
-// Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: cubes in
-// pre-order, each as weight slices in Hilbert order, rolled up into files of about rows_per_file
-// rows. Takes `placed` by value to move its rows into file order in place (callers move it in).
+std::vector<std::vector<int>> PackCubes(const Tree& tree, const std::vector<uint64_t>& rows, uint64_t rows_per_file) {
+  const std::vector<Cube>& cubes = tree.cubes();
+  const std::vector<int> pre_order = tree.PreOrder();
+  std::vector<size_t> rank(cubes.size());
+  for (size_t k = 0; k < pre_order.size(); ++k) rank[size_t(pre_order[k])] = k;
+  std::vector<uint64_t> below(cubes.size(), 0);  // rows of each cube's subtree
+  for (auto it = pre_order.rbegin(); it != pre_order.rend(); ++it) {
+    const Cube& cube = cubes[size_t(*it)];
+    below[size_t(*it)] += rows[size_t(*it)];
+    if (cube.parent >= 0) below[size_t(cube.parent)] += below[size_t(*it)];
+  }
+  auto add_subtree = [&](int top, std::vector<int>* file) {
+    std::vector<int> stack{top};
+    while (!stack.empty()) {
+      const int c = stack.back();
+      stack.pop_back();
+      if (rows[size_t(c)] > 0) file->push_back(c);
+      for (int kid : cubes[size_t(c)].children) stack.push_back(kid);
+    }
+  };
+  std::vector<std::vector<int>> files;
+  // Packs the subtree of c: c's file takes c and the whole subtrees of as many children as fit,
+  // smallest first; the other children are packed the same way, each its own top.
+  std::function<void(int)> pack = [&](int c) {
+    if (below[size_t(c)] == 0) return;
+    std::vector<int> rest;
+    if (rows[size_t(c)] == 0) {
+      rest = cubes[size_t(c)].children;  // no rows of c to head a file
+    } else {
+      std::vector<int> file;
+      if (below[size_t(c)] <= rows_per_file) {
+        add_subtree(c, &file);
+      } else {
+        file.push_back(c);
+        uint64_t used = rows[size_t(c)];
+        std::vector<int> kids = cubes[size_t(c)].children;
+        std::stable_sort(kids.begin(), kids.end(), [&](int a, int b) { return below[size_t(a)] < below[size_t(b)]; });
+        for (int kid : kids) {
+          if (used + below[size_t(kid)] <= rows_per_file) {
+            add_subtree(kid, &file);
+            used += below[size_t(kid)];
+          } else {
+            rest.push_back(kid);
+          }
+        }
+      }
+      std::sort(file.begin(), file.end(), [&](int a, int b) { return rank[size_t(a)] < rank[size_t(b)]; });
+      files.push_back(std::move(file));
+    }
+    for (int kid : rest) pack(kid);
+  };
+  if (!cubes.empty()) pack(0);
+  std::sort(files.begin(), files.end(), [&](const std::vector<int>& a, const std::vector<int>& b) {
+    return rank[size_t(a.front())] < rank[size_t(b.front())];
+  });
+  return files;
+}
+
+// Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: cubes
+// packed into files by PackCubes, in pre-order within a file, each cube as weight slices in
+// Hilbert order. Takes `placed` by value to move its rows into file order in place (callers
+// move it in).
 Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, const Tree& tree,
                                             const std::vector<uint32_t>& cube_of_row, int revision,
                                             const LayoutMeta& meta, const table::WriteConfig& config) {
-  const std::vector<int> pre_order = tree.PreOrder();
-  std::vector<uint32_t> rank(tree.cubes().size());
-  for (size_t k = 0; k < pre_order.size(); ++k) rank[size_t(pre_order[k])] = uint32_t(k);
+  std::vector<uint64_t> cube_rows(tree.cubes().size(), 0);
+  for (uint32_t c : cube_of_row) ++cube_rows[c];
+  const std::vector<std::vector<int>> files = PackCubes(tree, cube_rows, std::max<uint64_t>(config.rows_per_file, 1));
+  // Buckets: the cubes with rows, file after file, so that each file's rows are consecutive.
+  std::vector<uint32_t> bucket_of_cube(tree.cubes().size(), 0);
+  std::vector<int> cube_of_bucket;
+  std::vector<size_t> first_bucket;  // per file, and one past the last
+  for (const std::vector<int>& file : files) {
+    first_bucket.push_back(cube_of_bucket.size());
+    for (int c : file) {
+      bucket_of_cube[size_t(c)] = uint32_t(cube_of_bucket.size());
+      cube_of_bucket.push_back(c);
+    }
+  }
+  first_bucket.push_back(cube_of_bucket.size());
   std::vector<uint32_t> bucket_of_row(cube_of_row.size());
-  for (size_t i = 0; i < cube_of_row.size(); ++i) bucket_of_row[i] = rank[cube_of_row[i]];
+  for (size_t i = 0; i < cube_of_row.size(); ++i) bucket_of_row[i] = bucket_of_cube[cube_of_row[i]];
   std::vector<size_t> start;
-  GroupRows(&placed, bucket_of_row, pre_order.size(), &start);
+  GroupRows(&placed, bucket_of_row, cube_of_bucket.size(), &start);
   bucket_of_row = {};
   const Points points = placed.points();
   const size_t n = points.size;
 
-  std::vector<std::vector<size_t>> files(1);  // buckets (pre-order ranks) per file
-  uint64_t file_rows = 0;
-  for (size_t k = 0; k < pre_order.size(); ++k) {
-    const size_t rows = start[k + 1] - start[k];
-    if (rows == 0) continue;
-    if (file_rows > 0 && file_rows + rows > config.rows_per_file) {
-      files.emplace_back();
-      file_rows = 0;
-    }
-    files.back().push_back(k);
-    file_rows += rows;
-  }
-  if (files.back().empty()) files.pop_back();
   // Each cube's rows as weight slices in Hilbert order: the cube's j-th row becomes
   // from[start[k] + j] (a row of its range).
   const size_t min_slice_rows = size_t(std::max<uint64_t>(4 * meta.page_rows, 256));
@@ -265,8 +325,8 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   std::vector<WrittenFile> out(files.size());
   std::vector<std::vector<size_t>> groups(files.size());  // rows per block, per file
   ParallelFor(ThreadPool::Default(), files.size(), [&](size_t f) {
-    for (size_t k : files[f]) {
-      const otree::Cube& cube = tree.cubes()[size_t(pre_order[k])];
+    for (size_t k = first_bucket[f]; k < first_bucket[f + 1]; ++k) {
+      const otree::Cube& cube = tree.cubes()[size_t(cube_of_bucket[k])];
       std::vector<uint32_t> cube_rows(start[k + 1] - start[k]);
       std::iota(cube_rows.begin(), cube_rows.end(), uint32_t(start[k]));
       uint32_t at = uint32_t(start[k]);
@@ -288,7 +348,7 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   placed.coords.clear();
   PermuteWithinBuckets(&placed.rows, start, from);
   RETURN_IF_ERROR(ParallelStatus(files.size(), [&](size_t f) -> Status {
-    ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, start[files[f].front()], groups[f],
+    ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, start[first_bucket[f]], groups[f],
                                             BlockWriteOptions(config, meta.columns, meta.page_rows)));
     return Status::OK();
   }));
@@ -641,17 +701,36 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
   ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
   constexpr double kOverfull = 1.5;
 
-  // Fragments to rewrite: small ones (when there are several to roll up), ones with deleted
-  // rows, and (found below) those holding blocks of overfull cubes.
+  // Fragments to rewrite: small ones (when PackCubes makes fewer files of them), ones with
+  // deleted rows, and (found below) those holding blocks of overfull cubes. Small files that
+  // hold a whole subtree each stay: rolling them up would break PackCubes' rule, so packing them
+  // again gives as many files (and optimize does not rewrite them every time).
   std::set<uint32_t> rewrite;
-  std::vector<uint32_t> small;
+  std::set<uint32_t> small;
   for (const FragmentMeta& f : table->manifest().fragments) {
     if (f.deletion) rewrite.insert(f.id);
-    if (f.rows < config.rows_per_file / 2) small.push_back(f.id);
+    if (f.rows < config.rows_per_file / 2) small.insert(f.id);
   }
-  if (small.size() > 1) rewrite.insert(small.begin(), small.end());
   std::map<uint32_t, std::vector<const BlockMeta*>> blocks_of;
   for (const BlockMeta& b : meta.blocks) blocks_of[b.fragment].push_back(&b);
+  if (small.size() > 1) {
+    std::map<int, std::vector<uint64_t>> rows_of_cube;  // per revision, the small files' rows
+    for (uint32_t id : small) {
+      for (const BlockMeta* b : blocks_of[id]) {
+        const Revision* rev = meta.FindRevision(b->revision);
+        const int c = rev ? rev->tree.Find(b->cube) : -1;
+        if (c < 0) return Status::Corruption("layout block of fragment " + std::to_string(id) + " names a missing cube");
+        std::vector<uint64_t>& rows = rows_of_cube[b->revision];
+        rows.resize(rev->tree.cubes().size(), 0);
+        rows[size_t(c)] += b->rows;
+      }
+    }
+    size_t packed = 0;
+    for (const auto& [rev_id, rows] : rows_of_cube) {
+      packed += PackCubes(meta.FindRevision(rev_id)->tree, rows, std::max<uint64_t>(config.rows_per_file, 1)).size();
+    }
+    if (packed < small.size()) rewrite.insert(small.begin(), small.end());
+  }
   // The live rows read so far, per revision, with the cube each is in.
   struct Pool {
     Placed placed;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "layout/otree/layout_parts.h"
 #include "util/test_util.h"
 
 namespace lakeindex::layout::otree {
@@ -321,6 +322,80 @@ TEST(TreeTest, SelectEqualsBruteForceAndCoversTheRows) {
           return true;
         });
         if (inside) { ASSERT_TRUE(chosen.count(int(cube_of_row[i]))) << "row " << i; }
+      }
+    }
+  }
+}
+
+// Files of cubes as the OTree layout writes them: every cube with rows in exactly one file,
+// within the size limit unless alone, headed by a cube whose descendants are all the file holds
+// besides — so a box that meets the bounding box of a file's rows (what an Iceberg planner
+// tests) always meets a cube of that file the tree selects (what the OTree reader reads).
+TEST(TreeTest, PackedFilesNeverKeepMoreThanTheTreeSelects) {
+  Rng rng(12);
+  for (int iter = 0; iter < 40; ++iter) {
+    SCOPED_TRACE("iter " + std::to_string(iter));
+    const int dims = 1 + int(rng.Uniform(3));
+    PointSet p = RandomPoints(rng, dims, 200 + rng.Uniform(3000), iter % 3);
+    std::vector<uint32_t> cube_of_row;
+    Tree tree = Tree::Build(dims, 1 + rng.Uniform(100), p.View(), &cube_of_row);
+    std::vector<uint64_t> rows(tree.cubes().size(), 0);
+    for (uint32_t c : cube_of_row) ++rows[c];
+    if (iter % 4 == 1) {  // part of the rows only, as an append or optimize packs them
+      for (size_t c = 0; c < rows.size(); ++c) rows[c] = rng.Chance(0.5) ? rows[c] : 0;
+    }
+    const uint64_t limit = 1 + rng.Uniform(600);
+    const std::vector<std::vector<int>> files = parts::PackCubes(tree, rows, limit);
+    const std::vector<int> pre = tree.PreOrder();
+    std::vector<size_t> rank(pre.size());
+    for (size_t k = 0; k < pre.size(); ++k) rank[size_t(pre[k])] = k;
+    std::vector<int> file_of(tree.cubes().size(), -1);
+    for (size_t f = 0; f < files.size(); ++f) {
+      ASSERT_FALSE(files[f].empty());
+      if (f > 0) { EXPECT_LT(rank[size_t(files[f - 1].front())], rank[size_t(files[f].front())]); }
+      uint64_t total = 0;
+      for (size_t k = 0; k < files[f].size(); ++k) {
+        const int c = files[f][k];
+        ASSERT_GT(rows[size_t(c)], 0u) << "cube " << c << " has no rows";
+        ASSERT_EQ(file_of[size_t(c)], -1) << "cube " << c << " is in two files";
+        file_of[size_t(c)] = int(f);
+        total += rows[size_t(c)];
+        if (k > 0) { EXPECT_LT(rank[size_t(files[f][k - 1])], rank[size_t(c)]); }
+        int up = c;
+        while (up >= 0 && up != files[f].front()) up = tree.cubes()[size_t(up)].parent;
+        ASSERT_EQ(up, files[f].front()) << "cube " << c << " is not below the file's first cube";
+      }
+      if (files[f].size() > 1) { EXPECT_LE(total, limit); }
+    }
+    for (size_t c = 0; c < rows.size(); ++c) {
+      if (rows[c] > 0) { EXPECT_GE(file_of[c], 0) << "cube " << c << " is in no file"; }
+    }
+    // Each file's bounding box, over the rows counted.
+    std::vector<Box> bounds(files.size());
+    for (Box& b : bounds) {
+      b.lo.fill(kMaxCoord);
+      b.hi.fill(0);
+    }
+    for (size_t i = 0; i < p.size(); ++i) {
+      const int f = file_of[cube_of_row[i]];
+      if (f < 0) continue;
+      for (int d = 0; d < dims; ++d) {
+        bounds[size_t(f)].lo[size_t(d)] = std::min(bounds[size_t(f)].lo[size_t(d)], p.coords[size_t(d)][i]);
+        bounds[size_t(f)].hi[size_t(d)] = std::max(bounds[size_t(f)].hi[size_t(d)], p.coords[size_t(d)][i]);
+      }
+    }
+    for (int q = 0; q < 30; ++q) {
+      const Box box = RandomBox(rng, dims);
+      std::set<int> read;
+      for (int c : tree.Select({box})) {
+        if (file_of[size_t(c)] >= 0) read.insert(file_of[size_t(c)]);
+      }
+      for (size_t f = 0; f < files.size(); ++f) {
+        bool meets = true;
+        for (int d = 0; d < dims; ++d) {
+          meets = meets && bounds[f].lo[size_t(d)] <= box.hi[size_t(d)] && box.lo[size_t(d)] <= bounds[f].hi[size_t(d)];
+        }
+        if (meets) { EXPECT_TRUE(read.count(int(f))) << "file " << f << "'s bounds meet the box, its cubes do not"; }
       }
     }
   }
