@@ -615,6 +615,11 @@ Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const
 
 Result<std::string> PublishMetadata(ObjectStore* store, const Manifest& committed, const Versions& versions) {
   ASSIGN_OR_RETURN(std::string path, NoThrow("the Iceberg metadata", [&] { return Publish(store, committed, versions, 0); }));
+  // A later version published already (a slower writer, or a reader repairing an old gap): its
+  // publisher writes the hint; writing ours would move the hint back.
+  Result<uint64_t> next = store->Size(MetadataPath(committed.version + 1));
+  if (next.ok()) return path;
+  if (!next.status().IsNotFound()) return next.status();
   RETURN_IF_ERROR(store->Write(kVersionHintPath, std::to_string(committed.version)));
   return path;
 }

@@ -22,8 +22,8 @@
 //
 // Consistency: the lakeindex manifest is the commit point. Iceberg readers see a version once
 // its vN.metadata.json exists; a crash between the two leaves Iceberg one version behind until
-// the next commit (or `lakeindex iceberg enable`) writes the missing files, which depend only on
-// committed manifests (PublishMetadata rolls forward). Nothing a failed commit wrote is named
+// the next lakeindex open of the table, commit or `lakeindex iceberg enable` writes the missing
+// files, which depend only on committed manifests (PublishMetadata rolls forward). Nothing a failed commit wrote is named
 // by any metadata file Iceberg readers reach.
 #pragma once
 
@@ -72,7 +72,8 @@ struct Versions {
 
 // After `committed` is the newest version: writes its vN.metadata.json (create-if-absent: the
 // content depends only on committed manifests, so whoever writes it first writes the same),
-// first writing those of earlier versions a crash left without one, then the version hint. The
+// first writing those of earlier versions a crash left without one, then the version hint
+// (unless the next version's metadata file exists: its publisher writes the hint). The
 // snapshots listed are the previous metadata's whose versions were not expired, and this one.
 // Returns the metadata file's path.
 Result<std::string> PublishMetadata(ObjectStore* store, const Manifest& committed, const Versions& versions);

@@ -413,16 +413,26 @@ Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, s
         };
       }
       if (std::optional<Manifest> confirmed = ConfirmedHintedManifest(store.get(), *hint, alongside)) {
-        if (warmed) return warmed;
-        return std::unique_ptr<Table>(new Table(std::move(store), std::move(*confirmed)));
+        if (!warmed) warmed.reset(new Table(std::move(store), std::move(*confirmed)));
+        warmed->PublishMissingIceberg();
+        return warmed;
       }
     }
     m = LatestManifestCarefully(store.get(), hint ? std::optional<uint64_t>(hint->version) : std::nullopt);
   }
   RETURN_IF_ERROR(m->status());
   std::unique_ptr<Table> table(new Table(std::move(store), std::move(**m)));
+  if (!version) table->PublishMissingIceberg();
   if (prefetch) options.prefetch(*table);
   return table;
+}
+
+void Table::PublishMissingIceberg() {
+  if (!iceberg::Enabled(manifest_)) return;
+  Result<uint64_t> there = store_->Size(iceberg::MetadataPath(manifest_.version));
+  if (there.ok() || !there.status().IsNotFound()) return;
+  // Best effort, as after a commit: a store this process may not write to keeps the gap.
+  (void)iceberg::PublishMetadata(store_.get(), manifest_, IcebergVersions(store_.get()));
 }
 
 // On S3, when the hint holds: the hint (GET), then the next version's absence (HEAD) and the

@@ -230,6 +230,10 @@ class Table {
   Result<std::unique_ptr<parquet::ParquetReader>> OpenDataFileUncached(const FragmentMeta& fragment) const;
   static Result<Manifest> CommitTransaction(ObjectStore* store, const Manifest& base, const Transaction& txn);
   static iceberg::Versions IcebergVersions(ObjectStore* store);
+  // When the table keeps Iceberg metadata and its newest version has no vN.metadata.json (a
+  // crash came between the commit and it), writes it (table/iceberg.h, "Consistency"). Best
+  // effort; one existence check otherwise.
+  void PublishMissingIceberg();
 
   std::shared_ptr<ObjectStore> store_;
   Manifest manifest_;
