@@ -172,21 +172,65 @@ Status FillBounds(avro_value_t* file, const char* field, const std::map<int, std
 }
 
 // A manifest of `entries` (all of one content), and its line in the manifest list.
+// Whether `p` names a file under `dir` (metadata/ by default) without leaving it.
+bool IsMetadataFilePath(const std::string& p, const std::string& dir = kMetadataDir) {
+  return p.rfind(dir, 0) == 0 && p.find("..") == std::string::npos;
+}
+
+// A manifest file as the manifest list describes it, and what reusing it in a later snapshot
+// needs (the fragments it lists, the schema its statistics are keyed by).
 struct WrittenManifest {
   std::string path;  // relative
   uint64_t length = 0;
   int content = 0;
+  uint64_t seq = 0;  // the snapshot that wrote it (its sequence number and added_snapshot_id)
   uint64_t min_seq = 0;
   int added = 0, existing = 0;
   uint64_t added_rows = 0, existing_rows = 0;
+  std::string schema;             // the schema JSON its entries were written under
+  std::vector<uint32_t> fragments;  // data manifests: the fragments it lists
+
+  json ToJson() const {
+    return {{"path", path},   {"length", length}, {"content", content}, {"seq", seq},
+            {"min_seq", min_seq}, {"added", added}, {"existing", existing}, {"added_rows", added_rows},
+            {"existing_rows", existing_rows}, {"schema", schema}, {"fragments", fragments}};
+  }
+  // nullopt for anything malformed (the manifest is then written again, not reused).
+  static std::optional<WrittenManifest> FromJson(const json& j) {
+    if (!j.is_object()) return std::nullopt;
+    WrittenManifest m;
+    try {
+      m.path = j.at("path").get<std::string>();
+      m.length = j.at("length").get<uint64_t>();
+      m.content = j.at("content").get<int>();
+      m.seq = j.at("seq").get<uint64_t>();
+      m.min_seq = j.at("min_seq").get<uint64_t>();
+      m.added = j.at("added").get<int>();
+      m.existing = j.at("existing").get<int>();
+      m.added_rows = j.at("added_rows").get<uint64_t>();
+      m.existing_rows = j.at("existing_rows").get<uint64_t>();
+      m.schema = j.at("schema").get<std::string>();
+      m.fragments = j.at("fragments").get<std::vector<uint32_t>>();
+    } catch (const json::exception&) {
+      return std::nullopt;
+    }
+    if (!IsMetadataFilePath(m.path)) return std::nullopt;
+    return m;
+  }
 };
+
+// The schema JSON a manifest carries (its statistics are keyed by its field ids).
+std::string ManifestSchemaKey(const Schema& schema) {
+  const int schema_id = SchemaId(schema);
+  return SchemaJson(schema, schema_id == 1, schema_id).dump();
+}
 
 Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, const std::vector<Entry>& entries,
                                       int content, const std::string& path) {
   const int schema_id = SchemaId(next.schema);
   ASSIGN_OR_RETURN(auto w, avro::ContainerWriter::Make(
                                ManifestEntrySchema(),
-                               {{"schema", SchemaJson(next.schema, schema_id == 1, schema_id).dump()},
+                               {{"schema", ManifestSchemaKey(next.schema)},
                                 {"schema-id", std::to_string(schema_id)},
                                 {"partition-spec", "[]"},
                                 {"partition-spec-id", "0"},
@@ -195,7 +239,9 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
   WrittenManifest out;
   out.path = path;
   out.content = content;
+  out.seq = next.version;
   out.min_seq = next.version;
+  out.schema = ManifestSchemaKey(next.schema);
   for (const Entry& e : entries) {
     avro_value_t* r = w->record();
     const bool added = e.seq == next.version;
@@ -241,9 +287,9 @@ Status WriteManifestList(ObjectStore* store, const Manifest& next, const json& s
     RETURN_IF_ERROR(avro::SetLong(r, "manifest_length", int64_t(m.length)));
     RETURN_IF_ERROR(avro::SetInt(r, "partition_spec_id", 0));
     RETURN_IF_ERROR(avro::SetInt(r, "content", m.content));
-    RETURN_IF_ERROR(avro::SetLong(r, "sequence_number", int64_t(next.version)));
+    RETURN_IF_ERROR(avro::SetLong(r, "sequence_number", int64_t(m.seq)));
     RETURN_IF_ERROR(avro::SetLong(r, "min_sequence_number", int64_t(m.min_seq)));
-    RETURN_IF_ERROR(avro::SetLong(r, "added_snapshot_id", int64_t(next.version)));
+    RETURN_IF_ERROR(avro::SetLong(r, "added_snapshot_id", int64_t(m.seq)));
     RETURN_IF_ERROR(avro::SetInt(r, "added_files_count", m.added));
     RETURN_IF_ERROR(avro::SetInt(r, "existing_files_count", m.existing));
     RETURN_IF_ERROR(avro::SetInt(r, "deleted_files_count", 0));
@@ -360,10 +406,11 @@ Result<json> NewState(const std::string& location) {
 
 namespace {
 
+// Data manifests a snapshot lists at most before they are merged into one.
+constexpr size_t kMaxDataManifests = 16;
+
 // A position delete file carried over from the previous version must be one of ours.
-bool IsDeleteFilePath(const std::string& p) {
-  return p.rfind(std::string(kMetadataDir) + "deletes/", 0) == 0 && p.find("..") == std::string::npos;
-}
+bool IsDeleteFilePath(const std::string& p) { return IsMetadataFilePath(p, std::string(kMetadataDir) + "deletes/"); }
 
 Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
   json& state = next->iceberg;
@@ -417,14 +464,53 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
   for (const auto& [id, seq] : old_data.items()) removed += data.contains(id) ? 0 : 1;
   for (const auto& [id, del] : old_deletes.items()) deletes_changed |= !deletes.contains(id);
 
-  const std::string stem = std::string(kMetadataDir) + NewUuid();
+  // Data manifests of the previous version whose files all stay are listed again as they are
+  // (Iceberg's fast append); the files of the others, and the new ones, go into one new
+  // manifest. More than kMaxDataManifests: all are merged into one.
+  const std::string schema_key = ManifestSchemaKey(next->schema);
   std::vector<WrittenManifest> manifests;
-  ASSIGN_OR_RETURN(WrittenManifest dm, WriteManifest(store, *next, data_entries, 0, stem + "-m0.avro"));
-  manifests.push_back(dm);
-  if (!delete_entries.empty()) {
-    ASSIGN_OR_RETURN(WrittenManifest del, WriteManifest(store, *next, delete_entries, 1, stem + "-m1.avro"));
-    manifests.push_back(del);
+  std::set<uint32_t> listed;
+  for (const json& j : state.value("data_manifests", json::array())) {
+    std::optional<WrittenManifest> m = WrittenManifest::FromJson(j);
+    if (!m || m->content != 0 || m->schema != schema_key || m->fragments.empty()) continue;
+    const bool whole = std::all_of(m->fragments.begin(), m->fragments.end(), [&](uint32_t id) {
+      return old_data.contains(std::to_string(id)) && data.contains(std::to_string(id)) && !listed.count(id);
+    });
+    if (!whole) continue;
+    listed.insert(m->fragments.begin(), m->fragments.end());
+    manifests.push_back(std::move(*m));
   }
+  if (manifests.size() + 1 > kMaxDataManifests) {
+    manifests.clear();
+    listed.clear();
+  }
+  const std::string stem = std::string(kMetadataDir) + NewUuid();
+  std::vector<Entry> unlisted;
+  std::vector<uint32_t> unlisted_ids;
+  for (size_t i = 0; i < next->fragments.size(); ++i) {
+    if (listed.count(next->fragments[i].id)) continue;
+    unlisted.push_back(std::move(data_entries[i]));
+    unlisted_ids.push_back(next->fragments[i].id);
+  }
+  if (!unlisted.empty() || manifests.empty()) {  // an empty table lists one empty manifest
+    ASSIGN_OR_RETURN(WrittenManifest dm, WriteManifest(store, *next, unlisted, 0, stem + "-m0.avro"));
+    dm.fragments = std::move(unlisted_ids);
+    manifests.push_back(std::move(dm));
+  }
+  json data_manifests = json::array();
+  for (const WrittenManifest& m : manifests) data_manifests.push_back(m.ToJson());
+  // The delete manifest is listed again while the delete files stay the same.
+  if (!delete_entries.empty()) {
+    std::optional<WrittenManifest> del = WrittenManifest::FromJson(state.value("delete_manifest", json()));
+    if (deletes_changed || !del || del->content != 1 || del->schema != schema_key) {
+      ASSIGN_OR_RETURN(del, WriteManifest(store, *next, delete_entries, 1, stem + "-m1.avro"));
+    }
+    state["delete_manifest"] = del->ToJson();
+    manifests.push_back(std::move(*del));
+  } else {
+    state.erase("delete_manifest");
+  }
+  state["data_manifests"] = std::move(data_manifests);
   const std::string list_path =
       std::string(kMetadataDir) + "snap-" + std::to_string(next->version) + "-" + NewUuid() + ".avro";
   RETURN_IF_ERROR(WriteManifestList(store, *next, state, manifests, list_path));

@@ -4,7 +4,7 @@
 //
 // Every commit of a table that keeps it (the manifest's "iceberg" object is present) also
 // writes, before its manifest:
-//   metadata/{uuid}-m0.avro, -m1.avro     a data manifest listing every live data file (with
+//   metadata/{uuid}-m0.avro, -m1.avro     data manifests listing the live data files (with
 //                                         per-column value/null/NaN counts and lower/upper
 //                                         bounds) and, when rows are deleted, a delete manifest
 //   metadata/snap-{version}-{uuid}.avro   the snapshot's manifest list
@@ -17,8 +17,15 @@
 // The manifest's "iceberg" object (opaque to manifest.h) holds the state carried from version
 // to version: {"table_uuid", "location": the URI prefix of every path in the metadata,
 // "data": {fragment id: sequence number}, "deletes": {fragment id: {"dv", "file", "size",
-// "rows", "seq"}}, "manifests": [...], "manifest_list", "snapshot": this version's snapshot as
-// the metadata JSON lists it}.
+// "rows", "seq"}}, "manifests": [...], "data_manifests": [{"path", "fragments": [ids], the
+// counts and sequence numbers the manifest list repeats, "schema"}], "delete_manifest": {...},
+// "manifest_list", "snapshot": this version's snapshot as the metadata JSON lists it}.
+//
+// Manifests are reused as Iceberg's fast append does: a data manifest of the previous version
+// whose files all stay live is listed again unchanged (a commit writes one manifest, of its new
+// files and those of manifests that lost a file; over 16 data manifests, one of everything), and
+// the delete manifest while the delete files stay the same. A commit so writes metadata in
+// proportion to what it changes, not to the table's files.
 //
 // Consistency: the lakeindex manifest is the commit point. Iceberg readers see a version once
 // its vN.metadata.json exists; a crash between the two leaves Iceberg one version behind until

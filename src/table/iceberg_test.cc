@@ -1,5 +1,7 @@
 #include "table/iceberg.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "format/avro/avro_file.h"
@@ -74,16 +76,26 @@ TEST(IcebergTest, EveryCommitWritesManifestsAvroCReadsAndPositionDeletesOurReade
   auto t = MakeTable(store);
   ASSERT_EQ(t->version(), 3u);
   const json& state = t->manifest().iceberg;
-  ASSERT_EQ(state["manifests"].size(), 2u);  // data and deletes
-  // The data manifest: 3 files, two EXISTING from version 1, one ADDED by version 3.
+  // Version 1 wrote a data manifest of its 2 files; version 2 (a delete) listed it again and
+  // wrote the delete manifest; version 3 (an append) lists both again and writes a manifest of its
+  // one new file (Iceberg's fast append).
+  ASSERT_EQ(state["manifests"].size(), 3u);
+  auto v1 = Table::Open(store, 1), v2 = Table::Open(store, 2);
+  ASSERT_TRUE(v1.ok() && v2.ok());
+  EXPECT_EQ((*v1)->manifest().iceberg["manifests"], json::array({state["manifests"][0]}));
+  EXPECT_EQ((*v2)->manifest().iceberg["manifests"], json::array({state["manifests"][0], state["manifests"][2]}));
   auto data = avro::ReadContainer(*store->Read(state["manifests"][0].get<std::string>()));
   ASSERT_TRUE(data.ok()) << data.status().ToString();
-  ASSERT_EQ(data->records.size(), 3u);
-  EXPECT_NE(data->records[0].find(R"("status": 0, "snapshot_id": {"long": 1})"), std::string::npos) << data->records[0];
-  EXPECT_NE(data->records[2].find(R"("status": 1, "snapshot_id": {"long": 3})"), std::string::npos) << data->records[2];
+  ASSERT_EQ(data->records.size(), 2u);
+  EXPECT_NE(data->records[0].find(R"("status": 1, "snapshot_id": {"long": 1})"), std::string::npos) << data->records[0];
   EXPECT_NE(data->records[0].find("file:///mem/t/data/"), std::string::npos);
+  auto appended = avro::ReadContainer(*store->Read(state["manifests"][1].get<std::string>()));
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  ASSERT_EQ(appended->records.size(), 1u);
+  EXPECT_NE(appended->records[0].find(R"("status": 1, "snapshot_id": {"long": 3})"), std::string::npos)
+      << appended->records[0];
   // The delete manifest: one file per fragment with deletions, written by version 2.
-  auto deletes = avro::ReadContainer(*store->Read(state["manifests"][1].get<std::string>()));
+  auto deletes = avro::ReadContainer(*store->Read(state["manifests"][2].get<std::string>()));
   ASSERT_TRUE(deletes.ok());
   ASSERT_EQ(deletes->records.size(), 2u);
   EXPECT_NE(deletes->records[0].find(R"("content": 1)"), std::string::npos) << deletes->records[0];
@@ -102,9 +114,73 @@ TEST(IcebergTest, EveryCommitWritesManifestsAvroCReadsAndPositionDeletesOurReade
   // The manifest list names both manifests with their lengths.
   auto list = avro::ReadContainer(*store->Read(state["manifest_list"].get<std::string>()));
   ASSERT_TRUE(list.ok());
-  ASSERT_EQ(list->records.size(), 2u);
-  EXPECT_NE(list->records[0].find(R"("added_files_count": 1, "existing_files_count": 2)"), std::string::npos)
+  ASSERT_EQ(list->records.size(), 3u);
+  // Each manifest as the snapshot that wrote it described it.
+  EXPECT_NE(list->records[0].find(R"("sequence_number": 1, "min_sequence_number": 1, "added_snapshot_id": 1, )"
+                                  R"("added_files_count": 2, "existing_files_count": 0)"),
+            std::string::npos)
       << list->records[0];
+  EXPECT_NE(list->records[1].find(R"("sequence_number": 3, "min_sequence_number": 3, "added_snapshot_id": 3, )"
+                                  R"("added_files_count": 1, "existing_files_count": 0)"),
+            std::string::npos)
+      << list->records[1];
+  EXPECT_NE(list->records[2].find(R"("content": 1, "sequence_number": 2)"), std::string::npos) << list->records[2];
+}
+
+// The data files a version's data manifests list (each path once per listing).
+std::multiset<std::string> ListedDataFiles(ObjectStore* store, const json& state) {
+  std::multiset<std::string> out;
+  for (const json& m : state["data_manifests"]) {
+    auto read = avro::ReadContainer(*store->Read(m["path"].get<std::string>()));
+    EXPECT_TRUE(read.ok()) << read.status().ToString();
+    if (!read.ok()) continue;
+    for (const std::string& r : read->records) {
+      const std::string key = R"("file_path": ")";
+      const size_t at = r.find(key);
+      EXPECT_NE(at, std::string::npos) << r;
+      if (at == std::string::npos) continue;
+      out.insert(r.substr(at + key.size(), r.find('"', at + key.size()) - at - key.size()));
+    }
+  }
+  return out;
+}
+
+// Manifests are reused while their files all stay, rewritten when one goes, merged past 16: at
+// every version the data manifests list each live file exactly once, and an append writes one
+// manifest however many the table has.
+TEST(IcebergTest, ManifestsAreReusedWhileTheirFilesStayAndListEveryLiveFileOnce) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  auto t = MakeTable(store);
+  WriteConfig config;
+  config.rows_per_file = 50;
+  std::vector<uint64_t> versions;
+  for (int i = 0; i < 20; ++i) {
+    Batch more = Rows(1000 + 10 * i, 10);
+    auto src = MemorySource(more.schema(), {more});
+    ASSERT_TRUE(t->Append(src.get(), config).ok());
+    const json& state = t->manifest().iceberg;
+    EXPECT_LE(state["data_manifests"].size(), 16u);
+    if (i < 10) {  // fewer than 16: every earlier manifest listed again, one new one written
+      EXPECT_EQ(state["data_manifests"].size(), size_t(i) + 3);
+    }
+  }
+  RowSet del;
+  del.Add(MakeRowAddress(t->manifest().fragments[4].id, 0));
+  ASSERT_TRUE(t->DeleteRows(del).ok());
+  config.rows_per_file = 100;
+  ASSERT_TRUE(t->Optimize(config).ok());
+  ASSERT_GT(t->version(), 20u);
+  for (uint64_t v = 1; v <= t->version(); ++v) {
+    SCOPED_TRACE("version " + std::to_string(v));
+    auto at = Table::Open(store, v);
+    ASSERT_TRUE(at.ok()) << at.status().ToString();
+    std::multiset<std::string> want;
+    for (const FragmentMeta& f : (*at)->manifest().fragments) want.insert("file:///mem/t/" + f.file);
+    EXPECT_EQ(ListedDataFiles(store.get(), (*at)->manifest().iceberg), want);
+    std::set<std::string> paths;
+    for (const json& p : (*at)->manifest().iceberg["manifests"]) paths.insert(p.get<std::string>());
+    EXPECT_EQ(paths.size(), (*at)->manifest().iceberg["manifests"].size()) << "a manifest listed twice";
+  }
 }
 
 TEST(IcebergTest, MetadataMissingAfterACrashIsWrittenByTheNextCommitFromCommittedManifests) {
