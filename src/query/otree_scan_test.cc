@@ -355,6 +355,88 @@ TEST(OTreeScanTest, EveryLayoutKeepsExtremeValues) {
   }
 }
 
+// ±infinity, NaN and NULL in a float layout column take the ends of the space under every
+// transformation (the linear one used to refuse "needs finite bounds"), and rows appended later
+// with infinities go into the same tree (they are covered by any fit).
+TEST(OTreeScanTest, InfinitiesHaveAPlaceInEveryTransformation) {
+  Schema schema = Schema::Parse("rid:int64,a:int64,b:double").value();
+  auto make = [&](int64_t first, size_t n, uint64_t seed) {
+    Batch rows(schema);
+    testing::Rng rng(seed);
+    for (size_t i = 0; i < n; ++i) {
+      rows.mutable_column(0).Append<int64_t>(first + int64_t(i));
+      rows.mutable_column(1).Append<int64_t>(int64_t(rng.Uniform(1000)));
+      const uint64_t pick = rng.Uniform(10);
+      if (pick == 0) {
+        rows.mutable_column(2).AppendNull();
+      } else {
+        const double special[] = {-INFINITY, INFINITY, NAN};
+        rows.mutable_column(2).Append<double>(pick <= 3 ? special[pick - 1] : rng.Unit() * 100 - 50);
+      }
+    }
+    EXPECT_TRUE(rows.Seal().ok());
+    return rows;
+  };
+  const std::vector<std::string> filters = {"b = 1e999", "b = -1e999", "b < -40", "b > 40", "b IS NULL", "b BETWEEN -10 AND 10",
+                                            "b > 1e308 AND a < 500", "a < 100 AND b < 0", "b IS NOT NULL"};
+  for (const char* transform : {"linear", "quantile", "default"}) {
+    for (int only_infinite = 0; only_infinite < 2; ++only_infinite) {
+      SCOPED_TRACE(std::string(transform) + (only_infinite ? ", b only infinite" : ""));
+      Batch rows = make(0, 600, 5);
+      if (only_infinite) {  // no finite value of b at all
+        Column& b = rows.mutable_column(2);
+        for (size_t i = 0; i < rows.num_rows(); ++i) {
+          if (b.IsValid(i)) b.mutable_data<double>()[i] = i % 2 ? INFINITY : -INFINITY;
+        }
+      }
+      auto src = table::MemorySource(schema, {rows});
+      table::WriteConfig config;
+      config.rows_per_file = 200;
+      auto table = table::Table::Create(NewMemoryStore(), src.get(), config);
+      ASSERT_TRUE(table.ok());
+      layout::LayoutOptions options;
+      options.kind = "otree";
+      options.columns = {"b", "a"};
+      options.transform = transform;
+      options.cube_rows = 40;
+      options.page_rows = 4;
+      options.write = config;
+      auto report = layout::LayoutTable(table->get(), options);
+      ASSERT_TRUE(report.ok()) << report.status().ToString();
+      // Appended rows with infinities (and finite values inside the fitted range only when
+      // there is one) join the same revision.
+      Batch more = make(600, 200, 6);
+      Column& mb = more.mutable_column(2);
+      for (size_t i = 0; i < more.num_rows(); ++i) {
+        more.mutable_column(1).mutable_data<int64_t>()[i] = 100 + more.column(1).Get<int64_t>(i) % 800;
+        if (mb.IsValid(i) && std::isfinite(mb.Get<double>(i))) {
+          if (only_infinite) {
+            mb.mutable_data<double>()[i] = -INFINITY;
+          } else {
+            mb.mutable_data<double>()[i] = std::clamp(mb.Get<double>(i), -40.0, 40.0);
+          }
+        }
+      }
+      auto more_src = table::MemorySource(schema, {more});
+      auto appended = layout::AppendToLayout(table->get(), more_src.get(), config);
+      ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+      auto meta = layout::LoadLayout((*table)->manifest());
+      ASSERT_TRUE(meta.ok() && meta->has_value());
+      EXPECT_EQ((*meta)->revisions.size(), 1u) << "rows with infinities started a new revision";
+      // The answers: a plain table of the same rows.
+      auto both = table::MemorySource(schema, {rows, more});
+      auto plain = table::Table::Create(NewMemoryStore(), both.get(), config);
+      ASSERT_TRUE(plain.ok());
+      ScanCounters counters;
+      for (const std::string& f : filters) {
+        const std::vector<uint32_t> want = ScanRids(**plain, f, &counters);
+        EXPECT_EQ(ScanRids(**table, f, &counters), want) << f;
+        if (f == "b = 1e999" || f == "b = -1e999") { EXPECT_FALSE(want.empty()) << f; }
+      }
+    }
+  }
+}
+
 TEST(OTreeScanTest, BadRequestsAreClearErrors) {
   Schema schema = Schema::Parse("rid:int64,x:double").value();
   Batch rows(schema);

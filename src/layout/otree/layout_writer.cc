@@ -1,6 +1,7 @@
 #include "layout/otree/layout_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -74,7 +75,24 @@ Result<Transform> FitColumnTransform(TypeId type, const std::string& name, const
       return Status::InvalidArgument("layout: the linear transformation needs a numeric column, '" + name +
                                      "' is a string (use --transform quantile or default)");
     }
-    t = Transform::FitLinear(type, *stats.min, *stats.max);
+    // Over the finite values: ±infinity maps to the ends whatever the range. An infinite bound is
+    // replaced by the sample's finite extreme on its side (values beyond it clamp to the edge).
+    Value lo = *stats.min, hi = *stats.max;
+    if (IsFloating(type) && (!std::isfinite(lo.double_value()) || !std::isfinite(hi.double_value()))) {
+      double a = lo.double_value(), b = hi.double_value();
+      double low = INFINITY, high = -INFINITY;
+      for (const Value& v : sample) {
+        if (!v.is_null() && std::isfinite(v.double_value())) {
+          low = std::min(low, v.double_value());
+          high = std::max(high, v.double_value());
+        }
+      }
+      if (!std::isfinite(a)) a = std::isfinite(low) ? low : std::isfinite(b) ? b : 0;
+      if (!std::isfinite(b)) b = std::isfinite(high) ? std::max(high, a) : a;
+      lo = type == TypeId::kFloat ? Value::Float(float(a)) : Value::Double(a);
+      hi = type == TypeId::kFloat ? Value::Float(float(b)) : Value::Double(b);
+    }
+    t = Transform::FitLinear(type, lo, hi);
   } else if (mode == "quantile") {
     t = Transform::FitQuantile(type, std::move(sample));
   } else {

@@ -172,14 +172,23 @@ Result<Transform> Transform::FitQuantile(TypeId type, std::vector<Value> sample,
   if (max_bounds == 0) return Status::InvalidArgument("quantile transform needs max_bounds >= 1");
   std::vector<Value> values;
   values.reserve(sample.size());
+  bool infinite = false;
   for (auto& v : sample) {
     if (!ValueMatchesType(v, type)) {
       if (v.is_null()) continue;
       return Status::InvalidArgument(std::string("quantile sample value ") + v.ToString() + " is not of type " +
                                      TypeName(type));
     }
-    if (v.type() != TypeId::kString && v.type() != TypeId::kBool && std::isnan(AsDouble(v))) continue;
+    // NaN and the infinities take the ends of every transform's range: no bound is needed for them.
+    if (v.type() != TypeId::kString && v.type() != TypeId::kBool && !std::isfinite(AsDouble(v))) {
+      infinite |= !std::isnan(AsDouble(v));
+      continue;
+    }
     values.push_back(NormalizeBound(v, type));
+  }
+  if (values.empty() && infinite) {  // only infinities: -inf at 0, +inf at the top
+    const Value zero = type == TypeId::kFloat ? Value::Float(0) : Value::Double(0);
+    return FitLinear(type, zero, zero);
   }
   if (values.empty()) return Status::InvalidArgument("quantile transform: the sample has no non-NULL, non-NaN value");
   std::sort(values.begin(), values.end(), [](const Value& a, const Value& b) { return CompareValues(a, b) < 0; });
@@ -217,7 +226,8 @@ Result<Transform> Transform::FitDefault(TypeId type, const Value& min, const Val
   }
   bool finite = type != TypeId::kString && std::isfinite(AsDouble(min)) && std::isfinite(AsDouble(max));
   if (!finite) {
-    // Strings, and ranges ending in an infinity or NaN, have no useful linear map.
+    // Strings, and ranges ending in an infinity or NaN, have no useful linear map (FitQuantile
+    // leaves the infinities and NaN to the ends).
     sample.push_back(min);
     sample.push_back(max);
     return FitQuantile(type, std::move(sample));
@@ -320,7 +330,9 @@ void Transform::Coords(const Column& column, uint32_t* out) const {
 
 bool Transform::Covers(const Value& v) const {
   if (v.is_null()) return true;
-  if (v.type() != TypeId::kString && v.type() != TypeId::kBool && std::isnan(AsDouble(v))) return true;
+  // NaN and ±infinity map to the ends whatever the fit (finite bounds: -inf at or below them,
+  // +inf above).
+  if (v.type() != TypeId::kString && v.type() != TypeId::kBool && !std::isfinite(AsDouble(v))) return true;
   if (kind == Kind::kLinear) {
     if (v.type() == TypeId::kString) return false;
     double x = AsDouble(v);

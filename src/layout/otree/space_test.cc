@@ -219,6 +219,17 @@ TEST(TransformTest, DefaultPicksQuantileForStringsAndSkew) {
   auto tinf = Transform::FitDefault(TypeId::kDouble, Value::Double(-INFINITY), Value::Double(1), {Value::Double(0.5)});
   ASSERT_TRUE(tinf.ok());
   EXPECT_EQ(tinf->kind, Transform::Kind::kQuantile);
+  // The infinities are no bounds: they take the ends, and any fit covers them.
+  EXPECT_EQ(tinf->bounds.front().double_value(), 0.5);
+  EXPECT_EQ(tinf->Coord(Value::Double(-INFINITY)), 0u);
+  EXPECT_EQ(tinf->Coord(Value::Double(INFINITY)), kMaxCoord);
+  EXPECT_TRUE(tinf->Covers(Value::Double(-INFINITY)));
+  EXPECT_TRUE(tinf->Covers(Value::Double(INFINITY)));
+  EXPECT_FALSE(tinf->Covers(Value::Double(-1e300)));
+  auto only_inf = Transform::FitQuantile(TypeId::kFloat, {Value::Float(INFINITY), Value::Float(-INFINITY)});
+  ASSERT_TRUE(only_inf.ok()) << only_inf.status().ToString();
+  EXPECT_LT(only_inf->Coord(Value::Float(-INFINITY)), only_inf->Coord(Value::Float(INFINITY)));
+  EXPECT_TRUE(Transform::FromJson(only_inf->ToJson(), TypeId::kFloat).ok());
   auto tnull = Transform::FitDefault(TypeId::kString, Value::Null(TypeId::kString), Value::Null(TypeId::kString), {});
   ASSERT_TRUE(tnull.ok());
   EXPECT_EQ(tnull->Coord(Value::Null(TypeId::kString)), 0u);
