@@ -309,6 +309,46 @@ TEST(CliTest, QueryFormatsAndTimeTravel) {
   }
 }
 
+// Output files are streamed into a temporary file beside them and renamed at the end: a query
+// that fails part-way leaves the previous file whole and no temporary behind; one that succeeds
+// replaces it. `gen` writes the same way (a 2,000-row Parquet file equal to DuckDB's count).
+TEST(CliTest, OutputFilesAreReplacedWholeOrLeftAsTheyWere) {
+  TempDir dir;
+  const std::string table = dir.Join("t"), events = dir.Join("e.parquet");
+  WriteFileText(events, "not yet");
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "2000", "--output", events}).code, 0);
+  auto count = testing::RunDuckDB("SELECT count(*) FROM read_parquet(" + testing::SqlQuote(events) + ")");
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  EXPECT_EQ(*count->rows[0][0], "2000");
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", events, "--rows-per-file", "500"}).code, 0);
+  auto temporaries = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) n += e.path().filename().string().find(".tmp-") != std::string::npos;
+    return n;
+  };
+  for (const char* format : {"csv", "json", "parquet"}) {
+    SCOPED_TRACE(format);
+    const std::string out = dir.Join(std::string("out.") + format);
+    ASSERT_EQ(RunCli(dir, {"query", table, "--format", format, "--output", out}).code, 0);
+    const std::string whole = ReadFileText(out);
+    EXPECT_GT(whole.size(), 1000u);
+    WriteFileText(out, "previous");
+    // A data file damaged: the query fails when the scan reaches it, rows already written.
+    std::string last;
+    for (const auto& e : std::filesystem::directory_iterator(table + "/data")) last = std::max(last, e.path().string());
+    const std::string saved = ReadFileText(last);
+    WriteFileText(last, saved.substr(0, saved.size() / 2));
+    CliResult failed = RunCli(dir, {"query", table, "--format", format, "--output", out});
+    EXPECT_NE(failed.code, 0);
+    EXPECT_EQ(ReadFileText(out), "previous");
+    EXPECT_EQ(temporaries(), 0u);
+    WriteFileText(last, saved);
+    ASSERT_EQ(RunCli(dir, {"query", table, "--format", format, "--output", out}).code, 0);
+    EXPECT_EQ(ReadFileText(out), whole);
+  }
+  EXPECT_EQ(temporaries(), 0u);
+}
+
 // 4 processes append 25 times each while a reader keeps counting rows: no commit is lost and
 // every count the reader sees is that of a whole version.
 TEST(CliTest, ConcurrentAppendingProcesses) {

@@ -2,9 +2,11 @@
 
 #include <charconv>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,14 +27,49 @@ int ExitCodeFor(const Status& status) {
   }
 }
 
-Status WriteOutputFile(const std::string& path, std::string_view data) {
-  FILE* f = std::fopen(path.c_str(), "wb");
+Result<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& path) {
+  struct stat st;
+  std::string tmp;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+    static std::atomic<uint64_t> counter{0};
+    tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  }
+  FILE* f = std::fopen(tmp.empty() ? path.c_str() : tmp.c_str(), "wb");
   if (f == nullptr) return Status::InvalidArgument("cannot open '" + path + "' for writing: " + std::strerror(errno));
-  size_t written = std::fwrite(data.data(), 1, data.size(), f);
-  bool failed = written != data.size() || std::fflush(f) != 0;
-  failed |= std::fclose(f) != 0;
-  if (failed) return Status::IOError("writing '" + path + "' failed: " + std::strerror(errno));
+  return std::unique_ptr<OutputFile>(new OutputFile(path, std::move(tmp), f));
+}
+
+OutputFile::~OutputFile() {
+  if (file_ != nullptr) std::fclose(file_);
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+Status OutputFile::DoAppend(std::string_view data) {
+  if (std::fwrite(data.data(), 1, data.size(), file_) != data.size()) {
+    return Status::IOError("writing '" + path() + "' failed: " + std::strerror(errno));
+  }
   return Status::OK();
+}
+
+Status OutputFile::DoClose() {
+  bool failed = std::fflush(file_) != 0;
+  if (!failed && !tmp_.empty()) failed = ::fsync(::fileno(file_)) != 0;
+  failed |= std::fclose(file_) != 0;
+  file_ = nullptr;
+  if (failed) return Status::IOError("writing '" + path() + "' failed: " + std::strerror(errno));
+  if (!tmp_.empty()) {
+    if (::rename(tmp_.c_str(), path().c_str()) != 0) {
+      return Status::IOError("renaming '" + tmp_ + "' to '" + path() + "' failed: " + std::strerror(errno));
+    }
+    tmp_.clear();
+  }
+  return Status::OK();
+}
+
+Status WriteOutputFile(const std::string& path, std::string_view data) {
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out, OutputFile::Open(path));
+  RETURN_IF_ERROR(out->Append(data));
+  return out->Close();
 }
 
 std::vector<std::string> SplitList(const std::string& text) {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,8 +27,26 @@ inline constexpr int kExitUserError = 1;
 inline constexpr int kExitInternal = 2;
 int ExitCodeFor(const Status& status);
 
-// Writes `data` to the file at `path` as a plain open/write/close, so that /dev/stdout, FIFOs
-// and device files work as users expect (an ObjectStore would replace the path with a new file).
+// An output file written as it is produced, in bounded memory (`gen`, `query --output`): a
+// regular file (or a new one) is written to a temporary file beside it and renamed over it by
+// Close, so a failure, a kill or an abandoned output leaves the previous file, never a partial
+// one (the temporary is removed, or after a kill left as PATH.tmp-PID-N); /dev/stdout, FIFOs and
+// devices are written in place. An ObjectWriter, so the Parquet writer streams into it.
+class OutputFile final : public ObjectWriter {
+ public:
+  static Result<std::unique_ptr<OutputFile>> Open(const std::string& path);
+  ~OutputFile() override;
+
+ private:
+  OutputFile(std::string path, std::string tmp, FILE* file) : ObjectWriter(std::move(path)), tmp_(std::move(tmp)), file_(file) {}
+  Status DoAppend(std::string_view data) override;
+  Status DoClose() override;
+
+  std::string tmp_;  // empty when writing in place, and once renamed
+  FILE* file_ = nullptr;
+};
+
+// Writes `data` to the file at `path` (an OutputFile).
 Status WriteOutputFile(const std::string& path, std::string_view data);
 
 // "a, b,c" -> {"a", "b", "c"} (empty items dropped).

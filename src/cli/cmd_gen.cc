@@ -20,26 +20,30 @@ Status WriteEvents(uint64_t rows, uint64_t seed, const std::string& path) {
   }
   EventsGenerator gen(rows, seed);
   Progress progress("gen " + path, rows);
+  // Streamed: one chunk of rows and one row group in memory, whatever --rows says.
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out, OutputFile::Open(path));
   Batch batch;
-  std::string bytes;
   if (ext == "parquet") {
-    ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(EventsGenerator::EventsSchema(), parquet::WriteOptions{}));
+    ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(EventsGenerator::EventsSchema(), parquet::WriteOptions{}, out.get()));
     while (gen.Next(kGenChunkRows, &batch)) {
       RETURN_IF_ERROR(writer->Write(batch));
       progress.Update(rows - gen.rows_left());
     }
-    ASSIGN_OR_RETURN(bytes, writer->Finish());
+    RETURN_IF_ERROR(writer->FinishToSink().status());
   } else {
     bool header = true;
+    std::string text;
     while (gen.Next(kGenChunkRows, &batch) || header) {
       if (batch.num_columns() == 0) batch = Batch(EventsGenerator::EventsSchema());
-      csv::WriteCsv(batch, header, &bytes);
+      text.clear();
+      csv::WriteCsv(batch, header, &text);
+      RETURN_IF_ERROR(out->Append(text));
       header = false;
       batch = Batch();
       progress.Update(rows - gen.rows_left());
     }
   }
-  return WriteOutputFile(path, bytes);
+  return out->Close();
 }
 
 namespace {

@@ -212,21 +212,28 @@ Status RunQuery(const QueryArgs& args) {
 
 // Writes a result, batch by batch as `next` gives them, in args.format to stdout or args.output.
 Status WriteResult(const QueryArgs& args, const Schema& schema, const std::function<Result<bool>(Batch*)>& next) {
-  std::string text;
+  // To a file, csv / json / parquet stream (one batch and one row group in memory); the table
+  // format needs every row's width first.
+  std::unique_ptr<OutputFile> file;
+  if (!args.output.empty()) {
+    ASSIGN_OR_RETURN(file, OutputFile::Open(args.output));
+  }
   std::unique_ptr<parquet::ParquetWriter> writer;
   if (args.format == "parquet") {
-    ASSIGN_OR_RETURN(writer, parquet::ParquetWriter::Make(schema));
+    ASSIGN_OR_RETURN(writer, parquet::ParquetWriter::Make(schema, parquet::WriteOptions{}, file.get()));
   }
-  Batch all(schema);
-  bool header = true;
-  FILE* out = stdout;
+  std::string text;
   auto flush = [&]() -> Status {
-    if (args.output.empty()) {
-      if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) return Status::IOError("cannot write to stdout");
-      text.clear();
+    if (file) {
+      RETURN_IF_ERROR(file->Append(text));
+    } else if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+      return Status::IOError("cannot write to stdout");
     }
+    text.clear();
     return Status::OK();
   };
+  Batch all(schema);
+  bool header = true;
   Batch batch;
   while (true) {
     ASSIGN_OR_RETURN(bool more, next(&batch));
@@ -250,12 +257,11 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
     text += "(" + std::to_string(all.num_rows()) + (all.num_rows() == 1 ? " row)\n" : " rows)\n");
   }
   if (args.format == "parquet") {
-    ASSIGN_OR_RETURN(text, writer->Finish());
+    RETURN_IF_ERROR(writer->FinishToSink().status());
+  } else {
+    RETURN_IF_ERROR(flush());
   }
-  if (!args.output.empty()) {
-    return WriteOutputFile(args.output, text);
-  }
-  return flush();
+  return file ? file->Close() : Status::OK();
 }
 
 // explain --agg: runs the aggregation (as --analyze does a query) and tells how it was answered.
