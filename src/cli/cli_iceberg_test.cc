@@ -460,6 +460,10 @@ TEST(CliIcebergTest, AnOpenWritesTheMetadataACrashLeftUnwritten) {
   EXPECT_EQ(IcebergNewest(table), 3u);
   EXPECT_EQ(IcebergHinted(table), 3u);
   EXPECT_EQ(Newest(table), 3u) << "the repair commits nothing";
+  // Killed between the metadata file and the hint: the hint is brought forward.
+  clitest::WriteFileText(table + "/metadata/version-hint.text", "2");
+  ASSERT_EQ(RunCli(dir, {"query", table, "--limit", "1"}).code, 0);
+  EXPECT_EQ(IcebergHinted(table), 3u);
   ExpectMetadataFilesConsistent(table);
   ExpectIcebirdReadsEveryVersion(table, 1);
 }

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -70,6 +72,30 @@ Status WriteOutputFile(const std::string& path, std::string_view data) {
   ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out, OutputFile::Open(path));
   RETURN_IF_ERROR(out->Append(data));
   return out->Close();
+}
+
+Result<uint64_t> ParseByteSize(const std::string& text, const std::string& option) {
+  auto bad = [&] {
+    return Status::InvalidArgument(option + " '" + text + "': expected a size such as 512M, 2G or a number of bytes");
+  };
+  std::string unit;
+  size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+  for (size_t i = end; i < text.size(); ++i) unit += char(std::toupper(static_cast<unsigned char>(text[i])));
+  if (end == 0 || std::count(text.begin(), text.begin() + std::ptrdiff_t(end), '.') > 1) return bad();
+  const double number = std::strtod(text.substr(0, end).c_str(), nullptr);
+  if (unit.ends_with("IB")) unit.erase(unit.size() - 2);
+  else if (unit.ends_with("B")) unit.erase(unit.size() - 1);
+  const std::string units = "KMGT";
+  int shift = 0;
+  if (!unit.empty()) {
+    const size_t at = units.find(unit);
+    if (unit.size() != 1 || at == std::string::npos) return bad();
+    shift = 10 * int(at + 1);
+  }
+  const double bytes = std::ldexp(number, shift);
+  if (!(bytes >= 1) || bytes >= 0x1p63) return bad();
+  return uint64_t(bytes);
 }
 
 std::vector<std::string> SplitList(const std::string& text) {

@@ -49,6 +49,10 @@ class OutputFile final : public ObjectWriter {
 // Writes `data` to the file at `path` (an OutputFile).
 Status WriteOutputFile(const std::string& path, std::string_view data);
 
+// A size as users write it: "1073741824", "512M", "2G", "2GiB", "1.5g" (K, M, G, T: powers of
+// 1024; a trailing "B" or "iB" allowed). InvalidArgument naming `option` otherwise, or for 0.
+Result<uint64_t> ParseByteSize(const std::string& text, const std::string& option);
+
 // "a, b,c" -> {"a", "b", "c"} (empty items dropped).
 std::vector<std::string> SplitList(const std::string& text);
 

@@ -19,7 +19,7 @@ namespace lakeindex::cli {
 namespace {
 
 struct LayoutArgs {
-  std::string table, otree, sort, zorder, hilbert, transform = "default";
+  std::string table, otree, sort, zorder, hilbert, transform = "default", memory_limit;
   uint64_t cube_rows = 100000, page_rows = 64, rows_per_file = 1000000;
   int slices = 8;
 };
@@ -39,6 +39,9 @@ Status RunLayout(const LayoutArgs& args) {
   options.cube_rows = args.cube_rows;
   options.page_rows = args.page_rows;
   options.slices = args.slices;
+  if (!args.memory_limit.empty()) {
+    ASSIGN_OR_RETURN(options.memory_limit, ParseByteSize(args.memory_limit, "--memory-limit"));
+  }
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   auto progress = std::make_shared<Progress>("layout " + args.table, h.table->manifest().total_rows());
   options.write = MakeWriteConfig(args.rows_per_file, progress);
@@ -221,6 +224,8 @@ void AddLayoutCommands(CLI::App& app, CommandList* commands) {
   l->add_option("--slices", args->slices, "OTree: weight slices per cube (row groups)")->check(WholeNumber(1))->capture_default_str();
   l->add_option("--page-rows", args->page_rows, "Rows per Parquet page inside blocks")->check(WholeNumber(1))->capture_default_str();
   l->add_option("--rows-per-file", args->rows_per_file, "Target rows per data file")->check(WholeNumber(1))->capture_default_str();
+  l->add_option("--memory-limit", args->memory_limit,
+                "Memory the layout may take, e.g. 2G (default: a quarter of RAM); an OTree over it is built in parts");
   commands->emplace_back(l, [args] { return RunLayout(*args); });
 
   auto plot = std::make_shared<PlotArgs>();

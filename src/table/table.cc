@@ -429,8 +429,10 @@ Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, s
 
 void Table::PublishMissingIceberg() {
   if (!iceberg::Enabled(manifest_)) return;
-  Result<uint64_t> there = store_->Size(iceberg::MetadataPath(manifest_.version));
-  if (there.ok() || !there.status().IsNotFound()) return;
+  // The hint is written last: when it names this version, the metadata file is there too.
+  Result<std::string> hint = store_->ReadBounded(iceberg::kVersionHintPath, 32);
+  if (hint.ok() && *hint == std::to_string(manifest_.version)) return;
+  if (!hint.ok() && !hint.status().IsNotFound()) return;
   // Best effort, as after a commit: a store this process may not write to keeps the gap.
   (void)iceberg::PublishMetadata(store_.get(), manifest_, IcebergVersions(store_.get()));
 }

@@ -230,9 +230,9 @@ class Table {
   Result<std::unique_ptr<parquet::ParquetReader>> OpenDataFileUncached(const FragmentMeta& fragment) const;
   static Result<Manifest> CommitTransaction(ObjectStore* store, const Manifest& base, const Transaction& txn);
   static iceberg::Versions IcebergVersions(ObjectStore* store);
-  // When the table keeps Iceberg metadata and its newest version has no vN.metadata.json (a
-  // crash came between the commit and it), writes it (table/iceberg.h, "Consistency"). Best
-  // effort; one existence check otherwise.
+  // When the table keeps Iceberg metadata and its version hint does not name the newest version
+  // (a crash came between the commit and its vN.metadata.json or the hint), writes what is
+  // missing (table/iceberg.h, "Consistency"). Best effort; one read of the hint otherwise.
   void PublishMissingIceberg();
 
   std::shared_ptr<ObjectStore> store_;

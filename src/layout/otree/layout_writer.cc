@@ -1,5 +1,7 @@
 #include "layout/otree/layout_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -14,6 +16,7 @@
 #include "format/parquet/writer.h"
 #include "layout/otree/curve.h"
 #include "layout/otree/layout_parts.h"
+#include "layout/otree/partitioned_layout.h"
 #include "lakeindex/column_stats.h"
 
 namespace lakeindex::layout {
@@ -577,8 +580,41 @@ Placed PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, c
   return placed;
 }
 
+uint64_t DefaultMemoryLimit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const uint64_t ram = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : uint64_t(4) << 30;
+  return std::max<uint64_t>(ram / 4, uint64_t(256) << 20);
+}
+
+Result<uint64_t> EstimateLayoutMemory(const table::Table& table, const LayoutOptions& options) {
+  uint64_t decoded = 0, rows = 0;
+  size_t strings = 0;
+  for (const Field& f : table.schema().fields()) strings += f.type == TypeId::kString;
+  for (const FragmentMeta& f : table.manifest().fragments) {
+    ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(f));
+    for (const parquet::RowGroup& rg : reader->metadata().row_groups) decoded += uint64_t(std::max<int64_t>(rg.total_byte_size, 0));
+    rows += f.rows;
+  }
+  decoded += rows * (4 * strings + table.schema().num_fields() / 8 + 1);
+  return 2 * decoded + rows * (4 * options.columns.size() + 8 + 16);
+}
+
 Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& options) {
   RETURN_IF_ERROR(CheckColumns(table->schema(), options));
+  const uint64_t limit = options.memory_limit ? options.memory_limit : DefaultMemoryLimit();
+  ASSIGN_OR_RETURN(const uint64_t need, EstimateLayoutMemory(*table, options));
+  if (need > limit) {
+    auto mib = [](uint64_t b) { return std::to_string(b >> 20) + " MiB"; };
+    if (options.kind != "otree") {
+      return Status::InvalidArgument("layout --" + options.kind + " holds the whole table in memory: about " + mib(need) +
+                                     " here, over the memory limit of " + mib(limit) +
+                                     " (raise --memory-limit, or lay the table out as an OTree, which works in parts)");
+    }
+    // Parts whose rows take at most half the limit each: the rest is for a level's weights.
+    const size_t parts = size_t((need + limit / 2 - 1) / (limit / 2));
+    const uint64_t points = table->manifest().total_rows() * (4 * options.columns.size() + 8);
+    return LayoutTablePartitioned(table, options, std::max<size_t>(parts, 2), /*keep_points=*/points <= limit / 4);
+  }
   LayoutMeta meta = MetaFor(options);
   // The comparison layouts have no use for an earlier OTree's `_lakeindex_weight`: it goes, so that the
   // table's schema is its visible columns again (appends bring exactly those).

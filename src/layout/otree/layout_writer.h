@@ -42,7 +42,19 @@ struct LayoutOptions {
   table::WriteConfig write;           // rows_per_file and Parquet options (row group / page sizes are set here)
   // Progress: (step, done, total), e.g. ("writing", rows written, rows).
   std::function<void(const std::string&, uint64_t, uint64_t)> progress;
+  // Memory the layout may take (bytes; 0: DefaultMemoryLimit()). An OTree layout of rows that
+  // would not fit (EstimateLayoutMemory) is built in parts of the table, one at a time
+  // (LayoutTablePartitioned: the same weights, cubes and revision; a cube gets a block per
+  // part); the comparison layouts are refused.
+  uint64_t memory_limit = 0;
 };
+
+// A quarter of the machine's physical memory (at least 256 MiB).
+uint64_t DefaultMemoryLimit();
+// What LayoutTable would hold for `table`: the rows decoded (the Parquet row groups'
+// uncompressed sizes, plus string offsets) twice, as they are regrouped column by column, and per
+// row its coordinates, weight and bucket numbers.
+Result<uint64_t> EstimateLayoutMemory(const table::Table& table, const LayoutOptions& options);
 
 struct LayoutReport {
   uint64_t rows = 0;

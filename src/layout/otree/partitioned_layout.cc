@@ -367,7 +367,31 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
   return report;
 }
 
-Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts) {
+void MergeCubeWeights(std::vector<CubeWeights>* into, std::vector<CubeWeights> part, uint64_t cube_rows) {
+  std::vector<CubeWeights> out;
+  out.reserve(into->size() + part.size());
+  auto a = into->begin(), b = part.begin();
+  while (a != into->end() || b != part.end()) {
+    if (b == part.end() || (a != into->end() && a->id < b->id)) {
+      out.push_back(std::move(*a++));
+    } else if (a == into->end() || b->id < a->id) {
+      out.push_back(std::move(*b++));
+    } else {
+      CubeWeights m;
+      m.id = a->id;
+      m.rows = a->rows + b->rows;
+      m.lightest.resize(a->lightest.size() + b->lightest.size());
+      std::merge(a->lightest.begin(), a->lightest.end(), b->lightest.begin(), b->lightest.end(), m.lightest.begin());
+      if (m.lightest.size() > cube_rows + 1) m.lightest.resize(size_t(cube_rows + 1));
+      out.push_back(std::move(m));
+      ++a, ++b;
+    }
+  }
+  *into = std::move(out);
+}
+
+Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
+                                            bool keep_points) {
   RETURN_IF_ERROR(CheckOTree(*table, options));
   const std::vector<LayoutPartition> partitions = PartitionFragments(*table, parts);
   std::vector<std::vector<ColumnSample>> samples;
@@ -386,22 +410,37 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
       revision.transforms.push_back(std::move(t));
     }
   }
-  std::vector<PartitionPoints> points;
-  for (const LayoutPartition& part : partitions) {
-    ASSIGN_OR_RETURN(PartitionPoints p, ComputePartitionPoints(*table, options, part, revision.transforms));
-    points.push_back(std::move(p));
-  }
+  samples.clear();
+  // Each part's points, kept between the levels or computed again for each (bounded memory:
+  // one part's points at a time).
+  std::vector<PartitionPoints> kept;
+  auto points_of = [&](size_t i, PartitionPoints* scratch) -> Result<const PartitionPoints*> {
+    if (keep_points && i < kept.size()) return &kept[i];
+    ASSIGN_OR_RETURN(*scratch, ComputePartitionPoints(*table, options, partitions[i], revision.transforms));
+    if (!keep_points) return scratch;
+    kept.push_back(std::move(*scratch));
+    return &kept.back();
+  };
   PartitionedTreeBuilder builder(int(options.columns.size()), options.cube_rows);
   while (!builder.done()) {
-    std::vector<std::vector<CubeWeights>> level;
-    for (const PartitionPoints& p : points) level.push_back(LevelWeights(p, builder.tree(), builder.depth()));
-    RETURN_IF_ERROR(builder.AddLevel(level));
+    if (options.progress) options.progress("building the tree", uint64_t(builder.depth()), 0);
+    std::vector<CubeWeights> level;  // every part's, merged as they come
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      PartitionPoints scratch;
+      ASSIGN_OR_RETURN(const PartitionPoints* p, points_of(i, &scratch));
+      MergeCubeWeights(&level, LevelWeights(*p, builder.tree(), builder.depth()), options.cube_rows);
+    }
+    RETURN_IF_ERROR(builder.AddLevel({std::move(level)}));
   }
+  kept.clear();
   revision.tree = builder.tree();
   std::vector<std::string> written;
+  uint64_t rows_written = 0;
   for (const LayoutPartition& part : partitions) {
+    if (options.progress) options.progress("writing", rows_written, table->manifest().total_rows());
     ASSIGN_OR_RETURN(std::string text, WriteLayoutPartition(*table, options, part, revision));
     written.push_back(std::move(text));
+    for (uint32_t id : part.fragments) rows_written += table->manifest().FindFragment(id)->live_rows();
   }
   return CommitPartitionedLayout(table, options, std::move(revision), written);
 }

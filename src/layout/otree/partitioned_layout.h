@@ -117,7 +117,16 @@ Result<std::string> WriteLayoutPartition(const table::Table& table, const Layout
 Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOptions& options, Revision revision,
                                              const std::vector<std::string>& written);
 
-// Steps 1-4 in this process, serially (tests; the reference for distributed drivers).
-Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts);
+// Merges one more part's LevelWeights into `into` (both in CubeId order): rows summed, the
+// lightest cube_rows + 1 weights kept — what AddLevel does with all parts at once, in the memory
+// of one level instead of one per part.
+void MergeCubeWeights(std::vector<CubeWeights>* into, std::vector<CubeWeights> part, uint64_t cube_rows);
+
+// Steps 1-4 in this process, serially, one part at a time: the reference for distributed
+// drivers, and LayoutTable's path for tables over its memory limit. With keep_points false each
+// part's points are computed again for every level (a read of the layout columns) instead of
+// held, so memory is one part's rows plus one level's merged weights.
+Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
+                                            bool keep_points = true);
 
 }  // namespace lakeindex::layout

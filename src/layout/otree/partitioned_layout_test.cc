@@ -131,6 +131,35 @@ TEST(PartitionedLayoutTest, SameWeightsCubesAndRevisionAsLayoutTable) {
   }
 }
 
+// Over its memory limit LayoutTable builds the OTree in parts, computing each part's points
+// again per level: the same weights, cubes and revision as without a limit. The comparison
+// layouts, which have no such path, are refused naming the sizes.
+TEST(PartitionedLayoutTest, OverTheMemoryLimitLayoutTableWorksInPartsWithTheSameResult) {
+  const std::vector<Batch> batches = MakeBatches(6, 1500, 17);
+  auto single = MakeTable(batches), limited = MakeTable(batches);
+  LayoutOptions options;
+  options.columns = {"x", "s"};
+  options.cube_rows = 150;
+  options.write.rows_per_file = 2000;
+  ASSERT_TRUE(LayoutTable(single.get(), options).ok());
+  auto need = EstimateLayoutMemory(*limited, options);
+  ASSERT_TRUE(need.ok()) << need.status().ToString();
+  EXPECT_GT(*need, 2 * 9000 * 8u) << "at least the rows' fixed-width columns, twice";
+  options.memory_limit = *need / 5;
+  auto report = LayoutTable(limited.get(), options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ExpectSameLayout(*single, *limited);
+  // In parts: a cube has a block per part that reaches it, so more blocks than in one piece.
+  auto blocks = [](const table::Table& t) { return t.manifest().layout["blocks"].size(); };
+  EXPECT_GT(blocks(*limited), blocks(*single));
+
+  options.kind = "zorder";
+  auto refused = LayoutTable(limited.get(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("over the memory limit"), std::string::npos) << refused.status().ToString();
+  EXPECT_EQ(limited->version(), 3u) << "nothing committed";
+}
+
 TEST(PartitionedLayoutTest, PartitionsCoverEveryLiveRowInOrder) {
   auto t = MakeTable(MakeBatches(5, 100, 3));
   for (size_t parts : {1, 2, 3, 5, 9}) {

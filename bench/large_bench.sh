@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Tables larger than memory (issue 21): each command of a 100M-row run as its own process, with
+# wall time, CPU time and peak RSS (/usr/bin/time), the bytes it leaves, and spot checks of the
+# answers against DuckDB over the same Parquet files. Not part of `make test`.
+#
+#   bench/large_bench.sh [BUILD_DIR]      (default: build; needs BUILD_DIR/lakeindex, node and
+#                                          tests/duckdb's DuckDB)
+# Environment: BENCH_ROWS (100000000), BENCH_SEED (42); LARGE_LAYOUT (1): also lay the table out
+# as an OTree on (x, y) at --memory-limit LARGE_MEMORY_LIMIT (2G), beside DuckDB's sorted COPY of
+# the same rows at the same memory_limit; the spot checks then run on the laid-out table.
+# Results: bench/data/large_bench.jsonl (one line per step) and a markdown table on stdout.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_arg=${1:-build}
+[[ $build_arg = /* ]] || build_arg=$root/$build_arg
+build=$(cd "$build_arg" && pwd)
+rows=${BENCH_ROWS:-100000000}
+seed=${BENCH_SEED:-42}
+cli=$build/lakeindex
+data=$root/bench/data/events-$rows-$seed
+table=$data/large_table
+out=$root/bench/data/large_bench.jsonl
+[[ -x $cli ]] || { echo "bench/large_bench.sh: $cli is missing; build the lakeindex_cli target" >&2; exit 1; }
+mkdir -p "$data"
+: >"$out"
+echo "[large $(date +%H:%M:%S)] git $(git -C "$root" rev-parse --short HEAD), $rows rows, $(nproc) cores" >&2
+
+# step NAME CMD...: runs CMD under /usr/bin/time and appends a JSON line.
+step() {
+  local name=$1 times
+  shift
+  times=$(mktemp)
+  echo "[large $(date +%H:%M:%S)] $name" >&2
+  /usr/bin/time -f '%e %U %S %M' -o "$times" "$@" >/dev/null
+  read -r wall user sys rss_kb <"$times"
+  rm -f "$times"
+  local bytes=0
+  [[ -e $table ]] && bytes=$(du -sb "$table" | cut -f1)
+  printf '{"step":"%s","rows":%s,"wall_s":%s,"cpu_s":%s,"peak_rss_mb":%s,"table_bytes":%s}\n' \
+    "$name" "$rows" "$wall" "$(awk "BEGIN { print $user + $sys }")" "$((rss_kb / 1024))" "$bytes" >>"$out"
+}
+
+if [[ ! -f $data/events.parquet ]]; then
+  step "gen $rows rows to Parquet" "$cli" gen --rows "$rows" --seed "$seed" --output "$data/events.parquet"
+fi
+rm -rf "$table"
+step "create" "$cli" create "$table" --from "$data/events.parquet"
+step "btree on score" "$cli" index create "$table" --column score --type btree
+step "zone map on ts" "$cli" index create "$table" --column ts --type zonemap
+step "query --format parquet (every row)" "$cli" query "$table" --format parquet --output "$data/large_out.parquet"
+rm -f "$data/large_out.parquet"
+if [[ ${LARGE_LAYOUT:-1} = 1 ]]; then
+  limit=${LARGE_MEMORY_LIMIT:-2G}
+  step "layout otree x,y --memory-limit $limit" "$cli" layout "$table" --otree x,y --memory-limit "$limit"
+  # DuckDB's sorted copy of the same rows at the same memory limit, beside it.
+  step "DuckDB COPY ... ORDER BY x, y (memory_limit $limit)" node --input-type=module -e "
+    import { openDuckDB, sqlString } from '$root/bench/bench_util.mjs';
+    const db = await openDuckDB('default');
+    await db.conn.run(\"SET memory_limit = '${limit}B'\");
+    await db.conn.run('SET temp_directory = ' + sqlString('$data/duckdb_tmp'));
+    await db.conn.run('COPY (SELECT * FROM read_parquet(' + sqlString('$data/events.parquet') +
+                      ') ORDER BY x, y) TO ' + sqlString('$data/duckdb_sorted.parquet') + ' (FORMAT parquet)');"
+  rm -rf "$data/duckdb_sorted.parquet" "$data/duckdb_tmp"
+fi
+
+# Spot checks: the same answers as DuckDB over the table's live files.
+checks=(
+  "count(*)|"
+  "count(*)|score BETWEEN 100000 AND 100999"
+  "sum(score)|x BETWEEN 100 AND 110 AND y BETWEEN 500 AND 510"
+  "count(*)|ts < '2024-01-05'"
+)
+files=$("$cli" files "$table" --format csv | tail -n +2 | cut -d, -f1 | sed "s|^|'|; s|$|'|" | paste -sd,)
+for c in "${checks[@]}"; do
+  agg=${c%%|*} where=${c#*|}
+  args=(query "$table" --agg "$agg" --format csv)
+  [[ -n $where ]] && args+=(--where "$where")
+  ours=$("$cli" "${args[@]}" | tail -1)
+  sql="SELECT $agg FROM read_parquet([$files])${where:+ WHERE $where}"
+  theirs=$(node --input-type=module -e "
+    import { openDuckDB } from '$root/bench/bench_util.mjs';
+    const db = await openDuckDB('default');
+    const r = await (await db.conn.run(process.argv[1])).getRows();
+    console.log(String(r[0][0]));" "$sql")
+  echo "[large] $agg${where:+ WHERE $where}: lakeindex $ours, DuckDB $theirs" >&2
+  [[ $ours = "$theirs" ]] || { echo "bench/large_bench.sh: answers differ" >&2; exit 1; }
+  printf '{"check":"%s","lakeindex":"%s","duckdb":"%s"}\n' "$agg${where:+ WHERE $where}" "$ours" "$theirs" >>"$out"
+done
+
+echo "| step | wall s | CPU s | peak RSS MB | table bytes |"
+echo "|---|---|---|---|---|"
+node -e '
+  for (const line of require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")) {
+    const j = JSON.parse(line);
+    if (j.step) console.log(`| ${j.step} | ${j.wall_s} | ${j.cpu_s.toFixed(2)} | ${j.peak_rss_mb} | ${j.table_bytes.toLocaleString("en-US")} |`);
+  }' "$out"
