@@ -104,10 +104,16 @@ class Table:
         return self
 
     def layout_otree(self, columns, cube_rows=None, slices=8, page_rows=64, transform="default",
-                     rows_per_file=1000000, seed=42):
+                     rows_per_file=1000000, seed=42, memory_limit=None):
         """Rewrites the table as an OTree on 1-6 columns (as `lakeindex layout --otree`).
+        `memory_limit`: bytes the layout may take (default a quarter of RAM); over it the tree
+        is built in parts of the table, one at a time (the same rows, weights and cubes).
         Returns {"rows", "files", "blocks", "cubes", "depth"}."""
         options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
+        if memory_limit is not None:
+            if isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or memory_limit <= 0:
+                raise ValueError(f"memory_limit must be a positive number of bytes, got {memory_limit!r}")
+            options["memory_limit"] = memory_limit
         return self._t.layout_otree(options)
 
     def query(self, where=None, select=None, sample=None, limit=None, order_by=None, output="numpy"):

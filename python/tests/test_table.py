@@ -280,6 +280,22 @@ class TableTest(unittest.TestCase):
         self.assertEqual(sorted(box.tolist()), sorted(2 * self.expected_ids(
             lambda r: float(r["x"]) < 50 and float(r["y"]) < 50)))
 
+    def test_layout_over_a_memory_limit_works_in_parts_with_the_same_rows_and_weights(self):
+        whole, parted = self.make("mem_whole"), self.make("mem_parts")
+        a = whole.layout_otree(["x", "y"], cube_rows=500)
+        b = parted.layout_otree(["x", "y"], cube_rows=500, memory_limit=64 * 1024)
+        self.assertEqual((a["rows"], a["cubes"], a["depth"]), (b["rows"], b["cubes"], b["depth"]))
+        self.assertGreater(b["blocks"], a["blocks"])  # a block per part and cube
+        key = lambda t: sorted(zip(t.query(select=["id"])["id"].tolist(),
+                                   t.query(select=["_lakeindex_weight"])["_lakeindex_weight"].tolist()))
+        self.assertEqual(key(whole), key(parted))
+        box = "x < 200 AND y BETWEEN 100 AND 400"
+        self.assertEqual(sorted(whole.query(box, select=["id"])["id"].tolist()),
+                         sorted(parted.query(box, select=["id"])["id"].tolist()))
+        for bad in (0, -1, 1.5, True):
+            with self.assertRaisesRegex(ValueError, "memory_limit"):
+                parted.layout_otree(["x"], memory_limit=bad)
+
     def test_errors_are_exceptions_with_the_cli_messages(self):
         t = self.make("e")
         with self.assertRaises(lakeindex.InvalidArgument) as ctx:

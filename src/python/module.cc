@@ -72,6 +72,7 @@ layout::LayoutOptions LayoutOptionsFrom(const py::dict& d) {
   if (d.contains("transform")) o.transform = d["transform"].cast<std::string>();
   if (d.contains("seed")) o.seed = d["seed"].cast<uint64_t>();
   if (d.contains("rows_per_file")) o.write.rows_per_file = d["rows_per_file"].cast<uint64_t>();
+  if (d.contains("memory_limit")) o.memory_limit = d["memory_limit"].cast<uint64_t>();
   return o;
 }
 
