@@ -610,8 +610,9 @@ Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& optio
                                      " here, over the memory limit of " + mib(limit) +
                                      " (raise --memory-limit, or lay the table out as an OTree, which works in parts)");
     }
-    // Parts whose rows take at most half the limit each: the rest is for a level's weights.
-    const size_t parts = size_t((need + limit / 2 - 1) / (limit / 2));
+    // Parts whose rows take at most a third of the limit by the estimate: writing a part holds
+    // its rows in more copies than the estimate counts (measured: about twice).
+    const size_t parts = size_t((need + limit / 3 - 1) / (limit / 3));
     const uint64_t points = table->manifest().total_rows() * (4 * options.columns.size() + 8);
     return LayoutTablePartitioned(table, options, std::max<size_t>(parts, 2), /*keep_points=*/points <= limit / 4);
   }

@@ -1,6 +1,7 @@
 #include "layout/otree/partitioned_layout.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -156,12 +157,15 @@ Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const 
   return out;
 }
 
-std::vector<CubeWeights> LevelWeights(const PartitionPoints& points, const Tree& tree, int depth) {
+namespace {
+
+// Calls fn(key, weight) for every point that reaches a cube at `depth` of `tree` (its weight at
+// least every ancestor's max weight); key = parent index * 64 + child number + 1 (0: the root).
+template <typename Fn>
+void ForEachReaching(const PartitionPoints& points, const Tree& tree, int depth, Fn fn) {
   const int dims = tree.dims();
   const otree::Points p = points.points();
-  // Cubes at `depth` by (parent index, child number); the root is key 0 at depth 0.
-  std::unordered_map<uint64_t, CubeWeights> reached;
-  if (depth > 0 && tree.cubes().empty()) return {};
+  if (depth > 0 && tree.cubes().empty()) return;
   uint32_t coords[otree::kMaxDims];
   for (size_t i = 0; i < p.size; ++i) {
     const double w = p.weights[i];
@@ -180,17 +184,26 @@ std::vector<CubeWeights> LevelWeights(const PartitionPoints& points, const Tree&
         reaches = c >= 0;  // absent only when the tree is not this table's
       }
     }
-    if (!reaches) continue;
+    if (reaches) fn(key, w);
+  }
+}
+
+CubeId CubeOfKey(const Tree& tree, uint64_t key) {
+  if (key == 0) return CubeId{};
+  const otree::Cube& parent = tree.cubes()[size_t((key - 1) / 64)];
+  return parent.id.Child(int((key - 1) % 64), tree.dims());
+}
+
+}  // namespace
+
+std::vector<CubeWeights> LevelWeights(const PartitionPoints& points, const Tree& tree, int depth) {
+  std::unordered_map<uint64_t, CubeWeights> reached;
+  ForEachReaching(points, tree, depth, [&](uint64_t key, double w) {
     CubeWeights& cw = reached[key];
-    if (cw.rows == 0) {
-      if (depth > 0) {
-        const otree::Cube& parent = tree.cubes()[size_t((key - 1) / 64)];
-        cw.id = parent.id.Child(int((key - 1) % 64), dims);
-      }
-    }
+    if (cw.rows == 0) cw.id = CubeOfKey(tree, key);
     ++cw.rows;
     cw.lightest.push_back(w);
-  }
+  });
   std::vector<CubeWeights> out;
   const size_t keep = size_t(tree.cube_rows()) + 1;
   for (auto& [key, cw] : reached) {
@@ -226,6 +239,29 @@ Status PartitionedTreeBuilder::AddLevel(const std::vector<std::vector<CubeWeight
       m.lightest.insert(m.lightest.end(), cw.lightest.begin(), cw.lightest.end());
     }
   }
+  std::vector<CubeMax> level;
+  for (auto& [id, m] : merged) {
+    CubeMax c{id, m.rows, 1.0};
+    if (m.rows > cube_rows_ && id.depth < otree::kCoordBits) {
+      if (m.lightest.size() <= cube_rows_) return Status::InvalidArgument("layout part: too few weights for a cube");
+      std::nth_element(m.lightest.begin(), m.lightest.begin() + long(cube_rows_), m.lightest.end());
+      c.max_weight = m.lightest[size_t(cube_rows_)];
+    }
+    level.push_back(c);
+  }
+  return AddLevelMaxWeights(std::move(level));
+}
+
+Status PartitionedTreeBuilder::AddLevelMaxWeights(std::vector<CubeMax> level) {
+  if (done_) return Status::InvalidArgument("the tree is finished");
+  std::map<CubeId, CubeMax> merged;
+  for (const CubeMax& c : level) {
+    if (c.id.depth != depth_) {
+      return Status::InvalidArgument("layout part: cube '" + c.id.ToString(dims_) + "' is not at depth " +
+                                     std::to_string(depth_));
+    }
+    merged[c.id] = c;
+  }
   // LayoutTable's cube order: level by level, children of each inner cube of the level above
   // (in the order those were created) by child number.
   std::vector<CubeId> order;
@@ -246,14 +282,8 @@ Status PartitionedTreeBuilder::AddLevel(const std::vector<std::vector<CubeWeight
   }
   bool any_inner = false;
   for (const CubeId& id : order) {
-    Merged& m = merged[id];
-    double max_weight = 1;
-    if (m.rows > cube_rows_ && id.depth < otree::kCoordBits) {
-      if (m.lightest.size() <= cube_rows_) return Status::InvalidArgument("layout part: too few weights for a cube");
-      std::nth_element(m.lightest.begin(), m.lightest.begin() + long(cube_rows_), m.lightest.end());
-      max_weight = m.lightest[size_t(cube_rows_)];
-      any_inner = true;
-    }
+    const double max_weight = merged[id].max_weight;
+    any_inner |= max_weight < 1;
     cubes_.push_back({{"id", id.ToString(dims_)}, {"max_weight", max_weight}, {"rows", uint64_t(0)}});
   }
   ASSIGN_OR_RETURN(tree_, Tree::FromJson({{"dims", dims_}, {"cube_rows", cube_rows_}, {"cubes", cubes_}}));
@@ -367,29 +397,6 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
   return report;
 }
 
-void MergeCubeWeights(std::vector<CubeWeights>* into, std::vector<CubeWeights> part, uint64_t cube_rows) {
-  std::vector<CubeWeights> out;
-  out.reserve(into->size() + part.size());
-  auto a = into->begin(), b = part.begin();
-  while (a != into->end() || b != part.end()) {
-    if (b == part.end() || (a != into->end() && a->id < b->id)) {
-      out.push_back(std::move(*a++));
-    } else if (a == into->end() || b->id < a->id) {
-      out.push_back(std::move(*b++));
-    } else {
-      CubeWeights m;
-      m.id = a->id;
-      m.rows = a->rows + b->rows;
-      m.lightest.resize(a->lightest.size() + b->lightest.size());
-      std::merge(a->lightest.begin(), a->lightest.end(), b->lightest.begin(), b->lightest.end(), m.lightest.begin());
-      if (m.lightest.size() > cube_rows + 1) m.lightest.resize(size_t(cube_rows + 1));
-      out.push_back(std::move(m));
-      ++a, ++b;
-    }
-  }
-  *into = std::move(out);
-}
-
 Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
                                             bool keep_points) {
   RETURN_IF_ERROR(CheckOTree(*table, options));
@@ -411,28 +418,86 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     }
   }
   samples.clear();
-  // Each part's points, kept between the levels or computed again for each (bounded memory:
-  // one part's points at a time).
-  std::vector<PartitionPoints> kept;
-  auto points_of = [&](size_t i, PartitionPoints* scratch) -> Result<const PartitionPoints*> {
-    if (keep_points && i < kept.size()) return &kept[i];
-    ASSIGN_OR_RETURN(*scratch, ComputePartitionPoints(*table, options, partitions[i], revision.transforms));
-    if (!keep_points) return scratch;
-    kept.push_back(std::move(*scratch));
-    return &kept.back();
-  };
   PartitionedTreeBuilder builder(int(options.columns.size()), options.cube_rows);
-  while (!builder.done()) {
-    if (options.progress) options.progress("building the tree", uint64_t(builder.depth()), 0);
-    std::vector<CubeWeights> level;  // every part's, merged as they come
-    for (size_t i = 0; i < partitions.size(); ++i) {
-      PartitionPoints scratch;
-      ASSIGN_OR_RETURN(const PartitionPoints* p, points_of(i, &scratch));
-      MergeCubeWeights(&level, LevelWeights(*p, builder.tree(), builder.depth()), options.cube_rows);
+  if (keep_points) {
+    std::vector<PartitionPoints> points;
+    for (const LayoutPartition& part : partitions) {
+      ASSIGN_OR_RETURN(PartitionPoints p, ComputePartitionPoints(*table, options, part, revision.transforms));
+      points.push_back(std::move(p));
     }
-    RETURN_IF_ERROR(builder.AddLevel({std::move(level)}));
+    while (!builder.done()) {
+      std::vector<std::vector<CubeWeights>> level;
+      for (const PartitionPoints& p : points) level.push_back(LevelWeights(p, builder.tree(), builder.depth()));
+      RETURN_IF_ERROR(builder.AddLevel(level));
+    }
+  } else {
+    // Runs fn(key, weight) over every part's points that reach a cube at the builder's depth.
+    auto each = [&](const std::function<void(uint64_t, double)>& fn) -> Status {
+      for (const LayoutPartition& part : partitions) {
+        ASSIGN_OR_RETURN(PartitionPoints p, ComputePartitionPoints(*table, options, part, revision.transforms));
+        ForEachReaching(p, builder.tree(), builder.depth(), fn);
+      }
+      return Status::OK();
+    };
+    constexpr size_t kBuckets = 4096;
+    struct Counted {
+      uint64_t rows = 0;
+      double lo = 0;  // every weight reaching the cube is at least its parent's max weight
+      std::vector<uint64_t> histogram;
+      size_t bucket = kBuckets;  // the one holding the (cube_rows + 1)-th lightest; kBuckets: none
+      uint64_t rank = 0;         // its rank among that bucket's weights
+      std::vector<double> weights;
+    };
+    auto bucket_of = [](const Counted& c, double w) {
+      return std::min(kBuckets - 1, size_t((w - c.lo) / (1 - c.lo) * double(kBuckets)));
+    };
+    while (!builder.done()) {
+      if (options.progress) options.progress("building the tree", uint64_t(builder.depth()), 0);
+      const Tree& tree = builder.tree();
+      std::unordered_map<uint64_t, Counted> cubes;
+      RETURN_IF_ERROR(each([&](uint64_t key, double w) {
+        Counted& c = cubes[key];
+        if (c.histogram.empty()) {
+          c.histogram.assign(kBuckets, 0);
+          c.lo = key == 0 ? 0 : tree.cubes()[size_t((key - 1) / 64)].max_weight;
+        }
+        ++c.rows;
+        ++c.histogram[bucket_of(c, w)];
+      }));
+      bool second_pass = false;
+      for (auto& [key, c] : cubes) {
+        if (c.rows <= options.cube_rows || CubeOfKey(tree, key).depth >= otree::kCoordBits) continue;
+        uint64_t below = 0;
+        for (size_t b = 0; b < kBuckets; ++b) {
+          if (below + c.histogram[b] > options.cube_rows) {
+            c.bucket = b;
+            c.rank = options.cube_rows - below;
+            break;
+          }
+          below += c.histogram[b];
+        }
+        c.histogram = {};
+        second_pass = true;
+      }
+      if (second_pass) {
+        RETURN_IF_ERROR(each([&](uint64_t key, double w) {
+          Counted& c = cubes.at(key);
+          if (c.bucket < kBuckets && bucket_of(c, w) == c.bucket) c.weights.push_back(w);
+        }));
+      }
+      std::vector<CubeMax> level;
+      for (auto& [key, c] : cubes) {
+        CubeMax m{CubeOfKey(tree, key), c.rows, 1.0};
+        if (c.bucket < kBuckets) {
+          if (c.rank >= c.weights.size()) return Status::Internal("layout: a weight bucket lost rows between passes");
+          std::nth_element(c.weights.begin(), c.weights.begin() + std::ptrdiff_t(c.rank), c.weights.end());
+          m.max_weight = c.weights[size_t(c.rank)];
+        }
+        level.push_back(m);
+      }
+      RETURN_IF_ERROR(builder.AddLevelMaxWeights(std::move(level)));
+    }
   }
-  kept.clear();
   revision.tree = builder.tree();
   std::vector<std::string> written;
   uint64_t rows_written = 0;

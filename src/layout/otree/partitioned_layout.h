@@ -78,6 +78,14 @@ struct CubeWeights {
 // `depth` have their final max weights), in CubeId order. REQUIRES points.coords.size() == dims.
 std::vector<CubeWeights> LevelWeights(const PartitionPoints& points, const otree::Tree& tree, int depth);
 
+// A cube of one level as the driver decides it: the rows reaching it, and its max weight (the
+// (cube_rows + 1)-th lightest of their weights; 1 when at most cube_rows reach it).
+struct CubeMax {
+  otree::CubeId id;
+  uint64_t rows = 0;
+  double max_weight = 1;
+};
+
 // Step 3 on the driver: builds the tree level by level from the parts' LevelWeights.
 class PartitionedTreeBuilder {
  public:
@@ -92,6 +100,8 @@ class PartitionedTreeBuilder {
   // with their max weights. InvalidArgument for cubes that are not children of the previous
   // level's inner cubes.
   Status AddLevel(const std::vector<std::vector<CubeWeights>>& parts);
+  // The same with each cube's max weight decided by the caller (one entry per cube reached).
+  Status AddLevelMaxWeights(std::vector<CubeMax> level);
 
  private:
   int dims_;
@@ -117,15 +127,13 @@ Result<std::string> WriteLayoutPartition(const table::Table& table, const Layout
 Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOptions& options, Revision revision,
                                              const std::vector<std::string>& written);
 
-// Merges one more part's LevelWeights into `into` (both in CubeId order): rows summed, the
-// lightest cube_rows + 1 weights kept — what AddLevel does with all parts at once, in the memory
-// of one level instead of one per part.
-void MergeCubeWeights(std::vector<CubeWeights>* into, std::vector<CubeWeights> part, uint64_t cube_rows);
-
 // Steps 1-4 in this process, serially, one part at a time: the reference for distributed
-// drivers, and LayoutTable's path for tables over its memory limit. With keep_points false each
-// part's points are computed again for every level (a read of the layout columns) instead of
-// held, so memory is one part's rows plus one level's merged weights.
+// drivers, and LayoutTable's path for tables over its memory limit. With keep_points true the
+// parts' points are held and each level merges their LevelWeights. With keep_points false
+// nothing per row is held across parts: each level takes two passes over the parts, their points
+// computed again each time (a read of the layout columns) — the first counts each cube's rows in
+// a histogram of their weights, the second collects only the weights of the bucket holding the
+// (cube_rows + 1)-th lightest — so memory is one part's rows plus a histogram per cube.
 Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
                                             bool keep_points = true);
 

@@ -122,6 +122,10 @@ TEST(PartitionedLayoutTest, SameWeightsCubesAndRevisionAsLayoutTable) {
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_EQ(report->rows, single->manifest().total_rows());
     ExpectSameLayout(*single, *parted);
+    // Holding no points across parts: max weights by weight histograms and a second pass.
+    auto bounded = MakeTable(batches);
+    ASSERT_TRUE(LayoutTablePartitioned(bounded.get(), options, c.parts, /*keep_points=*/false).ok());
+    ExpectSameLayout(*single, *bounded);
 
     // A second layout keeps the weights: the same again on the rewritten tables.
     options.cube_rows = c.cube_rows * 2;
