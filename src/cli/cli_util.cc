@@ -117,10 +117,20 @@ std::string FileExtension(const std::string& path) {
 }
 
 Progress::Progress(std::string label, uint64_t total)
-    : label_(std::move(label)), total_(total), enabled_(isatty(STDERR_FILENO) != 0) {}
+    : label_(std::move(label)), total_(total), enabled_(isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()) {}
 
 Progress::~Progress() {
   if (printed_) std::fprintf(stderr, "\r\033[K");
+}
+
+void Progress::Step(const std::string& step, uint64_t total) {
+  if (step == step_) return;
+  step_ = step;
+  if (total > 0) total_ = total;
+  start_ = std::chrono::steady_clock::now();
+  printed_ = printed_ && enabled_;
+  last_ = {};
 }
 
 void Progress::Update(uint64_t done) {
@@ -129,13 +139,46 @@ void Progress::Update(uint64_t done) {
   if (printed_ && now - last_ < std::chrono::milliseconds(200) && done < total_) return;
   last_ = now;
   printed_ = true;
-  double fraction = total_ ? std::min(1.0, double(done) / double(total_)) : 1.0;
+  const double seconds = std::chrono::duration<double>(now - start_).count();
+  std::fprintf(stderr, "\r\033[K%s", FormatProgress(label_, step_, done, total_, seconds).c_str());
+  std::fflush(stderr);
+}
+
+std::string FormatProgress(const std::string& label, const std::string& step, uint64_t done, uint64_t total,
+                           double seconds) {
+  const double fraction = total ? std::min(1.0, double(done) / double(total)) : 1.0;
   constexpr int kBarWidth = 30;
   std::string bar(kBarWidth, ' ');
   std::fill(bar.begin(), bar.begin() + int(fraction * kBarWidth), '=');
-  std::fprintf(stderr, "\r\033[K%s [%s] %3.0f%% %llu/%llu", label_.c_str(), bar.c_str(), 100 * fraction,
-               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_));
-  std::fflush(stderr);
+  auto grouped = [](uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return out;
+  };
+  char buf[160];
+  std::snprintf(buf, sizeof buf, " [%s] %3.0f%% ", bar.c_str(), 100 * fraction);
+  std::string line = label + (step.empty() ? "" : ": " + step) + buf + grouped(done) + "/" + grouped(total);
+  if (seconds >= 0.5 && done > 0) {
+    const double rate = double(done) / seconds;
+    if (rate >= 1e6) {
+      std::snprintf(buf, sizeof buf, " %.1fM rows/s", rate / 1e6);
+    } else if (rate >= 1e3) {
+      std::snprintf(buf, sizeof buf, " %.1fk rows/s", rate / 1e3);
+    } else {
+      std::snprintf(buf, sizeof buf, " %.0f rows/s", rate);
+    }
+    line += buf;
+    if (done < total) {
+      const uint64_t eta = uint64_t(double(total - done) / rate + 0.5);
+      std::snprintf(buf, sizeof buf, " ETA %llu:%02llu", static_cast<unsigned long long>(eta / 60),
+                    static_cast<unsigned long long>(eta % 60));
+      line += buf;
+    }
+  }
+  return line;
 }
 
 Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version,

@@ -79,20 +79,28 @@ class Progress;
 // Write settings of create/append/optimize/layout with progress reported to `progress`.
 table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress);
 
-// Draws "label [=====     ] 50% done/total" on stderr at most every 200 ms, only when stderr is a
-// terminal (a pipe or file gets none); the destructor clears the line.
+// Draws "label: step [=====     ] 50% 5,000,000/10,000,000 1.2M rows/s ETA 0:04" on stderr at most
+// every 200 ms, only when stderr is a terminal (a pipe or file gets none); the destructor clears
+// the line. Rate and ETA count from the step's start.
 class Progress {
  public:
   Progress(std::string label, uint64_t total);
   ~Progress();
   void Update(uint64_t done);
+  // A new step of the work (layout: reading, building the tree, writing): its own count and rate.
+  // total 0 keeps the current total.
+  void Step(const std::string& step, uint64_t total);
 
  private:
-  std::string label_;
+  std::string label_, step_;
   uint64_t total_;
   bool enabled_;
   bool printed_ = false;
-  std::chrono::steady_clock::time_point last_;
+  std::chrono::steady_clock::time_point start_, last_;
 };
+
+// Progress's line (without the bar's carriage return).
+std::string FormatProgress(const std::string& label, const std::string& step, uint64_t done, uint64_t total,
+                           double seconds);
 
 }  // namespace lakeindex::cli

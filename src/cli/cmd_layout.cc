@@ -45,7 +45,10 @@ Status RunLayout(const LayoutArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   auto progress = std::make_shared<Progress>("layout " + args.table, h.table->manifest().total_rows());
   options.write = MakeWriteConfig(args.rows_per_file, progress);
-  options.progress = [progress](const std::string&, uint64_t done, uint64_t) { progress->Update(done); };
+  options.progress = [progress](const std::string& step, uint64_t done, uint64_t total) {
+    progress->Step(step, total);
+    progress->Update(done);
+  };
   auto start = std::chrono::steady_clock::now();
   // The rewritten rows are indexed in the same commit (ops::Layout).
   ASSIGN_OR_RETURN(ops::LayoutResult result, ops::Layout(h.table.get(), options));

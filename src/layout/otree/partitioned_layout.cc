@@ -432,10 +432,13 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     }
   } else {
     // Runs fn(key, weight) over every part's points that reach a cube at the builder's depth.
-    auto each = [&](const std::function<void(uint64_t, double)>& fn) -> Status {
+    auto each = [&](const std::string& step, const std::function<void(uint64_t, double)>& fn) -> Status {
+      uint64_t rows = 0;
       for (const LayoutPartition& part : partitions) {
+        if (options.progress) options.progress(step, rows, table->manifest().total_rows());
         ASSIGN_OR_RETURN(PartitionPoints p, ComputePartitionPoints(*table, options, part, revision.transforms));
         ForEachReaching(p, builder.tree(), builder.depth(), fn);
+        rows += p.weights.size();
       }
       return Status::OK();
     };
@@ -452,10 +455,10 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
       return std::min(kBuckets - 1, size_t((w - c.lo) / (1 - c.lo) * double(kBuckets)));
     };
     while (!builder.done()) {
-      if (options.progress) options.progress("building the tree", uint64_t(builder.depth()), 0);
+      const std::string level_name = "tree level " + std::to_string(builder.depth());
       const Tree& tree = builder.tree();
       std::unordered_map<uint64_t, Counted> cubes;
-      RETURN_IF_ERROR(each([&](uint64_t key, double w) {
+      RETURN_IF_ERROR(each(level_name + ", counting", [&](uint64_t key, double w) {
         Counted& c = cubes[key];
         if (c.histogram.empty()) {
           c.histogram.assign(kBuckets, 0);
@@ -480,7 +483,7 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
         second_pass = true;
       }
       if (second_pass) {
-        RETURN_IF_ERROR(each([&](uint64_t key, double w) {
+        RETURN_IF_ERROR(each(level_name + ", selecting", [&](uint64_t key, double w) {
           Counted& c = cubes.at(key);
           if (c.bucket < kBuckets && bucket_of(c, w) == c.bucket) c.weights.push_back(w);
         }));
