@@ -171,7 +171,6 @@ Status FillBounds(avro_value_t* file, const char* field, const std::map<int, std
   return Status::OK();
 }
 
-// A manifest of `entries` (all of one content), and its line in the manifest list.
 // Whether `p` names a file under `dir` (metadata/ by default) without leaving it.
 bool IsMetadataFilePath(const std::string& p, const std::string& dir = kMetadataDir) {
   return p.rfind(dir, 0) == 0 && p.find("..") == std::string::npos;
