@@ -98,6 +98,10 @@ TEST(CliLayoutTest, ComparisonLayoutsAndErrors) {
       {{"layout", table, "--otree", "nope"}, "nope"},
       {{"layout", table, "--otree", "x,y,z,score,ts,id,maybe"}, "1 to 6"},
       {{"layout", table, "--otree", "name", "--transform", "linear"}, "linear"},
+      {{"layout", table, "--otree", "x", "--memory-limit", "lots"}, "expected a size"},
+      {{"layout", table, "--otree", "x", "--memory-limit", "0"}, "expected a size"},
+      {{"layout", table, "--otree", "x", "--memory-limit", "2X"}, "expected a size"},
+      {{"layout", table, "--zorder", "x,z", "--memory-limit", "64K"}, "over the memory limit"},
   };
   for (const Case& c : errors) {
     CliResult r = RunCli(dir, c.args);
@@ -109,6 +113,10 @@ TEST(CliLayoutTest, ComparisonLayoutsAndErrors) {
     ASSERT_EQ(r.code, 0) << kind << ": " << r.err;
     EXPECT_EQ(SortedRows(dir, {"query", table, "--where", filter}), before) << kind;
   }
+  // Over a tiny limit the OTree is built in parts: the same rows.
+  CliResult parts = RunCli(dir, {"layout", table, "--otree", "x,z", "--cube-rows", "500", "--memory-limit", "0.1MiB"});
+  ASSERT_EQ(parts.code, 0) << parts.err;
+  EXPECT_EQ(SortedRows(dir, {"query", table, "--where", filter}), before);
   CliResult bad_sample = RunCli(dir, {"query", table, "--sample", "1.5"});
   EXPECT_EQ(bad_sample.code, 1);
   EXPECT_NE(bad_sample.err.find("(0, 1]"), std::string::npos) << bad_sample.err;
