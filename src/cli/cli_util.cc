@@ -129,7 +129,6 @@ void Progress::Step(const std::string& step, uint64_t total) {
   step_ = step;
   if (total > 0) total_ = total;
   start_ = std::chrono::steady_clock::now();
-  printed_ = printed_ && enabled_;
   last_ = {};
 }
 
@@ -144,23 +143,24 @@ void Progress::Update(uint64_t done) {
   std::fflush(stderr);
 }
 
+std::string Grouped(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string FormatProgress(const std::string& label, const std::string& step, uint64_t done, uint64_t total,
                            double seconds) {
   const double fraction = total ? std::min(1.0, double(done) / double(total)) : 1.0;
   constexpr int kBarWidth = 30;
   std::string bar(kBarWidth, ' ');
   std::fill(bar.begin(), bar.begin() + int(fraction * kBarWidth), '=');
-  auto grouped = [](uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-      if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-      out += digits[i];
-    }
-    return out;
-  };
   char buf[160];
   std::snprintf(buf, sizeof buf, " [%s] %3.0f%% ", bar.c_str(), 100 * fraction);
-  std::string line = label + (step.empty() ? "" : ": " + step) + buf + grouped(done) + "/" + grouped(total);
+  std::string line = label + (step.empty() ? "" : ": " + step) + buf + Grouped(done) + "/" + Grouped(total);
   if (seconds >= 0.5 && done > 0) {
     const double rate = double(done) / seconds;
     if (rate >= 1e6) {

@@ -99,6 +99,9 @@ class Progress {
   std::chrono::steady_clock::time_point start_, last_;
 };
 
+// 1234567 -> "1,234,567".
+std::string Grouped(uint64_t n);
+
 // Progress's line (without the bar's carriage return).
 std::string FormatProgress(const std::string& label, const std::string& step, uint64_t done, uint64_t total,
                            double seconds);

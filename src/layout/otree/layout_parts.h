@@ -89,7 +89,8 @@ Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::
 std::vector<std::vector<int>> PackCubes(const otree::Tree& tree, const std::vector<uint64_t>& rows,
                                         uint64_t rows_per_file);
 // Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: files as
-// PackCubes groups the cubes, each cube as weight slices in Hilbert order. Nothing is committed. Takes `placed` by value: it regroups the rows cube by cube in
+// PackCubes groups the cubes, each cube as weight slices in Hilbert order. Nothing is committed.
+// Takes `placed` by value: it regroups the rows cube by cube in
 // place, so callers that are done with theirs move it in.
 Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, const otree::Tree& tree,
                                             const std::vector<uint32_t>& cube_of_row, int revision,
