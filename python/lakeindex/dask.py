@@ -65,13 +65,17 @@ def layout_otree(path, columns, cube_rows=100000, client=None, *, parts=None, sl
     def submit(fn, *args, part):
         return client.submit(fn, *args, _inject, part, pure=False, retries=retries)
 
-    samples = _gather(client, [submit(_sample, path, version, options, p, part=i)
-                               for i, p in enumerate(partitions)])
+    # Each part's layout columns are read once and kept on its worker (as bytes) for the sample and
+    # the points; its whole rows are read once more to be written: the table is read twice.
+    reads = [submit(_read, path, version, options, p, part=i) for i, p in enumerate(partitions)]
+    samples = _gather(client, [submit(_sample, path, version, options, p, r, part=i)
+                               for i, (p, r) in enumerate(zip(partitions, reads))])
     revision = _native.layout_fit(path, version, options, samples)
     # Each part's coordinates and weights stay on its worker between the rounds (Dask recomputes
-    # them from the table if the worker dies).
-    points = [submit(_points, path, version, options, p, revision, part=i)
-              for i, p in enumerate(partitions)]
+    # them, and the columns they come from, if the worker dies).
+    points = [submit(_points, path, version, options, p, revision, r, part=i)
+              for i, (p, r) in enumerate(zip(partitions, reads))]
+    del reads  # the scheduler frees each part's columns once its points are computed
     try:
         builder = _native.TreeBuilder(len(options["columns"]), cube_rows)
         while not builder.done:
@@ -131,14 +135,19 @@ def _build_segment(path, version, args, ids, inject, part):
     return segment
 
 
-def _sample(path, version, options, partition, inject, part):
+def _read(path, version, options, partition, inject, part):
+    _fault(inject, "read", part)
+    return _native.layout_read(path, version, options, partition)
+
+
+def _sample(path, version, options, partition, read, inject, part):
     _fault(inject, "sample", part)
-    return _native.layout_sample(path, version, options, partition)
+    return _native.layout_sample(path, version, options, partition, read)
 
 
-def _points(path, version, options, partition, revision, inject, part):
+def _points(path, version, options, partition, revision, read, inject, part):
     _fault(inject, "points", part)
-    return _native.layout_points(path, version, options, partition, revision)
+    return _native.layout_points(path, version, options, partition, revision, read)
 
 
 def _level(points, tree, depth, inject, part):

@@ -3,13 +3,17 @@ give exactly the single-process results; a killed or failing worker either is re
 result is still exact) or fails the job, which then commits nothing."""
 
 import os
+import shutil
 import unittest
 
 import distributed
+import numpy
 
+import _lakeindex as _native
 import lakeindex
 import lakeindex.dask as ld
 import util
+from lakeindex import _layout_options
 
 ROWS = 30000
 FILTERS = ["id = 12345", "id BETWEEN 100 AND 2500", "id IN (1, 7, 29999, 50000)", "x < 40 AND y > 900",
@@ -78,6 +82,30 @@ class DaskTest(unittest.TestCase):
         self.assertEqual(util.sorted_rows(single.query(select=["id", "_lakeindex_weight"])),
                          util.sorted_rows(dist.query(select=["id", "_lakeindex_weight"])))
         self.assert_same_results(single, dist, samples=(0.01, 0.3))
+
+    def test_parts_sample_and_place_from_the_columns_they_read_once(self):
+        # A part reads its layout columns once (layout_read); its sample and points come from those
+        # bytes, not the table: the same answers with the table's data files gone.
+        t = self.make()
+        options = _layout_options(["x", "category"], 1000, 8, 64, "default", 1000000, 42)
+        parts = _native.layout_partitions(t.path, t.version, 3)
+        reads = [_native.layout_read(t.path, t.version, options, p) for p in parts]
+        samples = [_native.layout_sample(t.path, t.version, options, p) for p in parts]
+        revision = _native.layout_fit(t.path, t.version, options, samples)
+        points = [_native.layout_points(t.path, t.version, options, p, revision) for p in parts]
+        bare = self.dir.join(f"bare{self.n}")
+        shutil.copytree(t.path, bare)
+        for name in os.listdir(os.path.join(bare, "data")):
+            os.remove(os.path.join(bare, "data", name))
+        for p, read, sample, (coords, weights) in zip(parts, reads, samples, points):
+            self.assertEqual(_native.layout_sample(bare, t.version, options, p, read), sample)
+            got_coords, got_weights = _native.layout_points(bare, t.version, options, p, revision, read)
+            self.assertTrue(all(numpy.array_equal(a, b) for a, b in zip(got_coords, coords)))
+            self.assertTrue(numpy.array_equal(got_weights, weights))
+        with self.assertRaisesRegex(Exception, "not this part|rows read"):
+            _native.layout_sample(t.path, t.version, options, parts[0], reads[1])
+        with self.assertRaises(Exception):  # a data file the part would read is gone
+            _native.layout_sample(bare, t.version, options, parts[0])
 
     def test_killed_worker_is_retried_and_the_layout_is_still_exact(self):
         single, dist = self.make(), self.make()

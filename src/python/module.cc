@@ -461,13 +461,33 @@ py::list LayoutPartitions(const std::string& path, uint64_t version, size_t part
   return out;
 }
 
+// A part's layout columns (layout::ReadLayoutColumns) as bytes a worker keeps between the steps.
+py::bytes LayoutRead(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part) {
+  layout::LayoutOptions o = LayoutOptionsFrom(options);
+  layout::LayoutPartition p = PartFrom(part);
+  return py::bytes(Check(Unlocked([&]() -> Result<std::string> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    ASSIGN_OR_RETURN(Batch read, layout::ReadLayoutColumns(*t, o, p));
+    return layout::EncodeLayoutColumns(read);
+  })));
+}
+
+// LayoutRead's bytes decoded, or none (the table is read instead).
+Result<std::optional<Batch>> ReadFrom(const std::optional<std::string>& read) {
+  if (!read) return std::optional<Batch>();
+  ASSIGN_OR_RETURN(Batch columns, layout::DecodeLayoutColumns(*read));
+  return std::optional<Batch>(std::move(columns));
+}
+
 // Per layout column: (stats dict, list of sampled values).
-py::list LayoutSample(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part) {
+py::list LayoutSample(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part,
+                      const std::optional<std::string>& read) {
   layout::LayoutOptions o = LayoutOptionsFrom(options);
   layout::LayoutPartition p = PartFrom(part);
   auto samples = Check(Unlocked([&]() -> Result<std::vector<layout::ColumnSample>> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
-    return layout::SampleLayoutColumns(*t, o, p);
+    ASSIGN_OR_RETURN(const std::optional<Batch> columns, ReadFrom(read));
+    return layout::SampleLayoutColumns(*t, o, p, columns ? &*columns : nullptr);
   }));
   py::list out;
   for (const auto& s : samples) {
@@ -510,13 +530,14 @@ std::string LayoutFit(const std::string& path, uint64_t version, const py::dict&
 
 // (coords: list of uint32 arrays, weights: float64 array) of a part's rows.
 py::tuple LayoutPoints(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part,
-                       const std::string& revision) {
+                       const std::string& revision, const std::optional<std::string>& read) {
   layout::LayoutOptions o = LayoutOptionsFrom(options);
   layout::LayoutPartition p = PartFrom(part);
   layout::PartitionPoints points = Check(Unlocked([&]() -> Result<layout::PartitionPoints> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
     ASSIGN_OR_RETURN(layout::Revision rev, layout::RevisionFromJson(revision, *t, o));
-    return layout::ComputePartitionPoints(*t, o, p, rev.transforms);
+    ASSIGN_OR_RETURN(const std::optional<Batch> columns, ReadFrom(read));
+    return layout::ComputePartitionPoints(*t, o, p, rev.transforms, columns ? &*columns : nullptr);
   }));
   py::list coords;
   for (const auto& c : points.coords) coords.append(py::array_t<uint32_t>(py::ssize_t(c.size()), c.data()));
@@ -653,9 +674,12 @@ PYBIND11_MODULE(_lakeindex, m) {
   m.def("index_build_segment", &IndexBuildSegment);
   m.def("index_commit", &IndexCommit);
   m.def("layout_partitions", &LayoutPartitions);
-  m.def("layout_sample", &LayoutSample);
+  m.def("layout_read", &LayoutRead);
+  m.def("layout_sample", &LayoutSample, py::arg("path"), py::arg("version"), py::arg("options"), py::arg("part"),
+        py::arg("read") = py::none());
   m.def("layout_fit", &LayoutFit);
-  m.def("layout_points", &LayoutPoints);
+  m.def("layout_points", &LayoutPoints, py::arg("path"), py::arg("version"), py::arg("options"), py::arg("part"),
+        py::arg("revision"), py::arg("read") = py::none());
   m.def("layout_level", &LayoutLevel);
   m.def("layout_revision", &LayoutRevision);
   m.def("layout_write", &LayoutWrite);

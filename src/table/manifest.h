@@ -47,6 +47,9 @@ inline constexpr const char* kLatestHintPath = "_versions/_latest";
 inline constexpr uint64_t kMaxHintedManifestBytes = 1ull << 20;
 inline constexpr const char* kDataDir = "data/";
 inline constexpr const char* kDeletionsDir = "_deletions/";
+// Temporary objects of an operation in progress (a layout's spilled points and runs): removed by
+// the operation when it ends, whether it succeeds or fails, and by vacuum after a kill.
+inline constexpr const char* kTempDir = "_tmp/";
 // A manifest is read whole on every open, so its size is bounded: a commit that would write a
 // larger one is refused (merge fragments with optimize, or lay the table out in fewer files), and
 // a larger object at a version's path is Corruption, not a reason to allocate its size.

@@ -77,9 +77,9 @@ std::string TableLocationUri(const std::string& path) {
 }
 
 Result<std::unique_ptr<DataFileStream>> DataFileStream::Open(ObjectStore* store, const Schema& schema,
-                                                             const parquet::WriteOptions& options) {
+                                                             const parquet::WriteOptions& options, std::string path) {
   std::unique_ptr<DataFileStream> stream(new DataFileStream());
-  stream->file_ = std::string(kDataDir) + NewUuid() + ".parquet";
+  stream->file_ = path.empty() ? std::string(kDataDir) + NewUuid() + ".parquet" : std::move(path);
   ASSIGN_OR_RETURN(stream->sink_, store->OpenWriter(stream->file_));
   ASSIGN_OR_RETURN(stream->writer_, parquet::ParquetWriter::Make(schema, options, stream->sink_.get()));
   return stream;
@@ -943,7 +943,7 @@ Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
   RETURN_IF_ERROR(failed);
   const int64_t cutoff = NowMs() - older_than_ms;
   std::vector<std::string> removed;
-  for (const char* dir : {kDataDir, kDeletionsDir, "_indices/", iceberg::kMetadataDir}) {
+  for (const char* dir : {kDataDir, kDeletionsDir, "_indices/", iceberg::kMetadataDir, kTempDir}) {
     ASSIGN_OR_RETURN(auto objects, store_->List(dir));
     for (const ObjectInfo& o : objects) {
       if (keep.count(o.path)) continue;

@@ -91,14 +91,14 @@ Result<std::shared_ptr<InstrumentedStore>> OpenTableStore(const std::string& pat
 // for a local path, the URI itself otherwise. Iceberg metadata names files by it.
 std::string TableLocationUri(const std::string& path);
 
-// A new Parquet data file under data/, streamed to the store while its rows are written (each row
+// A new Parquet data file under data/ (or at `path`, for temporaries under kTempDir), streamed to the store while its rows are written (each row
 // group goes to the store when flushed; no whole file is assembled in memory). Finish publishes
 // it and describes it as a fragment, not committed (the id is assigned at commit); dropping the
 // stream unfinished abandons the object. Every writer of data files goes through here.
 class DataFileStream {
  public:
   static Result<std::unique_ptr<DataFileStream>> Open(ObjectStore* store, const Schema& schema,
-                                                      const parquet::WriteOptions& options);
+                                                      const parquet::WriteOptions& options, std::string path = "");
   parquet::ParquetWriter* writer() { return writer_.get(); }
   // Ends the file and publishes it: its rows and per-column statistics are the writer's, its
   // tail checksum is taken as the tail is written. The stream cannot be used afterwards.
@@ -200,7 +200,7 @@ class Table {
   // deletion vectors) and checks them against the manifest. Returns one line per file checked;
   // the first damaged file is a Corruption error naming it.
   Result<std::vector<std::string>> Verify() const;
-  // Deletes files under data/, _deletions/ and _indices/ that no version references and that are
+  // Deletes files under data/, _deletions/, _indices/ and _tmp/ that no version references and that are
   // older than `older_than_ms` (so a concurrent writer's files, written before its commit, are
   // never removed). Returns the paths removed.
   Result<std::vector<std::string>> Vacuum(int64_t older_than_ms) const;

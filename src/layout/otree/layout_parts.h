@@ -76,9 +76,21 @@ std::vector<Value> SampleColumn(const Column& column, uint64_t first_row, uint64
 // the column's exact statistics and a sample of its values (SampleColumn).
 Result<otree::Transform> FitColumnTransform(TypeId type, const std::string& name, const ColumnStats& stats,
                                             std::vector<Value> sample, const std::string& mode);
+// Rows read as `pieces` (batches of `table_schema`) as Placed rows: the columns `joined` (schema
+// indexes) and `_lakeindex_weight` (the table's, or drawn from `seed` when `weights` asks for them
+// and the table has none) are joined now; the others wait in the pieces for GroupRows.
+Placed PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, const std::vector<int>& joined,
+                        bool weights, uint64_t seed);
 // Seals `placed->rows` (unless it waits for pieces) and computes the coordinates of its rows
 // appended since the last call.
 Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::vector<otree::Transform>& transforms);
+// Moves the rows and coordinates of `placed` so that the rows of each bucket are consecutive,
+// buckets in increasing order and the rows of a bucket in their previous order (a stable
+// counting sort), columns in parallel; columns waiting in pieces are built from them. Returns the
+// new position of every previous row and sets *start to where each bucket starts (buckets + 1
+// entries).
+std::vector<uint32_t> GroupRows(Placed* placed, const std::vector<uint32_t>& bucket_of_row, size_t buckets,
+                                std::vector<size_t>* start);
 // The cubes with rows (rows[c] of cube c) grouped into data files of at most rows_per_file
 // rows (a cube larger than that alone), each file's cubes in pre-order, files in pre-order of
 // their first cube. Every file holds a cube C and only descendants of C besides, so its rows lie
@@ -89,12 +101,14 @@ Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::
 std::vector<std::vector<int>> PackCubes(const otree::Tree& tree, const std::vector<uint64_t>& rows,
                                         uint64_t rows_per_file);
 // Writes the rows of every cube of `tree` (cube_of_row[i] = cube of row i) as blocks: files as
-// PackCubes groups the cubes, each cube as weight slices in Hilbert order. Nothing is committed.
-// Takes `placed` by value: it regroups the rows cube by cube in
-// place, so callers that are done with theirs move it in.
+// PackCubes groups the cubes, or as `files` says when given (PackCubes' grouping of a whole
+// table's cubes, of which these rows are some files' rows: every row's cube must be in it), each
+// cube as weight slices in Hilbert order. Nothing is committed. Takes `placed` by value: it
+// regroups the rows cube by cube in place, so callers that are done with theirs move it in.
 Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, const otree::Tree& tree,
                                             const std::vector<uint32_t>& cube_of_row, int revision,
-                                            const LayoutMeta& meta, const table::WriteConfig& config);
+                                            const LayoutMeta& meta, const table::WriteConfig& config,
+                                            const std::vector<std::vector<int>>* files = nullptr);
 // Commits a layout change made against the table's version: fragments `removed` go, `files`
 // come in, the layout becomes `meta` plus the blocks of `files`. Conflict if another writer
 // committed in between. `before_commit` (may be empty) runs last on the manifest (WriteConfig).

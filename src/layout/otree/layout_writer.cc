@@ -206,11 +206,6 @@ Status ParallelStatus(size_t n, const std::function<Status(size_t)>& fn) {
 // scatter straight to the final positions, misses the cache on every row: a quarter of the
 // layout's time.)
 
-// Moves the rows and coordinates of `placed` so that the rows of each bucket are consecutive,
-// buckets in increasing order and the rows of a bucket in their previous order (a stable
-// counting sort), columns in parallel; columns waiting in pieces are built from them. Returns the
-// new position of every previous row and sets *start to where each bucket starts (buckets + 1
-// entries).
 std::vector<uint32_t> GroupRows(Placed* placed, const std::vector<uint32_t>& bucket_of_row, size_t buckets,
                                 std::vector<size_t>* start) {
   const size_t n = bucket_of_row.size();
@@ -315,12 +310,18 @@ std::vector<std::vector<int>> PackCubes(const Tree& tree, const std::vector<uint
 // move it in).
 Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, const Tree& tree,
                                             const std::vector<uint32_t>& cube_of_row, int revision,
-                                            const LayoutMeta& meta, const table::WriteConfig& config) {
-  std::vector<uint64_t> cube_rows(tree.cubes().size(), 0);
-  for (uint32_t c : cube_of_row) ++cube_rows[c];
-  const std::vector<std::vector<int>> files = PackCubes(tree, cube_rows, std::max<uint64_t>(config.rows_per_file, 1));
+                                            const LayoutMeta& meta, const table::WriteConfig& config,
+                                            const std::vector<std::vector<int>>* given) {
+  std::vector<std::vector<int>> packed;
+  if (given == nullptr) {
+    std::vector<uint64_t> cube_rows(tree.cubes().size(), 0);
+    for (uint32_t c : cube_of_row) ++cube_rows[c];
+    packed = PackCubes(tree, cube_rows, std::max<uint64_t>(config.rows_per_file, 1));
+  }
+  const std::vector<std::vector<int>>& files = given ? *given : packed;
   // Buckets: the cubes with rows, file after file, so that each file's rows are consecutive.
-  std::vector<uint32_t> bucket_of_cube(tree.cubes().size(), 0);
+  constexpr uint32_t kNoBucket = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> bucket_of_cube(tree.cubes().size(), kNoBucket);
   std::vector<int> cube_of_bucket;
   std::vector<size_t> first_bucket;  // per file, and one past the last
   for (const std::vector<int>& file : files) {
@@ -332,7 +333,13 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   }
   first_bucket.push_back(cube_of_bucket.size());
   std::vector<uint32_t> bucket_of_row(cube_of_row.size());
-  for (size_t i = 0; i < cube_of_row.size(); ++i) bucket_of_row[i] = bucket_of_cube[cube_of_row[i]];
+  for (size_t i = 0; i < cube_of_row.size(); ++i) {
+    bucket_of_row[i] = bucket_of_cube[cube_of_row[i]];
+    if (bucket_of_row[i] == kNoBucket) {
+      return Status::Internal("layout: a row of cube " + tree.cubes()[cube_of_row[i]].id.ToString(tree.dims()) +
+                              ", which none of the files being written holds");
+    }
+  }
   std::vector<size_t> start;
   GroupRows(&placed, bucket_of_row, cube_of_bucket.size(), &start);
   bucket_of_row = {};
@@ -544,11 +551,7 @@ Schema VisibleSchema(const Schema& schema) {
   return out;
 }
 
-// The rows of a table read as `pieces` (one batch per fragment, of `table_schema`) as Placed
-// rows: the columns `joined` (schema indexes) and `_lakeindex_weight` (the table's, or drawn from `seed`
-// when `weights` asks for them and the table has none) are joined now; the others wait in the
-// pieces for GroupRows.
-Placed PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, const std::vector<int>& joined,
+Placed parts::PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, const std::vector<int>& joined,
                         bool weights, uint64_t seed) {
   const Schema schema = weights ? WithWeight(table_schema) : table_schema;
   size_t n = 0;

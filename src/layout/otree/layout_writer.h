@@ -44,8 +44,8 @@ struct LayoutOptions {
   std::function<void(const std::string&, uint64_t, uint64_t)> progress;
   // Memory the layout may take (bytes; 0: DefaultMemoryLimit()). An OTree layout of rows that
   // would not fit (EstimateLayoutMemory) is built in parts of the table, one at a time
-  // (LayoutTablePartitioned: the same weights, cubes and revision; a cube gets a block per
-  // part); the comparison layouts are refused.
+  // (LayoutTablePartitioned: the same weights, cubes, revision, files and blocks, with
+  // temporary objects under the table's _tmp/); the comparison layouts are refused.
   uint64_t memory_limit = 0;
 };
 

@@ -2,10 +2,18 @@
 
 #include <algorithm>
 #include <functional>
+#include <cstring>
+#include <limits>
 #include <map>
-#include <unordered_map>
+#include <mutex>
+#include <numeric>
 
+#include "common/thread_pool.h"
+#include "common/uuid.h"
+#include "format/parquet/reader.h"
+#include "format/parquet/writer.h"
 #include "layout/otree/layout_parts.h"
+#include "table/manifest.h"
 
 namespace lakeindex::layout {
 
@@ -60,16 +68,6 @@ Status CheckOTree(const table::Table& table, const LayoutOptions& options) {
   return Status::OK();
 }
 
-// The child of `tree`'s cube c holding `coords`, or -1 when the tree lacks it.
-int ChildHolding(const Tree& tree, int c, const uint32_t* coords) {
-  const otree::Cube& cube = tree.cubes()[size_t(c)];
-  const CubeId want = cube.id.Child(cube.id.ChildNumberOf(coords, tree.dims()), tree.dims());
-  for (int k : cube.children) {
-    if (tree.cubes()[size_t(k)].id == want) return k;
-  }
-  return -1;
-}
-
 }  // namespace
 
 std::vector<LayoutPartition> PartitionFragments(const table::Table& table, size_t parts) {
@@ -93,12 +91,73 @@ std::vector<LayoutPartition> PartitionFragments(const table::Table& table, size_
   return out;
 }
 
+Result<Batch> ReadLayoutColumns(const table::Table& table, const LayoutOptions& options, const LayoutPartition& part) {
+  RETURN_IF_ERROR(CheckOTree(table, options));
+  return ReadPart(table, part, PointColumns(table.schema(), options));
+}
+
+Result<std::string> EncodeLayoutColumns(const Batch& read) {
+  parquet::WriteOptions o;
+  o.fixed_width_zstd_level = -1;
+  o.byte_stream_split_floats = true;
+  o.delta_integers = true;
+  o.page_index = false;
+  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(read.schema(), o));
+  RETURN_IF_ERROR(writer->Write(read));
+  return writer->Finish();
+}
+
+Result<Batch> DecodeLayoutColumns(std::string_view bytes) {
+  // The Parquet reader reads through a store: an in-memory one holds the bytes.
+  std::unique_ptr<ObjectStore> memory = NewMemoryStore();
+  RETURN_IF_ERROR(memory->Write("layout_columns.parquet", bytes));
+  auto reader = parquet::ParquetReader::Open(memory.get(), "layout_columns.parquet");
+  if (!reader.ok()) return Status::Corruption("layout part: the columns read do not decode: " + reader.status().message());
+  std::vector<int> all((*reader)->schema().num_fields());
+  std::iota(all.begin(), all.end(), 0);
+  Batch out((*reader)->schema());
+  for (int rg = 0; rg < (*reader)->num_row_groups(); ++rg) {
+    ASSIGN_OR_RETURN(Batch rows, (*reader)->ReadRowGroup(rg, all));
+    RETURN_IF_ERROR(out.Append(rows));
+  }
+  RETURN_IF_ERROR(out.Seal());
+  return out;
+}
+
+namespace {
+
+// `read` checked to be ReadLayoutColumns' batch of `part` on `table`.
+Status CheckRead(const table::Table& table, const LayoutOptions& options, const LayoutPartition& part, const Batch& read) {
+  const std::vector<int> columns = PointColumns(table.schema(), options);
+  bool same = read.num_columns() == columns.size();
+  for (size_t c = 0; same && c < columns.size(); ++c) same = read.schema().field(c) == table.schema().field(size_t(columns[c]));
+  if (!same) return Status::InvalidArgument("layout part: the columns read are not this layout's (" + read.schema().ToString() + ")");
+  uint64_t rows = 0;
+  for (uint32_t id : part.fragments) {
+    const table::FragmentMeta* f = table.manifest().FindFragment(id);
+    if (f != nullptr) rows += f->live_rows();
+  }
+  if (read.num_rows() != rows) {
+    return Status::InvalidArgument("layout part: " + std::to_string(read.num_rows()) + " rows read, the part has " +
+                                   std::to_string(rows));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::vector<ColumnSample>> SampleLayoutColumns(const table::Table& table, const LayoutOptions& options,
-                                                      const LayoutPartition& part) {
+                                                      const LayoutPartition& part, const Batch* read) {
   RETURN_IF_ERROR(CheckOTree(table, options));
   std::vector<int> columns = PointColumns(table.schema(), options);
   columns.resize(options.columns.size());  // no weights needed here
-  ASSIGN_OR_RETURN(Batch rows, ReadPart(table, part, columns));
+  Batch rows;
+  if (read != nullptr) {
+    RETURN_IF_ERROR(CheckRead(table, options, part, *read));
+    rows = *read;
+  } else {
+    ASSIGN_OR_RETURN(rows, ReadPart(table, part, columns));
+  }
   const uint64_t stride = std::max<uint64_t>(1, table.manifest().total_rows() / parts::kSampleValues);
   std::vector<ColumnSample> out(columns.size());
   for (size_t d = 0; d < columns.size(); ++d) {
@@ -140,10 +199,17 @@ otree::Points PartitionPoints::points() const {
 }
 
 Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const LayoutOptions& options,
-                                               const LayoutPartition& part, const std::vector<Transform>& transforms) {
+                                               const LayoutPartition& part, const std::vector<Transform>& transforms,
+                                               const Batch* read) {
   RETURN_IF_ERROR(CheckOTree(table, options));
   if (transforms.size() != options.columns.size()) return Status::InvalidArgument("layout part: wrong number of transformations");
-  ASSIGN_OR_RETURN(Batch rows, ReadPart(table, part, PointColumns(table.schema(), options)));
+  Batch rows;
+  if (read != nullptr) {
+    RETURN_IF_ERROR(CheckRead(table, options, part, *read));
+    rows = *read;
+  } else {
+    ASSIGN_OR_RETURN(rows, ReadPart(table, part, PointColumns(table.schema(), options)));
+  }
   Batch weighted = parts::AddWeights(std::move(rows), options.seed, part.first_row);
   const size_t n = weighted.num_rows();
   PartitionPoints out;
@@ -159,15 +225,33 @@ Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const 
 
 namespace {
 
-// Calls fn(key, weight) for every point that reaches a cube at `depth` of `tree` (its weight at
-// least every ancestor's max weight); key = parent index * 64 + child number + 1 (0: the root).
+// The children of `tree`'s cubes by child number: at [c * 64 + k] the index of cube c's child k,
+// -1 when it has none.
+std::vector<int32_t> ChildTable(const Tree& tree) {
+  std::vector<int32_t> out(tree.cubes().size() * 64, -1);
+  for (size_t c = 0; c < tree.cubes().size(); ++c) {
+    const otree::Cube& cube = tree.cubes()[c];
+    for (int k : cube.children) {
+      const CubeId& id = tree.cubes()[size_t(k)].id;
+      for (int n = 0; n < (1 << tree.dims()); ++n) {
+        if (cube.id.Child(n, tree.dims()) == id) out[c * 64 + size_t(n)] = int32_t(k);
+      }
+    }
+  }
+  return out;
+}
+
+// Calls fn(key, weight) for every point of [begin, end) that reaches a cube at `depth` of `tree`
+// (its weight at least every ancestor's max weight); key = parent index * 64 + child number + 1
+// (0: the root). `children` = ChildTable(tree).
 template <typename Fn>
-void ForEachReaching(const PartitionPoints& points, const Tree& tree, int depth, Fn fn) {
+void ForEachReaching(const PartitionPoints& points, const Tree& tree, const std::vector<int32_t>& children, int depth,
+                     size_t begin, size_t end, Fn fn) {
   const int dims = tree.dims();
   const otree::Points p = points.points();
   if (depth > 0 && tree.cubes().empty()) return;
   uint32_t coords[otree::kMaxDims];
-  for (size_t i = 0; i < p.size; ++i) {
+  for (size_t i = begin; i < end; ++i) {
     const double w = p.weights[i];
     for (int d = 0; d < dims; ++d) coords[d] = p.coords[size_t(d)][i];
     int c = 0;
@@ -180,13 +264,34 @@ void ForEachReaching(const PartitionPoints& points, const Tree& tree, int depth,
       } else if (level + 1 == depth) {
         key = uint64_t(c) * 64 + uint64_t(cube.id.ChildNumberOf(coords, dims)) + 1;
       } else {
-        c = ChildHolding(tree, c, coords);
+        c = children[size_t(c) * 64 + size_t(cube.id.ChildNumberOf(coords, dims))];
         reaches = c >= 0;  // absent only when the tree is not this table's
       }
     }
     if (reaches) fn(key, w);
   }
 }
+
+// The keys ForEachReaching gives at one depth of `tree`, numbered densely in order of first
+// appearance (a lookup per row: an array, not a hash map).
+class KeySlots {
+ public:
+  explicit KeySlots(const Tree& tree) : slot_(tree.cubes().size() * 64 + 1, -1) {}
+  size_t Of(uint64_t key) {
+    int32_t& s = slot_[size_t(key)];
+    if (s < 0) {
+      s = int32_t(keys_.size());
+      keys_.push_back(key);
+    }
+    return size_t(s);
+  }
+  // Key of each slot.
+  const std::vector<uint64_t>& keys() const { return keys_; }
+
+ private:
+  std::vector<int32_t> slot_;
+  std::vector<uint64_t> keys_;
+};
 
 CubeId CubeOfKey(const Tree& tree, uint64_t key) {
   if (key == 0) return CubeId{};
@@ -197,16 +302,18 @@ CubeId CubeOfKey(const Tree& tree, uint64_t key) {
 }  // namespace
 
 std::vector<CubeWeights> LevelWeights(const PartitionPoints& points, const Tree& tree, int depth) {
-  std::unordered_map<uint64_t, CubeWeights> reached;
-  ForEachReaching(points, tree, depth, [&](uint64_t key, double w) {
-    CubeWeights& cw = reached[key];
-    if (cw.rows == 0) cw.id = CubeOfKey(tree, key);
+  KeySlots slots(tree);
+  std::vector<CubeWeights> reached;
+  ForEachReaching(points, tree, ChildTable(tree), depth, 0, points.weights.size(), [&](uint64_t key, double w) {
+    const size_t s = slots.Of(key);
+    if (s == reached.size()) reached.push_back(CubeWeights{CubeOfKey(tree, key), 0, {}});
+    CubeWeights& cw = reached[s];
     ++cw.rows;
     cw.lightest.push_back(w);
   });
   std::vector<CubeWeights> out;
   const size_t keep = size_t(tree.cube_rows()) + 1;
-  for (auto& [key, cw] : reached) {
+  for (CubeWeights& cw : reached) {
     if (cw.lightest.size() > keep) {
       std::nth_element(cw.lightest.begin(), cw.lightest.begin() + long(keep), cw.lightest.end());
       cw.lightest.resize(keep);
@@ -397,12 +504,93 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
   return report;
 }
 
+namespace {
+
+// The temporary objects of one layout run in this process, _tmp/layout-<uuid>-*: removed
+// when it ends, whether it succeeds or fails (a killed layout leaves them to vacuum).
+class Temporaries {
+ public:
+  explicit Temporaries(ObjectStore* store)
+      : store_(store), prefix_(std::string(table::kTempDir) + "layout-" + NewUuid() + "-") {}
+  ~Temporaries() {
+    if (!names_.empty()) (void)store_->DeleteMany(names_);  // best effort: vacuum removes what stays
+  }
+  Temporaries(const Temporaries&) = delete;
+  Temporaries& operator=(const Temporaries&) = delete;
+  // A new object's path (to be written by the caller).
+  std::string Name(const std::string& leaf) {
+    names_.push_back(prefix_ + leaf);
+    return names_.back();
+  }
+
+ private:
+  ObjectStore* store_;
+  std::string prefix_;
+  std::vector<std::string> names_;
+};
+
+// A part's points as one object: the coordinates of each dimension (uint32), then the weights
+// (double), in the machine's byte order (read back only by this process).
+Status WritePoints(ObjectStore* store, const std::string& path, const PartitionPoints& points) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> out, store->OpenWriter(path));
+  for (const std::vector<uint32_t>& c : points.coords) {
+    RETURN_IF_ERROR(out->Append({reinterpret_cast<const char*>(c.data()), c.size() * sizeof(uint32_t)}));
+  }
+  RETURN_IF_ERROR(out->Append({reinterpret_cast<const char*>(points.weights.data()), points.weights.size() * sizeof(double)}));
+  return out->Close();
+}
+
+Result<PartitionPoints> ReadPoints(ObjectStore* store, const std::string& path, size_t dims, size_t rows) {
+  ASSIGN_OR_RETURN(std::string bytes, store->Read(path));
+  if (bytes.size() != rows * (dims * sizeof(uint32_t) + sizeof(double))) {
+    return Status::Corruption(path + ": " + std::to_string(bytes.size()) + " bytes of spilled points, expected " +
+                              std::to_string(rows) + " rows of " + std::to_string(dims) + " coordinates and a weight");
+  }
+  PartitionPoints out;
+  const char* at = bytes.data();
+  out.coords.resize(dims);
+  for (std::vector<uint32_t>& c : out.coords) {
+    c.resize(rows);
+    std::memcpy(c.data(), at, rows * sizeof(uint32_t));
+    at += rows * sizeof(uint32_t);
+  }
+  out.weights.resize(rows);
+  std::memcpy(out.weights.data(), at, rows * sizeof(double));
+  return out;
+}
+
+// Spilled rows are read back once, by this process: fast settings, no page index or checksums.
+parquet::WriteOptions SpillWriteOptions() {
+  parquet::WriteOptions o;
+  o.fixed_width_zstd_level = -1;
+  o.row_group_rows = std::numeric_limits<size_t>::max();  // a row group per file's run, cut by hand
+  o.page_rows = size_t(1) << 16;
+  o.statistics = false;
+  o.page_index = false;
+  o.page_crc = false;
+  o.column_pool = ThreadPool::Default();
+  return o;
+}
+
+}  // namespace
+
 Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
                                             bool keep_points) {
   RETURN_IF_ERROR(CheckOTree(*table, options));
+  const uint64_t total_rows = table->manifest().total_rows();
+  auto progress = [&](const std::string& step, uint64_t done) {
+    if (options.progress) options.progress(step, done, total_rows);
+  };
   const std::vector<LayoutPartition> partitions = PartitionFragments(*table, parts);
+  std::vector<uint64_t> part_rows;  // live rows per part
+  for (const LayoutPartition& part : partitions) {
+    uint64_t rows = 0;
+    for (uint32_t id : part.fragments) rows += table->manifest().FindFragment(id)->live_rows();
+    part_rows.push_back(rows);
+  }
   std::vector<std::vector<ColumnSample>> samples;
   for (const LayoutPartition& part : partitions) {
+    progress("sampling", part.first_row);
     ASSIGN_OR_RETURN(auto sample, SampleLayoutColumns(*table, options, part));
     samples.push_back(std::move(sample));
   }
@@ -418,99 +606,274 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     }
   }
   samples.clear();
-  PartitionedTreeBuilder builder(int(options.columns.size()), options.cube_rows);
-  if (keep_points) {
-    std::vector<PartitionPoints> points;
-    for (const LayoutPartition& part : partitions) {
-      ASSIGN_OR_RETURN(PartitionPoints p, ComputePartitionPoints(*table, options, part, revision.transforms));
-      points.push_back(std::move(p));
+
+  // Each part's points are computed once: held (keep_points), or spilled to a temporary object
+  // and read back by every later pass.
+  ObjectStore* store = table->store();
+  Temporaries temporaries(store);
+  const size_t dims = options.columns.size();
+  std::vector<PartitionPoints> held;
+  std::vector<std::string> spilled;
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    progress("computing points", partitions[p].first_row);
+    ASSIGN_OR_RETURN(PartitionPoints points, ComputePartitionPoints(*table, options, partitions[p], revision.transforms));
+    if (points.weights.size() != part_rows[p]) return Status::Internal("layout: a part's rows changed while it was read");
+    if (keep_points) {
+      held.push_back(std::move(points));
+    } else {
+      spilled.push_back(temporaries.Name("points-" + std::to_string(p)));
+      RETURN_IF_ERROR(WritePoints(store, spilled.back(), points));
     }
-    while (!builder.done()) {
-      std::vector<std::vector<CubeWeights>> level;
-      for (const PartitionPoints& p : points) level.push_back(LevelWeights(p, builder.tree(), builder.depth()));
-      RETURN_IF_ERROR(builder.AddLevel(level));
-    }
-  } else {
-    // Runs fn(key, weight) over every part's points that reach a cube at the builder's depth.
-    auto each = [&](const std::string& step, const std::function<void(uint64_t, double)>& fn) -> Status {
-      uint64_t rows = 0;
-      for (const LayoutPartition& part : partitions) {
-        if (options.progress) options.progress(step, rows, table->manifest().total_rows());
-        ASSIGN_OR_RETURN(PartitionPoints p, ComputePartitionPoints(*table, options, part, revision.transforms));
-        ForEachReaching(p, builder.tree(), builder.depth(), fn);
-        rows += p.weights.size();
+  }
+  // Runs fn(part, its points) over every part in order.
+  auto each_part = [&](const std::string& step, const std::function<void(size_t, const PartitionPoints&)>& fn) -> Status {
+    for (size_t p = 0; p < partitions.size(); ++p) {
+      progress(step, partitions[p].first_row);
+      if (keep_points) {
+        fn(p, held[p]);
+      } else {
+        ASSIGN_OR_RETURN(PartitionPoints points, ReadPoints(store, spilled[p], dims, part_rows[p]));
+        fn(p, points);
       }
-      return Status::OK();
-    };
-    constexpr size_t kBuckets = 4096;
-    struct Counted {
-      uint64_t rows = 0;
-      double lo = 0;  // every weight reaching the cube is at least its parent's max weight
-      std::vector<uint64_t> histogram;
-      size_t bucket = kBuckets;  // the one holding the (cube_rows + 1)-th lightest; kBuckets: none
-      uint64_t rank = 0;         // its rank among that bucket's weights
-      std::vector<double> weights;
-    };
-    auto bucket_of = [](const Counted& c, double w) {
-      return std::min(kBuckets - 1, size_t((w - c.lo) / (1 - c.lo) * double(kBuckets)));
-    };
-    while (!builder.done()) {
-      const std::string level_name = "tree level " + std::to_string(builder.depth());
-      const Tree& tree = builder.tree();
-      std::unordered_map<uint64_t, Counted> cubes;
-      RETURN_IF_ERROR(each(level_name + ", counting", [&](uint64_t key, double w) {
-        Counted& c = cubes[key];
-        if (c.histogram.empty()) {
-          c.histogram.assign(kBuckets, 0);
-          c.lo = key == 0 ? 0 : tree.cubes()[size_t((key - 1) / 64)].max_weight;
+    }
+    return Status::OK();
+  };
+
+  // Each level's max weights from two passes over the points, holding nothing per row: the first
+  // counts each cube's rows in a histogram of their weights, the second collects the weights of
+  // the one bucket holding the (cube_rows + 1)-th lightest. (Merging each part's cube_rows + 1
+  // lightest, as the distributed protocol does, sorts and holds far more.)
+  PartitionedTreeBuilder builder(int(dims), options.cube_rows);
+  std::map<CubeId, uint64_t> reaching;  // rows reaching each cube
+  // Points are visited in chunks on the shared pool, each chunk counting into its own histograms.
+  ThreadPool* pool = ThreadPool::Default();
+  constexpr size_t kChunkRows = size_t(1) << 18;
+  auto chunks_of = [&](const PartitionPoints& p) { return (p.weights.size() + kChunkRows - 1) / kChunkRows; };
+  // The weights of the rows reaching a cube are uniform in [parent's max weight, 1): equal-width
+  // buckets over that range hold about equal rows.
+  constexpr size_t kBuckets = 256;
+  while (!builder.done()) {
+    const std::string level_name = "tree level " + std::to_string(builder.depth());
+    const Tree& tree = builder.tree();
+    const int depth = builder.depth();
+    const std::vector<int32_t> children = ChildTable(tree);
+    // The cubes this level can have: every child of the level above's inner cubes (the root at
+    // depth 0), a slot each.
+    std::vector<uint64_t> keys;
+    std::vector<double> lo;  // the parent's max weight: every weight reaching the cube is at least that
+    if (depth == 0) {
+      keys.push_back(0);
+      lo.push_back(0);
+    } else {
+      for (size_t c = 0; c < tree.cubes().size(); ++c) {
+        const otree::Cube& cube = tree.cubes()[c];
+        if (cube.id.depth != depth - 1 || cube.max_weight >= 1 || cube.id.depth >= otree::kCoordBits) continue;
+        for (size_t k = 0; k < (size_t(1) << dims); ++k) {
+          keys.push_back(c * 64 + k + 1);
+          lo.push_back(cube.max_weight);
         }
-        ++c.rows;
-        ++c.histogram[bucket_of(c, w)];
+      }
+    }
+    std::vector<int32_t> slot_of_key(tree.cubes().size() * 64 + 1, -1);
+    for (size_t s = 0; s < keys.size(); ++s) slot_of_key[size_t(keys[s])] = int32_t(s);
+    auto bucket_of = [&](size_t slot, double w) {
+      return std::min(kBuckets - 1, size_t((w - lo[slot]) / (1 - lo[slot]) * double(kBuckets)));
+    };
+    auto slot_of = [&](uint64_t key) { return size_t(slot_of_key[size_t(key)]); };
+
+    // Pass 1: rows per slot and bucket.
+    std::vector<uint64_t> histogram(keys.size() * kBuckets, 0);
+    std::mutex mu;
+    RETURN_IF_ERROR(each_part(level_name + ", counting", [&](size_t, const PartitionPoints& p) {
+      ParallelFor(pool, chunks_of(p), [&](size_t k) {
+        std::vector<uint32_t> local(keys.size() * kBuckets, 0);
+        ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.weights.size(), (k + 1) * kChunkRows),
+                        [&](uint64_t key, double w) {
+                          const size_t s = slot_of(key);
+                          ++local[s * kBuckets + bucket_of(s, w)];
+                        });
+        std::lock_guard<std::mutex> lock(mu);
+        for (size_t i = 0; i < local.size(); ++i) histogram[i] += local[i];
+      });
+    }));
+    // Per slot: its rows, and for a cube keeping cube_rows of them, the bucket holding the
+    // (cube_rows + 1)-th lightest weight and that weight's rank in it.
+    std::vector<uint64_t> rows(keys.size(), 0);
+    std::vector<size_t> bucket(keys.size(), kBuckets);  // kBuckets: all rows stay (a leaf)
+    std::vector<uint64_t> rank(keys.size(), 0);
+    bool second_pass = false;
+    for (size_t s = 0; s < keys.size(); ++s) {
+      const uint64_t* h = &histogram[s * kBuckets];
+      for (size_t b = 0; b < kBuckets; ++b) rows[s] += h[b];
+      if (rows[s] <= options.cube_rows || CubeOfKey(tree, keys[s]).depth >= otree::kCoordBits) continue;
+      uint64_t below = 0;
+      for (size_t b = 0; b < kBuckets; ++b) {
+        if (below + h[b] > options.cube_rows) {
+          bucket[s] = b;
+          rank[s] = options.cube_rows - below;
+          break;
+        }
+        below += h[b];
+      }
+      second_pass = true;
+    }
+    histogram = {};
+    // Pass 2: the weights in those buckets.
+    std::vector<std::vector<double>> weights(keys.size());
+    if (second_pass) {
+      RETURN_IF_ERROR(each_part(level_name + ", selecting", [&](size_t, const PartitionPoints& p) {
+        ParallelFor(pool, chunks_of(p), [&](size_t k) {
+          std::vector<std::vector<double>> local(keys.size());
+          ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.weights.size(), (k + 1) * kChunkRows),
+                          [&](uint64_t key, double w) {
+                            const size_t s = slot_of(key);
+                            if (bucket[s] < kBuckets && bucket_of(s, w) == bucket[s]) local[s].push_back(w);
+                          });
+          std::lock_guard<std::mutex> lock(mu);
+          for (size_t s = 0; s < keys.size(); ++s) weights[s].insert(weights[s].end(), local[s].begin(), local[s].end());
+        });
       }));
-      bool second_pass = false;
-      for (auto& [key, c] : cubes) {
-        if (c.rows <= options.cube_rows || CubeOfKey(tree, key).depth >= otree::kCoordBits) continue;
-        uint64_t below = 0;
-        for (size_t b = 0; b < kBuckets; ++b) {
-          if (below + c.histogram[b] > options.cube_rows) {
-            c.bucket = b;
-            c.rank = options.cube_rows - below;
-            break;
-          }
-          below += c.histogram[b];
-        }
-        c.histogram = {};
-        second_pass = true;
-      }
-      if (second_pass) {
-        RETURN_IF_ERROR(each(level_name + ", selecting", [&](uint64_t key, double w) {
-          Counted& c = cubes.at(key);
-          if (c.bucket < kBuckets && bucket_of(c, w) == c.bucket) c.weights.push_back(w);
-        }));
-      }
-      std::vector<CubeMax> level;
-      for (auto& [key, c] : cubes) {
-        CubeMax m{CubeOfKey(tree, key), c.rows, 1.0};
-        if (c.bucket < kBuckets) {
-          if (c.rank >= c.weights.size()) return Status::Internal("layout: a weight bucket lost rows between passes");
-          std::nth_element(c.weights.begin(), c.weights.begin() + std::ptrdiff_t(c.rank), c.weights.end());
-          m.max_weight = c.weights[size_t(c.rank)];
-        }
-        level.push_back(m);
-      }
-      RETURN_IF_ERROR(builder.AddLevelMaxWeights(std::move(level)));
     }
+    std::vector<CubeMax> level;
+    for (size_t s = 0; s < keys.size(); ++s) {
+      if (rows[s] == 0) continue;
+      CubeMax m{CubeOfKey(tree, keys[s]), rows[s], 1.0};
+      reaching[m.id] = rows[s];
+      if (bucket[s] < kBuckets) {
+        if (rank[s] >= weights[s].size()) return Status::Internal("layout: a weight bucket lost rows between passes");
+        std::nth_element(weights[s].begin(), weights[s].begin() + std::ptrdiff_t(rank[s]), weights[s].end());
+        m.max_weight = weights[s][size_t(rank[s])];
+      }
+      level.push_back(m);
+    }
+    RETURN_IF_ERROR(builder.AddLevelMaxWeights(std::move(level)));
   }
   revision.tree = builder.tree();
-  std::vector<std::string> written;
-  uint64_t rows_written = 0;
-  for (const LayoutPartition& part : partitions) {
-    if (options.progress) options.progress("writing", rows_written, table->manifest().total_rows());
-    ASSIGN_OR_RETURN(std::string text, WriteLayoutPartition(*table, options, part, revision));
-    written.push_back(std::move(text));
-    for (uint32_t id : part.fragments) rows_written += table->manifest().FindFragment(id)->live_rows();
+  const std::vector<otree::Cube>& cubes = revision.tree.cubes();
+
+  // The rows of each cube (those reaching it but none of its children), and the files PackCubes
+  // makes of them: those of the one-piece layout.
+  std::vector<uint64_t> rows_of_cube;
+  for (const otree::Cube& cube : cubes) {
+    uint64_t stays = reaching[cube.id];
+    for (int k : cube.children) stays -= reaching[cubes[size_t(k)].id];
+    rows_of_cube.push_back(stays);
   }
-  return CommitPartitionedLayout(table, options, std::move(revision), written);
+  if (std::accumulate(rows_of_cube.begin(), rows_of_cube.end(), uint64_t(0)) != total_rows) {
+    return Status::Internal("layout: the tree's levels do not account for every row");
+  }
+  const std::vector<std::vector<int>> files =
+      parts::PackCubes(revision.tree, rows_of_cube, std::max<uint64_t>(options.write.rows_per_file, 1));
+  std::vector<uint32_t> file_of_cube(cubes.size(), 0);
+  for (size_t f = 0; f < files.size(); ++f) {
+    for (int c : files[f]) file_of_cube[size_t(c)] = uint32_t(f);
+  }
+
+  // Runs: each part's rows (every column and the weights) grouped by the file they go to, spilled
+  // as one Parquet object with a row group per file they reach (in file order).
+  const Schema schema = parts::WithWeight(table->schema());
+  std::vector<std::string> runs;
+  std::vector<std::vector<int>> group_of_file(partitions.size(), std::vector<int>(files.size(), -1));
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    progress("sorting rows into files", partitions[p].first_row);
+    std::vector<uint32_t> cubes_here;
+    {
+      Tree tree = revision.tree;
+      if (keep_points) {
+        tree.Place(held[p].points(), &cubes_here);
+      } else {
+        ASSIGN_OR_RETURN(PartitionPoints points, ReadPoints(store, spilled[p], dims, part_rows[p]));
+        tree.Place(points.points(), &cubes_here);
+      }
+      if (tree.cubes().size() != cubes.size()) return Status::Internal("layout: rows fell outside the tree built from them");
+    }
+    ASSIGN_OR_RETURN(Batch rows, ReadPart(*table, partitions[p], {}));
+    parts::Placed placed;
+    placed.rows = parts::AddWeights(std::move(rows), options.seed, partitions[p].first_row);
+    if (placed.rows.num_rows() != cubes_here.size() || !(placed.rows.schema() == schema)) {
+      return Status::Internal("layout: a part's rows changed while it was read");
+    }
+    std::vector<uint32_t> file_of_row(cubes_here.size());
+    for (size_t i = 0; i < cubes_here.size(); ++i) file_of_row[i] = file_of_cube[cubes_here[i]];
+    cubes_here = {};
+    std::vector<size_t> start;
+    parts::GroupRows(&placed, file_of_row, files.size(), &start);
+    runs.push_back(temporaries.Name("rows-" + std::to_string(p) + ".parquet"));
+    ASSIGN_OR_RETURN(auto stream, table::DataFileStream::Open(store, schema, SpillWriteOptions(), runs.back()));
+    int group = 0;
+    for (size_t f = 0; f < files.size(); ++f) {
+      if (start[f + 1] == start[f]) continue;
+      RETURN_IF_ERROR(stream->writer()->Write(placed.rows, start[f], start[f + 1] - start[f]));
+      RETURN_IF_ERROR(stream->writer()->FlushRowGroup());
+      group_of_file[p][f] = group++;
+    }
+    RETURN_IF_ERROR(stream->Finish().status());
+  }
+  held.clear();
+
+  // Each file: its rows from every part's run, in part order (so each cube's rows are in table
+  // order, as in one piece), written as LayoutTable writes them.
+  LayoutMeta meta = parts::MetaFor(options);
+  ASSIGN_OR_RETURN(const std::vector<int> columns, meta.ColumnIndexes(schema));
+  std::vector<std::unique_ptr<parquet::ParquetReader>> readers;
+  for (const std::string& run : runs) {
+    ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(store, run));
+    readers.push_back(std::move(reader));
+  }
+  std::vector<int> all_columns(schema.num_fields());
+  std::iota(all_columns.begin(), all_columns.end(), 0);
+  // Files are written a batch at a time, a batch being consecutive files of at most a part's
+  // rows (or one file), in parallel as LayoutTable writes them.
+  std::vector<uint64_t> rows_of_file(files.size(), 0);
+  for (size_t f = 0; f < files.size(); ++f) {
+    for (int c : files[f]) rows_of_file[f] += rows_of_cube[size_t(c)];
+  }
+  const uint64_t batch_rows = part_rows.empty() ? 1 : *std::max_element(part_rows.begin(), part_rows.end());
+  std::vector<parts::WrittenFile> written;
+  uint64_t rows_written = 0;
+  for (size_t first = 0, end = 0; first < files.size(); first = end) {
+    uint64_t rows = rows_of_file[first];
+    for (end = first + 1; end < files.size() && rows + rows_of_file[end] <= batch_rows;) rows += rows_of_file[end++];
+    progress("writing", rows_written);
+    std::vector<Batch> pieces;
+    for (size_t p = 0; p < readers.size(); ++p) {
+      for (size_t f = first; f < end; ++f) {
+        if (group_of_file[p][f] < 0) continue;
+        ASSIGN_OR_RETURN(Batch part_rows_of_file, readers[p]->ReadRowGroup(group_of_file[p][f], all_columns));
+        pieces.push_back(std::move(part_rows_of_file));
+      }
+    }
+    parts::Placed placed = parts::PlacedFromPieces(std::move(pieces), schema, {}, /*weights=*/false, 0);
+    RETURN_IF_ERROR(parts::ExtendCoords(&placed, columns, revision.transforms));
+    Tree tree = revision.tree;
+    std::vector<uint32_t> cube_of_batch_row;
+    tree.Place(placed.points(), &cube_of_batch_row);
+    if (cube_of_batch_row.size() != rows) return Status::Internal("layout: spilled rows lost or gained");
+    rows_written += rows;
+    const std::vector<std::vector<int>> batch(files.begin() + std::ptrdiff_t(first), files.begin() + std::ptrdiff_t(end));
+    ASSIGN_OR_RETURN(std::vector<parts::WrittenFile> out,
+                     parts::WriteCubes(store, std::move(placed), revision.tree, cube_of_batch_row, revision.id, meta,
+                                       options.write, &batch));
+    for (parts::WrittenFile& file : out) written.push_back(std::move(file));
+  }
+  readers.clear();
+
+  LayoutReport report;
+  report.rows = rows_written;
+  if (report.rows != total_rows) {
+    return Status::Internal("layout: wrote " + std::to_string(report.rows) + " rows of " + std::to_string(total_rows));
+  }
+  report.files = written.size();
+  for (const parts::WrittenFile& f : written) report.blocks += f.blocks.size();
+  report.cubes = cubes.size();
+  report.depth = revision.tree.depth();
+  meta.revisions.push_back(std::move(revision));
+  std::set<uint32_t> removed;
+  for (const table::FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
+  progress("committing", total_rows);
+  RETURN_IF_ERROR(parts::CommitLayout(table, "layout", std::move(removed), std::move(written), std::move(meta), schema,
+                                      options.write.before_commit));
+  return report;
 }
 
 }  // namespace lakeindex::layout

@@ -49,10 +49,21 @@ struct ColumnSample {
   std::vector<Value> sample;
 };
 
-// Step 2 on a part: InvalidArgument for bad options (as LayoutTable), NotFound for fragments the
-// version lacks.
+// What steps 2 and 3 read of a part: its live rows' layout columns, then `_lakeindex_weight`
+// when the table has one. A part that keeps it between the steps (the Dask layout does) passes
+// it as `read` and reads the table twice in all: this, and its whole rows in step 4.
+Result<Batch> ReadLayoutColumns(const table::Table& table, const LayoutOptions& options, const LayoutPartition& part);
+
+// ReadLayoutColumns' batch as bytes (an in-memory Parquet file) for a worker to keep between the
+// steps, and back (Corruption for bytes that are not such a file).
+Result<std::string> EncodeLayoutColumns(const Batch& read);
+Result<Batch> DecodeLayoutColumns(std::string_view bytes);
+
+// Step 2 on a part, from `read` (ReadLayoutColumns' batch of this part) or else the table:
+// InvalidArgument for bad options (as LayoutTable) or a `read` that is not this part's,
+// NotFound for fragments the version lacks.
 Result<std::vector<ColumnSample>> SampleLayoutColumns(const table::Table& table, const LayoutOptions& options,
-                                                      const LayoutPartition& part);
+                                                      const LayoutPartition& part, const Batch* read = nullptr);
 // Step 2 on the driver: `parts` in partition order.
 Result<std::vector<otree::Transform>> FitPartitionedTransforms(const table::Table& table, const LayoutOptions& options,
                                                                const std::vector<std::vector<ColumnSample>>& parts);
@@ -63,9 +74,11 @@ struct PartitionPoints {
   std::vector<double> weights;
   otree::Points points() const;
 };
+// Step 3's start on a part, from `read` as SampleLayoutColumns takes it, or else the table.
 Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const LayoutOptions& options,
                                                const LayoutPartition& part,
-                                               const std::vector<otree::Transform>& transforms);
+                                               const std::vector<otree::Transform>& transforms,
+                                               const Batch* read = nullptr);
 
 // The rows of one part that reach a cube: how many, and the lightest min(rows, cube_rows + 1)
 // of their weights (ascending).
@@ -127,13 +140,19 @@ Result<std::string> WriteLayoutPartition(const table::Table& table, const Layout
 Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOptions& options, Revision revision,
                                              const std::vector<std::string>& written);
 
-// Steps 1-4 in this process, serially, one part at a time: the reference for distributed
-// drivers, and LayoutTable's path for tables over its memory limit. With keep_points true the
-// parts' points are held and each level merges their LevelWeights. With keep_points false
-// nothing per row is held across parts: each level takes two passes over the parts, their points
-// computed again each time (a read of the layout columns) — the first counts each cube's rows in
-// a histogram of their weights, the second collects only the weights of the bucket holding the
-// (cube_rows + 1)-th lightest — so memory is one part's rows plus a histogram per cube.
+// Steps 1-3 in this process, one part at a time, and LayoutTable's path for tables over its
+// memory limit. Each part's points are computed once: held (keep_points) or spilled to a
+// temporary object and read back by each later pass. Each level's max weights come from two
+// passes over the points holding nothing per row (in chunks on the shared pool): the first
+// counts each cube's rows in a histogram of their weights, the second collects only the weights
+// of the bucket holding the (cube_rows + 1)-th lightest — memory is a part's points (or none)
+// plus a histogram per cube of the level. Step 4 differs from the distributed protocol's: the
+// files are those of the one-piece layout (PackCubes over the whole table's cubes); each part's
+// rows are spilled grouped by the file they go to (a Parquet object, a row group per file), then
+// the files are written a batch at a time from their runs in part order — the same files and
+// blocks as LayoutTable in one piece, a part's worth of rows in memory at a time. Temporaries
+// live under the table's _tmp/ and are removed when the layout ends, whether it succeeds or
+// fails (vacuum removes those of a killed one).
 Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
                                             bool keep_points = true);
 

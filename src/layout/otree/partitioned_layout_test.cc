@@ -1,7 +1,8 @@
 // The partitioned OTree build against LayoutTable: on twin tables (same fragments, same deleted
 // rows) every row gets the same `_lakeindex_weight` and the same cube, and the revisions (transformations,
 // cubes, max weights, rows per cube) are identical, for 1-3 dimensions, strings, NULLs, deep
-// trees, a re-layout of an OTree table, and any number of parts.
+// trees, a re-layout of an OTree table, and any number of parts; in this process (spilling its
+// rows per file) the files and blocks are identical too, and no temporary object outlives it.
 #include "layout/otree/partitioned_layout.h"
 
 #include <map>
@@ -56,8 +57,8 @@ void DeleteEvery(table::Table* t, uint32_t step, uint32_t first) {
 }
 
 // A table of `batches` fragments with every 7th row deleted.
-std::unique_ptr<table::Table> MakeTable(const std::vector<Batch>& batches) {
-  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+std::unique_ptr<table::Table> MakeTable(const std::vector<Batch>& batches,
+                                        std::shared_ptr<ObjectStore> store = NewMemoryStore()) {
   auto source = table::MemorySource(batches[0].schema(), batches);
   table::WriteConfig config;
   config.rows_per_file = batches[0].num_rows();
@@ -91,7 +92,16 @@ std::map<int64_t, std::pair<double, std::string>> PlacementOf(const table::Table
   return out;
 }
 
-void ExpectSameLayout(const table::Table& single, const table::Table& parted) {
+// Objects under _tmp/ (a layout's temporaries).
+size_t Temporaries(const table::Table& t) {
+  auto listed = t.store()->List(table::kTempDir);
+  EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+  return listed.ok() ? listed->size() : 0;
+}
+
+// `same_files`: the files too — each fragment's rows and the blocks (fragment, row group, cube,
+// rows, weight range) — and every row in the same place of the same file.
+void ExpectSameLayout(const table::Table& single, const table::Table& parted, bool same_files = false) {
   ASSERT_FALSE(single.manifest().layout.is_null());
   ASSERT_FALSE(parted.manifest().layout.is_null());
   EXPECT_EQ(single.manifest().layout["revisions"], parted.manifest().layout["revisions"]);
@@ -99,6 +109,18 @@ void ExpectSameLayout(const table::Table& single, const table::Table& parted) {
   auto a = PlacementOf(single), b = PlacementOf(parted);
   EXPECT_EQ(a.size(), single.manifest().total_rows());
   EXPECT_TRUE(a == b) << "rows placed differently";
+  if (!same_files) return;
+  EXPECT_EQ(single.manifest().layout["blocks"], parted.manifest().layout["blocks"]);
+  ASSERT_EQ(single.manifest().fragments.size(), parted.manifest().fragments.size());
+  for (size_t f = 0; f < single.manifest().fragments.size(); ++f) {
+    const table::FragmentMeta &x = single.manifest().fragments[f], &y = parted.manifest().fragments[f];
+    EXPECT_EQ(x.id, y.id);
+    EXPECT_EQ(x.rows, y.rows);
+    auto rx = single.ReadFragment(x, {}), ry = parted.ReadFragment(y, {});
+    ASSERT_TRUE(rx.ok() && ry.ok());
+    EXPECT_TRUE(rx->Equals(*ry)) << "file " << f << " holds other rows or another order";
+  }
+  EXPECT_EQ(Temporaries(parted), 0u);
 }
 
 struct Case {
@@ -121,17 +143,17 @@ TEST(PartitionedLayoutTest, SameWeightsCubesAndRevisionAsLayoutTable) {
     auto report = LayoutTablePartitioned(parted.get(), options, c.parts);
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_EQ(report->rows, single->manifest().total_rows());
-    ExpectSameLayout(*single, *parted);
+    ExpectSameLayout(*single, *parted, /*same_files=*/true);
     // Holding no points across parts: max weights by weight histograms and a second pass.
     auto bounded = MakeTable(batches);
     ASSERT_TRUE(LayoutTablePartitioned(bounded.get(), options, c.parts, /*keep_points=*/false).ok());
-    ExpectSameLayout(*single, *bounded);
+    ExpectSameLayout(*single, *bounded, /*same_files=*/true);
 
     // A second layout keeps the weights: the same again on the rewritten tables.
     options.cube_rows = c.cube_rows * 2;
     ASSERT_TRUE(LayoutTable(single.get(), options).ok());
     ASSERT_TRUE(LayoutTablePartitioned(parted.get(), options, c.parts + 1).ok());
-    ExpectSameLayout(*single, *parted);
+    ExpectSameLayout(*single, *parted, /*same_files=*/true);
   }
 }
 
@@ -152,16 +174,52 @@ TEST(PartitionedLayoutTest, OverTheMemoryLimitLayoutTableWorksInPartsWithTheSame
   options.memory_limit = *need / 5;
   auto report = LayoutTable(limited.get(), options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
-  ExpectSameLayout(*single, *limited);
-  // In parts: a cube has a block per part that reaches it, so more blocks than in one piece.
-  auto blocks = [](const table::Table& t) { return t.manifest().layout["blocks"].size(); };
-  EXPECT_GT(blocks(*limited), blocks(*single));
+  ExpectSameLayout(*single, *limited, /*same_files=*/true);
 
   options.kind = "zorder";
   auto refused = LayoutTable(limited.get(), options);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("over the memory limit"), std::string::npos) << refused.status().ToString();
   EXPECT_EQ(limited->version(), 3u) << "nothing committed";
+}
+
+// A store failing any one request of a layout over the memory limit (reads of the table, the
+// spilled points and rows; writes of spills, files, the manifest): the layout fails naming it,
+// the table keeps its version, and no temporary object is left. Then it succeeds as without
+// failures.
+TEST(PartitionedLayoutTest, AFailedRequestLeavesTheTableAndNoTemporaries) {
+  const std::vector<Batch> batches = MakeBatches(4, 800, 23);
+  auto single = MakeTable(batches);
+  LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = 100;
+  options.write.rows_per_file = 1000;
+  ASSERT_TRUE(LayoutTable(single.get(), options).ok());
+  for (StoreOp op : {StoreOp::kRead, StoreOp::kWrite, StoreOp::kCreate}) {
+    size_t failures = 0;
+    for (uint64_t k = 1; k <= 2000; ++k) {
+      auto store = std::make_shared<InstrumentedStore>(NewMemoryStore());
+      auto t = MakeTable(batches, store);
+      const uint64_t version = t->version();
+      store->FailNth(op, k);
+      auto report = LayoutTablePartitioned(t.get(), options, 3, /*keep_points=*/false);
+      const bool failed_here = store->OpsSeen(op) >= k;
+      store->FailNth(op, 0);
+      if (!report.ok()) {
+        SCOPED_TRACE("operation " + std::to_string(int(op)) + " #" + std::to_string(k) + ": " + report.status().ToString());
+        ++failures;
+        EXPECT_TRUE(failed_here);
+        EXPECT_EQ(table::Table::LatestVersion(store.get()).value(), version) << "nothing committed";
+        EXPECT_EQ(Temporaries(*t), 0u);
+        continue;
+      }
+      auto reopened = table::Table::Open(store);
+      ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+      ExpectSameLayout(*single, **reopened, /*same_files=*/true);
+      if (!failed_here) break;  // every request of this kind has failed once
+    }
+    EXPECT_GE(failures, 1u) << "operation " << int(op) << ": the layout makes such requests";
+  }
 }
 
 TEST(PartitionedLayoutTest, PartitionsCoverEveryLiveRowInOrder) {
