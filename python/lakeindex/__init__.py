@@ -84,14 +84,17 @@ class Table:
         """The columns as "name:type,..." (hidden columns such as _lakeindex_weight included)."""
         return self._t.schema
 
-    def append(self, source, rows_per_file=None, delimiter=None):
+    def append(self, source, rows_per_file=None, delimiter=None, memory_limit=None):
         """Appends the rows of a .csv/.parquet file, a pandas DataFrame or a dict of arrays (the
         table's visible columns, by name; int32 and float32 widen), as `lakeindex append`: an
-        OTree table places them into its tree; indexes are updated."""
+        OTree table places them into its tree, a file's rows a chunk at a time under
+        `memory_limit` (bytes; default a quarter of RAM); indexes are updated."""
+        if memory_limit is not None:
+            memory_limit = _memory_limit(memory_limit)
         if _in_memory(source):
             self._t.append_columns(_columns(source), rows_per_file)
         else:
-            self._t.append(str(source), rows_per_file, _delimiter(delimiter))
+            self._t.append(str(source), rows_per_file, _delimiter(delimiter), memory_limit)
         return self
 
     def delete(self, where):
@@ -111,9 +114,7 @@ class Table:
         Returns {"rows", "files", "blocks", "cubes", "depth"}."""
         options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
         if memory_limit is not None:
-            if isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or memory_limit <= 0:
-                raise ValueError(f"memory_limit must be a positive number of bytes, got {memory_limit!r}")
-            options["memory_limit"] = memory_limit
+            options["memory_limit"] = _memory_limit(memory_limit)
         return self._t.layout_otree(options)
 
     def query(self, where=None, select=None, sample=None, limit=None, order_by=None, output="numpy"):
@@ -196,6 +197,13 @@ class Table:
 
     def __repr__(self):
         return f"lakeindex.Table({self.path!r}, version={self.version})"
+
+
+def _memory_limit(value):
+    """A memory limit for the native module: a positive number of bytes."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"memory_limit must be a positive number of bytes, got {value!r}")
+    return value
 
 
 def _delimiter(delimiter):

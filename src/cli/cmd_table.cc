@@ -30,6 +30,7 @@ struct LoadArgs {
   std::string table, from, schema;
   std::string delimiter;             // CSV: one character, "tab" or "\t"; empty: detected
   uint64_t rows_per_file = 1000000;
+  std::string memory_limit;          // append only: --memory-limit SIZE
   bool iceberg = false;              // create only
   std::string iceberg_location;      // create only; default: the table's own URI
 };
@@ -81,7 +82,11 @@ Status RunAppend(const LoadArgs& args) {
     if (source && source->schema() == columns) return std::move(source);
     return table::OpenLocalFileSource(args.from, columns, delimiter);
   };
-  ASSIGN_OR_RETURN(ops::AppendResult result, ops::Append(h.table.get(), open, MakeWriteConfig(args.rows_per_file, progress)));
+  table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
+  if (!args.memory_limit.empty()) {
+    ASSIGN_OR_RETURN(config.memory_limit, ParseByteSize(args.memory_limit, "--memory-limit"));
+  }
+  ASSIGN_OR_RETURN(ops::AppendResult result, ops::Append(h.table.get(), open, config));
   if (result.otree) {
     std::fprintf(stderr, "placed the new rows into the OTree: %zu blocks in %zu files\n", result.layout.blocks, result.layout.files);
   }
@@ -605,6 +610,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   a->add_option("--from", append->from, "Input file (.csv or .parquet)")->required();
   a->add_option("--rows-per-file", append->rows_per_file, "Rows per data file")->check(WholeNumber(1))->capture_default_str();
   a->add_option("--delimiter", append->delimiter, "CSV field separator: one character or \"tab\" (default: ',', or the one of ';', TAB, '|' the header uses)");
+  a->add_option("--memory-limit", append->memory_limit,
+                "Memory an append into an OTree may take (512M, 2G, bytes; default a quarter of RAM): the input is placed a chunk at a time");
   commands->emplace_back(a, [append] { return RunAppend(*append); });
 
   auto del = std::make_shared<DeleteArgs>();

@@ -189,10 +189,13 @@ class PyTable {
   }
 
   // As `lakeindex append` (ops::Append): rows, OTree blocks and index segments in one commit.
-  void Append(const std::string& source, std::optional<uint64_t> rows_per_file, std::optional<char> delimiter) {
+  void Append(const std::string& source, std::optional<uint64_t> rows_per_file, std::optional<char> delimiter,
+              std::optional<uint64_t> memory_limit) {
     Check(Unlocked([&]() -> Status {
       auto open = [&](const Schema& columns) { return table::OpenLocalFileSource(source, columns, delimiter.value_or(0)); };
-      return ops::Append(table_.get(), open, Config(rows_per_file)).status();
+      table::WriteConfig config = Config(rows_per_file);
+      config.memory_limit = memory_limit.value_or(0);
+      return ops::Append(table_.get(), open, config).status();
     }));
   }
 
@@ -651,7 +654,7 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("append_columns", &PyTable::AppendColumns, py::arg("columns"), py::arg("rows_per_file") = py::none())
       .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
       .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none(),
-           py::arg("delimiter") = py::none())
+           py::arg("delimiter") = py::none(), py::arg("memory_limit") = py::none())
       .def("delete", &PyTable::Delete, py::arg("where"))
       .def("create_index", &PyTable::CreateIndex, py::arg("column"), py::arg("kind"), py::arg("name") = "",
            py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)

@@ -59,6 +59,9 @@ struct WriteConfig {
   std::function<void(uint64_t)> progress;
   // Chained after the operation's own changes on every commit attempt (may be empty).
   CommitHook before_commit;
+  // Memory the operation may take (bytes; 0: a quarter of RAM). An append into an OTree places
+  // its input a chunk at a time under it (layout_writer.h, AppendToLayout).
+  uint64_t memory_limit = 0;
   // Create only: keep Iceberg metadata from version 1 on (table/iceberg.h), the table being
   // read by other engines at this absolute URI (file:///abs/path, s3://bucket/prefix).
   std::optional<std::string> iceberg_location;

@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <utility>
 
 #include "common/radix_sort.h"
 #include "common/random.h"
@@ -676,64 +677,95 @@ Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* sou
   if (!loaded || !loaded->is_otree()) return Status::InvalidArgument("append: the table has no OTree layout");
   LayoutMeta meta = std::move(*loaded);
   const Schema visible = VisibleSchema(table->schema());
-  Batch input(source->schema());
-  while (true) {
-    Batch part;
-    ASSIGN_OR_RETURN(bool more, source->Next(1 << 20, &part));
-    if (!more) break;
-    RETURN_IF_ERROR(input.Append(part));
-  }
-  bool same_types = input.num_columns() == visible.num_fields();
+  bool same_types = source->schema().num_fields() == visible.num_fields();
   for (size_t c = 0; same_types && c < visible.num_fields(); ++c) {
-    same_types = input.schema().field(c).type == visible.field(c).type;
+    same_types = source->schema().field(c).type == visible.field(c).type;
   }
   if (!same_types) {
     return Status::InvalidArgument("schema mismatch: the table has (" + visible.ToString() + ") but the input has (" +
                                    source->schema().ToString() + ")");
   }
-  LayoutReport report;
-  report.rows = input.num_rows();
-  if (input.num_rows() == 0) return report;
-  // Same names, types and nullability as the table: the columns are the table's.
-  Batch typed(visible, std::move(input.columns()), input.num_rows());
-  Placed all;
-  all.rows = AddWeights(std::move(typed), Mix(table->version() + 1) ^ 0x6C617965ULL);
-  const Schema schema = all.rows.schema();
-  all.weight_column = schema.FindField(kWeightColumn);
+  const Schema schema = WithWeight(visible);
+  const int weight_column = schema.FindField(kWeightColumn);
   ASSIGN_OR_RETURN(std::vector<int> columns, meta.ColumnIndexes(schema));
+  const uint64_t seed = Mix(table->version() + 1) ^ 0x6C617965ULL;
+  // The input is placed a chunk at a time: chunks of decoded rows up to a third of the memory
+  // limit (placing and regrouping a chunk holds about three copies). A row's weight depends on
+  // its position in the input and its cube on its values and weight only, so chunks give the
+  // rows the weights and cubes one piece would; a cube gets a block per chunk.
+  const uint64_t chunk_bytes = std::max<uint64_t>((config.memory_limit ? config.memory_limit : DefaultMemoryLimit()) / 3, 1);
 
-  // Rows inside the newest revision's range go into its tree; the others start a new revision.
+  // Rows inside the newest revision's range go into its tree; the others (kept until the end)
+  // start a new revision fitted on them.
   Revision& newest = meta.revisions.back();
-  std::vector<uint32_t> inside, outside;
-  for (size_t i = 0; i < all.rows.num_rows(); ++i) {
-    bool covered = true;
-    for (size_t d = 0; d < columns.size() && covered; ++d) {
-      const Column& col = all.rows.column(size_t(columns[d]));
-      if (col.IsValid(i)) covered = newest.transforms[d].Covers(col.GetValue(i));
-    }
-    (covered ? inside : outside).push_back(uint32_t(i));
-  }
+  LayoutReport report;
   std::vector<WrittenFile> files;
-  auto take = [&](const std::vector<uint32_t>& rows) {
+  Batch outside_rows(schema);
+  auto take = [&](const Batch& all, const std::vector<uint32_t>& rows) {
     Placed p;
     p.rows = Batch(schema);
     for (size_t c = 0; c < schema.num_fields(); ++c) {
-      p.rows.mutable_column(c).AppendSelected(all.rows.column(c), rows.data(), rows.size());
+      p.rows.mutable_column(c).AppendSelected(all.column(c), rows.data(), rows.size());
     }
-    p.weight_column = all.weight_column;
+    p.weight_column = weight_column;
     return p;
   };
-  if (!inside.empty()) {
-    Placed p = take(inside);
+  auto place_chunk = [&](Batch chunk) -> Status {
+    if (chunk.num_rows() == 0) return Status::OK();
+    // Same names, types and nullability as the table: the columns are the table's.
+    Batch all = AddWeights(Batch(visible, std::move(chunk.columns()), chunk.num_rows()), seed, report.rows);
+    report.rows += all.num_rows();
+    std::vector<uint32_t> inside, outside;
+    for (size_t i = 0; i < all.num_rows(); ++i) {
+      bool covered = true;
+      for (size_t d = 0; d < columns.size() && covered; ++d) {
+        const Column& col = all.column(size_t(columns[d]));
+        if (col.IsValid(i)) covered = newest.transforms[d].Covers(col.GetValue(i));
+      }
+      (covered ? inside : outside).push_back(uint32_t(i));
+    }
+    if (!outside.empty()) {
+      Placed past = take(all, outside);
+      RETURN_IF_ERROR(past.rows.Seal());
+      RETURN_IF_ERROR(outside_rows.Append(past.rows));
+    }
+    if (inside.empty()) return Status::OK();
+    Placed p;
+    if (inside.size() == all.num_rows()) {  // the usual case: no copy
+      p.rows = std::move(all);
+      p.weight_column = weight_column;
+    } else {
+      p = take(all, inside);
+    }
     RETURN_IF_ERROR(ExtendCoords(&p, columns, newest.transforms));
     std::vector<uint32_t> cube_of_row;
     newest.tree.Place(p.points(), &cube_of_row);
     ASSIGN_OR_RETURN(auto written, WriteCubes(table->store(), std::move(p), newest.tree, cube_of_row, newest.id, meta, config));
     for (auto& f : written) files.push_back(std::move(f));
+    return Status::OK();
+  };
+  Batch chunk(source->schema());
+  size_t chunk_memory = 0;
+  while (true) {
+    Batch part;
+    ASSIGN_OR_RETURN(bool more, source->Next(1 << 20, &part));
+    if (!more) break;
+    for (size_t c = 0; c < part.num_columns(); ++c) chunk_memory += part.column(c).MemoryBytes();
+    RETURN_IF_ERROR(chunk.Append(part));
+    if (chunk_memory >= chunk_bytes) {
+      RETURN_IF_ERROR(chunk.Seal());
+      RETURN_IF_ERROR(place_chunk(std::exchange(chunk, Batch(source->schema()))));
+      chunk_memory = 0;
+    }
   }
-  if (!outside.empty()) {
-    Placed p = take(outside);
-    RETURN_IF_ERROR(p.rows.Seal());
+  RETURN_IF_ERROR(chunk.Seal());
+  RETURN_IF_ERROR(place_chunk(std::move(chunk)));
+  if (report.rows == 0) return report;
+  RETURN_IF_ERROR(outside_rows.Seal());
+  if (outside_rows.num_rows() > 0) {
+    Placed p;
+    p.rows = std::move(outside_rows);
+    p.weight_column = weight_column;
     Revision rev;
     rev.id = meta.revisions.back().id + 1;
     ASSIGN_OR_RETURN(rev.transforms, FitTransforms(p, columns, meta.transform));

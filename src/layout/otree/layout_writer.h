@@ -12,8 +12,9 @@
 //  * sort / zorder / hilbert: orders all rows by the columns / the Z-order / the Hilbert key of
 //    their coordinates and writes row groups of cube_rows rows, pages of page_rows rows.
 // AppendToLayout places new rows into an OTree table's existing tree as new blocks (never
-// rewriting old files); rows outside the newest revision's range go to a new revision fitted on
-// them. OptimizeLayout rewrites the files holding blocks of overfull cubes (re-placing their
+// rewriting old files), a chunk of the input at a time under WriteConfig::memory_limit (each
+// chunk's blocks; weights and cubes as in one piece); rows outside the newest revision's range go
+// to a new revision fitted on them (those are held until the input ends). OptimizeLayout rewrites the files holding blocks of overfull cubes (re-placing their
 // rows down the tree) and rolls small files' blocks up into full files.
 // Every operation either commits one new version or leaves the table as it was. A concurrent
 // commit in between gives Conflict (layout changes are not rebased).

@@ -17,12 +17,13 @@ namespace {
 
 using lakeindex::testing::Rng;
 
-// rid, x (double, skewed, some NULL), y (int64), s (string, some NULL).
-std::vector<Batch> MakeBatches(size_t batches, size_t rows, uint64_t seed) {
+// rid (from first_rid), x (double, skewed, some NULL), y (int64, in [-500, 500] + y_shift), s
+// (string, some NULL).
+std::vector<Batch> MakeBatches(size_t batches, size_t rows, uint64_t seed, int64_t first_rid = 0, int64_t y_shift = 0) {
   Schema schema = Schema::Parse("rid:int64,x:double,y:int64,s:string").value();
   Rng rng(seed);
   std::vector<Batch> out;
-  int64_t rid = 0;
+  int64_t rid = first_rid;
   for (size_t b = 0; b < batches; ++b) {
     Batch batch(schema);
     for (size_t r = 0; r < rows; ++r) {
@@ -33,7 +34,7 @@ std::vector<Batch> MakeBatches(size_t batches, size_t rows, uint64_t seed) {
         double u = rng.Unit();
         batch.mutable_column(1).Append<double>(u * u * u * 1000);
       }
-      batch.mutable_column(2).Append<int64_t>(rng.Range(-500, 500));
+      batch.mutable_column(2).Append<int64_t>(rng.Range(-500, 500) + y_shift);
       if (rng.Chance(0.05)) {
         batch.mutable_column(3).AppendNull();
       } else {
@@ -220,6 +221,37 @@ TEST(PartitionedLayoutTest, AFailedRequestLeavesTheTableAndNoTemporaries) {
     }
     EXPECT_GE(failures, 1u) << "operation " << int(op) << ": the layout makes such requests";
   }
+}
+
+// An append into the tree under a memory limit places its input a chunk at a time: every row
+// gets the weight and cube (or new revision) it gets in one piece; only the blocks differ.
+TEST(PartitionedLayoutTest, AnAppendInChunksPlacesRowsAsInOnePiece) {
+  const std::vector<Batch> batches = MakeBatches(4, 1000, 31);
+  std::vector<Batch> more = MakeBatches(2, 700, 32, 100000);
+  std::vector<Batch> outside = MakeBatches(1, 300, 33, 200000, /*y_shift=*/5000);  // past the tree's range
+  more.insert(more.begin() + 1, outside[0]);
+  auto whole = MakeTable(batches), chunked = MakeTable(batches);
+  LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = 120;
+  ASSERT_TRUE(LayoutTable(whole.get(), options).ok());
+  ASSERT_TRUE(LayoutTable(chunked.get(), options).ok());
+  const uint64_t before = whole->manifest().total_rows();
+  table::WriteConfig config;
+  config.rows_per_file = 2000;
+  auto a = AppendToLayout(whole.get(), table::MemorySource(more[0].schema(), more).get(), config);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  config.memory_limit = 1;  // a chunk per batch read
+  auto b = AppendToLayout(chunked.get(), table::MemorySource(more[0].schema(), more).get(), config);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(a->rows, 1700u);
+  EXPECT_EQ(b->rows, 1700u);
+  EXPECT_GT(b->blocks, a->blocks) << "a cube gets a block per chunk";
+  whole = table::Table::Open(whole->shared_store()).value();
+  chunked = table::Table::Open(chunked->shared_store()).value();
+  EXPECT_EQ(whole->manifest().total_rows(), before + 1700u);
+  ExpectSameLayout(*whole, *chunked);
+  EXPECT_EQ(whole->manifest().layout["revisions"].size(), 2u) << "the rows past the range started a revision";
 }
 
 TEST(PartitionedLayoutTest, PartitionsCoverEveryLiveRowInOrder) {
