@@ -52,14 +52,14 @@ step "create" "$cli" create "$table" --from "$data/events.parquet"
 if [[ ${LARGE_LAYOUT:-1} = 1 ]]; then
   limit=${LARGE_MEMORY_LIMIT:-2G}
   # The largest _tmp/ seen while the layout runs.
-  (peak=0; while sleep 0.5; do
+  (set +e +o pipefail; peak=0; while sleep 0.5; do
      now=$(du -sb "$table/_tmp" 2>/dev/null | cut -f1); now=${now:-0}
-     ((now > peak)) && peak=$now && echo "$peak" >"$data/tmp_peak"
+     if ((now > peak)); then peak=$now; echo "$peak" >"$data/tmp_peak"; fi
    done) &
   sampler=$!
   table_bytes=$(du -sb "$table" | cut -f1)
   step "layout otree x,y --memory-limit $limit" "$cli" layout "$table" --otree x,y --memory-limit "$limit"
-  kill "$sampler"
+  kill "$sampler" 2>/dev/null || true
   echo "{\"temporary_peak_bytes\":$(cat "$data/tmp_peak" 2>/dev/null || echo 0),\"table_bytes_before\":$table_bytes}" >>"$out"
   rm -f "$data/tmp_peak"
   tail -1 "$out" >&2

@@ -698,8 +698,11 @@ Result<std::vector<VersionInfo>> Table::Versions() const {
 }
 
 Result<std::shared_ptr<const parquet::ParquetReader>> Table::OpenDataFile(const FragmentMeta& fragment) const {
-  // Beyond this many open files the cache starts over (a footer is kilobytes; page indexes more).
+  // Beyond this many open files, or this many bytes held by them, the cache starts over (a
+  // footer is kilobytes; the page indexes of a file of small pages, as OTree files are,
+  // megabytes: a 100M-row OTree table's readers would hold 300 MB).
   constexpr size_t kMaxCachedReaders = 4096;
+  constexpr uint64_t kMaxCachedReaderBytes = uint64_t(128) << 20;
   {
     std::lock_guard<std::mutex> lock(cache_mu_);
     if (auto it = reader_cache_.find(fragment.file); it != reader_cache_.end()) return it->second;
@@ -707,8 +710,12 @@ Result<std::shared_ptr<const parquet::ParquetReader>> Table::OpenDataFile(const 
   ASSIGN_OR_RETURN(std::unique_ptr<parquet::ParquetReader> opened, OpenDataFileUncached(fragment));
   std::shared_ptr<const parquet::ParquetReader> reader = std::move(opened);
   std::lock_guard<std::mutex> lock(cache_mu_);
-  if (reader_cache_.size() >= kMaxCachedReaders) reader_cache_.clear();
-  reader_cache_.emplace(fragment.file, reader);
+  const uint64_t bytes = reader->MemoryBytes();
+  if (reader_cache_.size() >= kMaxCachedReaders || reader_cache_bytes_ + bytes > kMaxCachedReaderBytes) {
+    reader_cache_.clear();
+    reader_cache_bytes_ = 0;
+  }
+  if (reader_cache_.emplace(fragment.file, reader).second) reader_cache_bytes_ += bytes;
   return reader;
 }
 

@@ -243,6 +243,7 @@ class Table {
   mutable std::mutex cache_mu_;
   mutable std::map<std::string, std::shared_ptr<const roaring::Roaring>> deletion_cache_;
   mutable std::map<std::string, std::shared_ptr<const parquet::ParquetReader>> reader_cache_;  // by file
+  mutable uint64_t reader_cache_bytes_ = 0;  // what reader_cache_'s readers hold (MemoryBytes)
   mutable std::map<std::string, std::shared_ptr<const void>> object_cache_;                    // SharedObject
 };
 

@@ -637,6 +637,11 @@ std::vector<ParquetReader::PageRun> PlanRuns(const PageIndex& index, const std::
 // = not decoded). Pages are only ever added, so a page stays valid as long as the table does; the
 // cache charges the table for every page added and drops the whole table when it is evicted. It
 // keeps the chunk's page locations alive, and is charged for them too.
+size_t ParquetReader::MemoryBytes() const {
+  // A parsed column chunk's metadata (path, encodings, statistics, offsets) is a few hundred bytes.
+  return sizeof(*this) + tail_.capacity() + meta_.row_groups.size() * leaves_.size() * 256;
+}
+
 size_t ParquetReader::ChunkPages::MemoryBytes() const {
   return sizeof(*this) + pages.capacity() * sizeof(pages[0]) + sizeof(PageIndex) +
          locations->pages.capacity() * sizeof(PageIndexEntry) + locations->row_ends.capacity() * sizeof(int64_t);

@@ -116,6 +116,9 @@ class ParquetReader {
     return key_value_metadata_;
   }
   const FileMetaData& metadata() const { return meta_; }
+  // Bytes this reader holds: the file's tail when opened with OpenOptions::tail_offset (footer
+  // and page indexes: megabytes for a file of small pages) and its parsed footer (estimated).
+  size_t MemoryBytes() const;
 
   // Reads the listed columns (schema indexes, any order, no duplicates) of one row group; an
   // empty list means every column. The Batch's schema holds the listed fields in that order.
