@@ -22,7 +22,7 @@ import signal
 import distributed
 
 import _lakeindex as _native
-from lakeindex import Table, _layout_options
+from lakeindex import Table, _layout_options, _memory_limit
 
 __all__ = ["build_index", "layout_otree"]
 
@@ -50,16 +50,22 @@ def build_index(path, column, kind="btree", client=None, *, name=None, page_rows
 
 def layout_otree(path, columns, cube_rows=100000, client=None, *, parts=None, slices=8,
                  page_rows=64, transform="default", rows_per_file=1000000, seed=42, retries=2,
-                 _inject=None):
+                 memory_limit=None, _inject=None):
     """Rewrites the table as an OTree on `columns` with the work spread over `parts` parts of the
-    table (default: one per worker) and commits once. Returns {"rows", "files", "blocks",
-    "cubes", "depth"}."""
+    table (default: one per worker) and commits once. `memory_limit` (bytes a task may take):
+    at least as many parts as keep each part's rows within a third of it (a task writing a part
+    holds about three times its decoded rows). Returns {"rows", "files", "blocks", "cubes",
+    "depth"}."""
     client = client or distributed.get_client()
     path = str(path)
     version = Table.open(path).version
     options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
     _native.layout_fit(path, version, options, [])  # checks the options before any task
     n = parts or max(1, len(client.scheduler_info()["workers"]))
+    if memory_limit is not None:
+        memory_limit = _memory_limit(memory_limit)
+        need = _native.layout_estimate(path, version, options)
+        n = max(n, -(-need // max(1, memory_limit // 3)))
     partitions = _native.layout_partitions(path, version, n)
 
     def submit(fn, *args, part):

@@ -83,6 +83,20 @@ class DaskTest(unittest.TestCase):
                          util.sorted_rows(dist.query(select=["id", "_lakeindex_weight"])))
         self.assert_same_results(single, dist, samples=(0.01, 0.3))
 
+    def test_a_memory_limit_cuts_the_layout_into_more_parts(self):
+        one, limited = self.make(), self.make()
+        a = ld.layout_otree(one.path, ["x", "y"], cube_rows=1000, client=client, parts=1)
+        # A limit a fraction of the table's estimate: more parts (a cube then has a block per
+        # part), the same tree.
+        b = ld.layout_otree(limited.path, ["x", "y"], cube_rows=1000, client=client, parts=1,
+                            memory_limit=200 * 1024)
+        self.assertEqual((a["rows"], a["cubes"], a["depth"]), (b["rows"], b["cubes"], b["depth"]))
+        self.assertGreater(b["blocks"], a["blocks"])
+        self.assertEqual(lakeindex.Table.open(one.path).stats()["layout"]["revisions"],
+                         lakeindex.Table.open(limited.path).stats()["layout"]["revisions"])
+        with self.assertRaisesRegex(ValueError, "memory_limit"):
+            ld.layout_otree(limited.path, ["x"], client=client, memory_limit=0)
+
     def test_parts_sample_and_place_from_the_columns_they_read_once(self):
         # A part reads its layout columns once (layout_read); its sample and points come from those
         # bytes, not the table: the same answers with the table's data files gone.

@@ -464,6 +464,15 @@ py::list LayoutPartitions(const std::string& path, uint64_t version, size_t part
   return out;
 }
 
+// Bytes the single-process layout of the version would hold (layout::EstimateLayoutMemory).
+uint64_t LayoutEstimate(const std::string& path, uint64_t version, const py::dict& options) {
+  layout::LayoutOptions o = LayoutOptionsFrom(options);
+  return Check(Unlocked([&]() -> Result<uint64_t> {
+    ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    return layout::EstimateLayoutMemory(*t, o);
+  }));
+}
+
 // A part's layout columns (layout::ReadLayoutColumns) as bytes a worker keeps between the steps.
 py::bytes LayoutRead(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part) {
   layout::LayoutOptions o = LayoutOptionsFrom(options);
@@ -677,6 +686,7 @@ PYBIND11_MODULE(_lakeindex, m) {
   m.def("index_build_segment", &IndexBuildSegment);
   m.def("index_commit", &IndexCommit);
   m.def("layout_partitions", &LayoutPartitions);
+  m.def("layout_estimate", &LayoutEstimate);
   m.def("layout_read", &LayoutRead);
   m.def("layout_sample", &LayoutSample, py::arg("path"), py::arg("version"), py::arg("options"), py::arg("part"),
         py::arg("read") = py::none());
