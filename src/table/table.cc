@@ -702,7 +702,7 @@ Result<std::shared_ptr<const parquet::ParquetReader>> Table::OpenDataFile(const 
   // footer is kilobytes; the page indexes of a file of small pages, as OTree files are,
   // megabytes: a 100M-row OTree table's readers would hold 300 MB).
   constexpr size_t kMaxCachedReaders = 4096;
-  constexpr uint64_t kMaxCachedReaderBytes = uint64_t(128) << 20;
+  constexpr uint64_t kMaxCachedReaderBytes = uint64_t(64) << 20;
   {
     std::lock_guard<std::mutex> lock(cache_mu_);
     if (auto it = reader_cache_.find(fragment.file); it != reader_cache_.end()) return it->second;

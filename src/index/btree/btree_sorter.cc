@@ -124,42 +124,52 @@ class MergeStream : public SortedStream {
   explicit MergeStream(std::vector<std::unique_ptr<SortedStream>> streams)
       : streams_(std::move(streams)), heads_(streams_.size()) {}
 
+  // heap_ is a min-heap of stream indexes by their heads; its top is the entry handed out last.
   Result<bool> Next(SortedEntry* out) override {
     if (!primed_) {
       primed_ = true;
-      for (size_t i = 0; i < streams_.size(); ++i) RETURN_IF_ERROR(Advance(i));
-    } else if (last_ != kNone) {
-      // The entry handed out last time is no longer needed: move its stream on.
-      RETURN_IF_ERROR(Advance(last_));
-      last_ = kNone;
+      for (size_t i = 0; i < streams_.size(); ++i) {
+        ASSIGN_OR_RETURN(bool more, streams_[i]->Next(&heads_[i]));
+        if (more) heap_.push_back(i);
+      }
+      std::make_heap(heap_.begin(), heap_.end(), Greater{this});
+    } else if (!heap_.empty()) {
+      // The entry handed out last time is no longer needed: move its stream on, and sift the
+      // new head down from the top (one pass instead of a pop and a push).
+      ASSIGN_OR_RETURN(bool more, streams_[heap_[0]]->Next(&heads_[heap_[0]]));
+      if (!more) {
+        heap_[0] = heap_.back();
+        heap_.pop_back();
+      }
+      SiftDown();
     }
     if (heap_.empty()) return false;
-    std::pop_heap(heap_.begin(), heap_.end(), Greater{this});
-    last_ = heap_.back();
-    heap_.pop_back();
-    *out = heads_[last_];
+    *out = heads_[heap_[0]];
     return true;
   }
 
  private:
-  static constexpr size_t kNone = ~size_t(0);
   struct Greater {
     const MergeStream* self;
     bool operator()(size_t a, size_t b) const { return EntryLess(self->heads_[b], self->heads_[a]); }
   };
-  Status Advance(size_t i) {
-    ASSIGN_OR_RETURN(bool more, streams_[i]->Next(&heads_[i]));
-    if (more) {
-      heap_.push_back(i);
-      std::push_heap(heap_.begin(), heap_.end(), Greater{this});
+  void SiftDown() {
+    const size_t n = heap_.size();
+    size_t at = 0;
+    while (true) {
+      const size_t left = 2 * at + 1;
+      if (left >= n) return;
+      size_t least = left;
+      if (left + 1 < n && EntryLess(heads_[heap_[left + 1]], heads_[heap_[left]])) least = left + 1;
+      if (!EntryLess(heads_[heap_[least]], heads_[heap_[at]])) return;
+      std::swap(heap_[at], heap_[least]);
+      at = least;
     }
-    return Status::OK();
   }
 
   std::vector<std::unique_ptr<SortedStream>> streams_;
   std::vector<SortedEntry> heads_;
   std::vector<size_t> heap_;
-  size_t last_ = kNone;
   bool primed_ = false;
 };
 
