@@ -616,7 +616,8 @@ Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& optio
     }
     // Parts whose rows take at most a third of the limit by the estimate: writing a part holds
     // its rows in more copies than the estimate counts (measured: about twice).
-    const size_t parts = size_t((need + limit / 3 - 1) / (limit / 3));
+    const uint64_t part_bytes = std::max<uint64_t>(limit / 3, 1);
+    const size_t parts = size_t(std::min<uint64_t>((need + part_bytes - 1) / part_bytes, uint64_t(1) << 20));
     const uint64_t points = table->manifest().total_rows() * (4 * options.columns.size() + 8);
     return LayoutTablePartitioned(table, options, std::max<size_t>(parts, 2), /*keep_points=*/points <= limit / 4);
   }
@@ -701,6 +702,20 @@ Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* sou
   Revision& newest = meta.revisions.back();
   LayoutReport report;
   std::vector<WrittenFile> files;
+  // The files of chunks already written are removed when a later step fails before the commit
+  // (bad input further on, a failed write); from the commit on they are left to vacuum, since a
+  // commit reported failed may still have landed (a lost answer).
+  struct Unreferenced {
+    ObjectStore* store;
+    const std::vector<WrittenFile>* files;
+    bool keep = false;
+    ~Unreferenced() {
+      if (keep) return;
+      std::vector<std::string> paths;
+      for (const WrittenFile& f : *files) paths.push_back(f.meta.file);
+      if (!paths.empty()) (void)store->DeleteMany(paths);  // best effort: vacuum removes the rest
+    }
+  } unreferenced{table->store(), &files};
   Batch outside_rows(schema);
   auto take = [&](const Batch& all, const std::vector<uint32_t>& rows) {
     Placed p;
@@ -779,6 +794,7 @@ Result<LayoutReport> AppendToLayout(table::Table* table, table::BatchSource* sou
   }
   report.files = files.size();
   for (const WrittenFile& f : files) report.blocks += f.blocks.size();
+  unreferenced.keep = true;
   RETURN_IF_ERROR(CommitLayout(table, "append", {}, std::move(files), std::move(meta), schema, config.before_commit));
   return report;
 }

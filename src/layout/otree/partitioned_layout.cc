@@ -1,6 +1,7 @@
 #include "layout/otree/partitioned_layout.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <cstring>
 #include <limits>
@@ -220,6 +221,12 @@ Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const 
   }
   const double* w = weighted.column(size_t(weighted.schema().FindField(kWeightColumn))).data<double>();
   out.weights.assign(w, w + n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!(w[i] >= 0 && w[i] < 1)) {  // NaN fails both
+      return Status::Corruption("layout part: row " + std::to_string(part.first_row + i) + " has " +
+                                std::string(kWeightColumn) + " " + std::to_string(w[i]) + ", outside [0, 1)");
+    }
+  }
   return out;
 }
 
@@ -679,21 +686,36 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     auto bucket_of = [&](size_t slot, double w) {
       return std::min(kBuckets - 1, size_t((w - lo[slot]) / (1 - lo[slot]) * double(kBuckets)));
     };
-    auto slot_of = [&](uint64_t key) { return size_t(slot_of_key[size_t(key)]); };
+    // A key of no slot: only a weight outside [0, 1) takes a row past a leaf (checked when the
+    // points are computed; a damaged spilled object could still carry one).
+    std::atomic<bool> stray{false};
+    auto slot_of = [&](uint64_t key) {
+      const int32_t s = slot_of_key[size_t(key)];
+      if (s < 0) stray = true;
+      return s;
+    };
 
-    // Pass 1: rows per slot and bucket.
-    std::vector<uint64_t> histogram(keys.size() * kBuckets, 0);
+    // Pass 1: rows per slot and bucket. Histograms are made for the slots rows reach (a level of a
+    // tree of many dimensions has far more possible cubes than cubes with rows).
+    std::vector<std::vector<uint64_t>> histogram(keys.size());
     std::mutex mu;
     RETURN_IF_ERROR(each_part(level_name + ", counting", [&](size_t, const PartitionPoints& p) {
       ParallelFor(pool, chunks_of(p), [&](size_t k) {
-        std::vector<uint32_t> local(keys.size() * kBuckets, 0);
+        std::vector<std::vector<uint32_t>> local(keys.size());
         ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.weights.size(), (k + 1) * kChunkRows),
                         [&](uint64_t key, double w) {
-                          const size_t s = slot_of(key);
-                          ++local[s * kBuckets + bucket_of(s, w)];
+                          const int32_t slot = slot_of(key);
+                          if (slot < 0) return;
+                          const size_t s = size_t(slot);
+                          if (local[s].empty()) local[s].assign(kBuckets, 0);
+                          ++local[s][bucket_of(s, w)];
                         });
         std::lock_guard<std::mutex> lock(mu);
-        for (size_t i = 0; i < local.size(); ++i) histogram[i] += local[i];
+        for (size_t s = 0; s < keys.size(); ++s) {
+          if (local[s].empty()) continue;
+          if (histogram[s].empty()) histogram[s].assign(kBuckets, 0);
+          for (size_t b = 0; b < kBuckets; ++b) histogram[s][b] += local[s][b];
+        }
       });
     }));
     // Per slot: its rows, and for a cube keeping cube_rows of them, the bucket holding the
@@ -703,7 +725,8 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     std::vector<uint64_t> rank(keys.size(), 0);
     bool second_pass = false;
     for (size_t s = 0; s < keys.size(); ++s) {
-      const uint64_t* h = &histogram[s * kBuckets];
+      if (histogram[s].empty()) continue;
+      const uint64_t* h = histogram[s].data();
       for (size_t b = 0; b < kBuckets; ++b) rows[s] += h[b];
       if (rows[s] <= options.cube_rows || CubeOfKey(tree, keys[s]).depth >= otree::kCoordBits) continue;
       uint64_t below = 0;
@@ -726,7 +749,9 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
           std::vector<std::vector<double>> local(keys.size());
           ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.weights.size(), (k + 1) * kChunkRows),
                           [&](uint64_t key, double w) {
-                            const size_t s = slot_of(key);
+                            const int32_t slot = slot_of(key);
+                            if (slot < 0) return;
+                            const size_t s = size_t(slot);
                             if (bucket[s] < kBuckets && bucket_of(s, w) == bucket[s]) local[s].push_back(w);
                           });
           std::lock_guard<std::mutex> lock(mu);
@@ -734,6 +759,7 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
         });
       }));
     }
+    if (stray) return Status::Corruption("layout: a spilled point's weight is outside [0, 1) (a damaged temporary object)");
     std::vector<CubeMax> level;
     for (size_t s = 0; s < keys.size(); ++s) {
       if (rows[s] == 0) continue;
@@ -848,7 +874,9 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     Tree tree = revision.tree;
     std::vector<uint32_t> cube_of_batch_row;
     tree.Place(placed.points(), &cube_of_batch_row);
-    if (cube_of_batch_row.size() != rows) return Status::Internal("layout: spilled rows lost or gained");
+    if (cube_of_batch_row.size() != rows || tree.cubes().size() != cubes.size()) {
+      return Status::Internal("layout: spilled rows lost, gained or changed");
+    }
     rows_written += rows;
     const std::vector<std::vector<int>> batch(files.begin() + std::ptrdiff_t(first), files.begin() + std::ptrdiff_t(end));
     ASSIGN_OR_RETURN(std::vector<parts::WrittenFile> out,

@@ -5,6 +5,7 @@
 // rows per file) the files and blocks are identical too, and no temporary object outlives it.
 #include "layout/otree/partitioned_layout.h"
 
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -252,6 +253,78 @@ TEST(PartitionedLayoutTest, AnAppendInChunksPlacesRowsAsInOnePiece) {
   EXPECT_EQ(whole->manifest().total_rows(), before + 1700u);
   ExpectSameLayout(*whole, *chunked);
   EXPECT_EQ(whole->manifest().layout["revisions"].size(), 2u) << "the rows past the range started a revision";
+}
+
+// A source whose batches end in an error (bad input further on in a file).
+class FailingSource : public table::BatchSource {
+ public:
+  FailingSource(Schema schema, std::vector<Batch> batches) : schema_(std::move(schema)), batches_(std::move(batches)) {}
+  const Schema& schema() const override { return schema_; }
+  uint64_t total_rows() const override { return 0; }
+  Result<bool> Next(size_t, Batch* out) override {
+    if (next_ == batches_.size()) return Status::InvalidArgument("bad input at line 1234");
+    *out = batches_[next_++];
+    return true;
+  }
+
+ private:
+  Schema schema_;
+  std::vector<Batch> batches_;
+  size_t next_ = 0;
+};
+
+// Bad input after some chunks were placed: the append fails naming it, and the files those chunks
+// wrote are gone (the table's data files are what its versions reference).
+TEST(PartitionedLayoutTest, AnAppendFailingAfterSomeChunksLeavesNoFiles) {
+  auto t = MakeTable(MakeBatches(3, 800, 41));
+  LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = 100;
+  ASSERT_TRUE(LayoutTable(t.get(), options).ok());
+  const uint64_t version = t->version();
+  auto listed = t->store()->List(table::kDataDir);
+  ASSERT_TRUE(listed.ok());
+  const size_t files_before = listed->size();
+  std::vector<Batch> more = MakeBatches(3, 500, 42, 100000);
+  table::WriteConfig config;
+  config.memory_limit = 1;  // a chunk per batch: two chunks written before the error
+  FailingSource source(more[0].schema(), more);
+  auto appended = AppendToLayout(t.get(), &source, config);
+  ASSERT_FALSE(appended.ok());
+  EXPECT_NE(appended.status().message().find("line 1234"), std::string::npos) << appended.status().ToString();
+  EXPECT_EQ(table::Table::LatestVersion(t->store()).value(), version);
+  listed = t->store()->List(table::kDataDir);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), files_before) << "the chunks' files were left";
+}
+
+// Weights outside [0, 1) (a damaged or hand-made `_lakeindex_weight`) are refused as Corruption
+// when a part's points are computed, not walked down the tree.
+TEST(PartitionedLayoutTest, WeightsOutsideTheUnitIntervalAreCorruption) {
+  auto t = MakeTable(MakeBatches(2, 500, 43));
+  LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = 100;
+  ASSERT_TRUE(LayoutTable(t.get(), options).ok());
+  t = table::Table::Open(t->shared_store()).value();
+  const LayoutPartition part = PartitionFragments(*t, 1).at(0);
+  auto read = ReadLayoutColumns(*t, options, part);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  auto transforms = FitPartitionedTransforms(*t, options, {SampleLayoutColumns(*t, options, part).value()});
+  ASSERT_TRUE(transforms.ok());
+  EXPECT_TRUE(ComputePartitionPoints(*t, options, part, *transforms, &*read).ok());
+  for (double bad : {1.0, 1.5, -0.25, std::nan("")}) {
+    std::vector<Column> columns = read->columns();
+    const size_t w = size_t(read->schema().FindField(kWeightColumn));
+    Column weights(TypeId::kDouble);
+    for (size_t i = 0; i < read->num_rows(); ++i) weights.Append<double>(i == 7 ? bad : read->column(w).Get<double>(i));
+    columns[w] = std::move(weights);
+    Batch damaged(read->schema(), std::move(columns), read->num_rows());
+    auto points = ComputePartitionPoints(*t, options, part, *transforms, &damaged);
+    ASSERT_FALSE(points.ok()) << bad;
+    EXPECT_TRUE(points.status().IsCorruption()) << points.status().ToString();
+    EXPECT_NE(points.status().message().find("outside [0, 1)"), std::string::npos) << points.status().ToString();
+  }
 }
 
 TEST(PartitionedLayoutTest, PartitionsCoverEveryLiveRowInOrder) {
