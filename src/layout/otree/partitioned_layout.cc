@@ -127,22 +127,36 @@ Result<Batch> DecodeLayoutColumns(std::string_view bytes) {
 
 namespace {
 
+// The live rows of `part`'s fragments (those the version has).
+uint64_t PartRows(const table::Table& table, const LayoutPartition& part) {
+  uint64_t rows = 0;
+  for (uint32_t id : part.fragments) {
+    const table::FragmentMeta* f = table.manifest().FindFragment(id);
+    if (f != nullptr) rows += f->live_rows();
+  }
+  return rows;
+}
+
 // `read` checked to be ReadLayoutColumns' batch of `part` on `table`.
 Status CheckRead(const table::Table& table, const LayoutOptions& options, const LayoutPartition& part, const Batch& read) {
   const std::vector<int> columns = PointColumns(table.schema(), options);
   bool same = read.num_columns() == columns.size();
   for (size_t c = 0; same && c < columns.size(); ++c) same = read.schema().field(c) == table.schema().field(size_t(columns[c]));
   if (!same) return Status::InvalidArgument("layout part: the columns read are not this layout's (" + read.schema().ToString() + ")");
-  uint64_t rows = 0;
-  for (uint32_t id : part.fragments) {
-    const table::FragmentMeta* f = table.manifest().FindFragment(id);
-    if (f != nullptr) rows += f->live_rows();
-  }
+  const uint64_t rows = PartRows(table, part);
   if (read.num_rows() != rows) {
     return Status::InvalidArgument("layout part: " + std::to_string(read.num_rows()) + " rows read, the part has " +
                                    std::to_string(rows));
   }
   return Status::OK();
+}
+
+// `read` when given (checked), else the table's `columns` of the part.
+Result<Batch> ReadOrTake(const table::Table& table, const LayoutOptions& options, const LayoutPartition& part,
+                         const Batch* read, const std::vector<int>& columns) {
+  if (read == nullptr) return ReadPart(table, part, columns);
+  RETURN_IF_ERROR(CheckRead(table, options, part, *read));
+  return *read;
 }
 
 }  // namespace
@@ -152,13 +166,7 @@ Result<std::vector<ColumnSample>> SampleLayoutColumns(const table::Table& table,
   RETURN_IF_ERROR(CheckOTree(table, options));
   std::vector<int> columns = PointColumns(table.schema(), options);
   columns.resize(options.columns.size());  // no weights needed here
-  Batch rows;
-  if (read != nullptr) {
-    RETURN_IF_ERROR(CheckRead(table, options, part, *read));
-    rows = *read;
-  } else {
-    ASSIGN_OR_RETURN(rows, ReadPart(table, part, columns));
-  }
+  ASSIGN_OR_RETURN(Batch rows, ReadOrTake(table, options, part, read, columns));
   const uint64_t stride = std::max<uint64_t>(1, table.manifest().total_rows() / parts::kSampleValues);
   std::vector<ColumnSample> out(columns.size());
   for (size_t d = 0; d < columns.size(); ++d) {
@@ -204,13 +212,7 @@ Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const 
                                                const Batch* read) {
   RETURN_IF_ERROR(CheckOTree(table, options));
   if (transforms.size() != options.columns.size()) return Status::InvalidArgument("layout part: wrong number of transformations");
-  Batch rows;
-  if (read != nullptr) {
-    RETURN_IF_ERROR(CheckRead(table, options, part, *read));
-    rows = *read;
-  } else {
-    ASSIGN_OR_RETURN(rows, ReadPart(table, part, PointColumns(table.schema(), options)));
-  }
+  ASSIGN_OR_RETURN(Batch rows, ReadOrTake(table, options, part, read, PointColumns(table.schema(), options)));
   Batch weighted = parts::AddWeights(std::move(rows), options.seed, part.first_row);
   const size_t n = weighted.num_rows();
   PartitionPoints out;
@@ -472,6 +474,29 @@ Result<std::string> WriteLayoutPartition(const table::Table& table, const Layout
   return table::SerializeManifest(out);
 }
 
+namespace {
+
+// Commits `files` (of `rows` rows, the whole table's) as the version "layout" of `revision`,
+// replacing every fragment of the table's version.
+Result<LayoutReport> CommitLayoutFiles(table::Table* table, const LayoutOptions& options, Revision revision,
+                                       std::vector<parts::WrittenFile> files, uint64_t rows) {
+  LayoutReport report;
+  report.rows = rows;
+  report.files = files.size();
+  for (const parts::WrittenFile& f : files) report.blocks += f.blocks.size();
+  report.cubes = revision.tree.cubes().size();
+  report.depth = revision.tree.depth();
+  LayoutMeta meta = parts::MetaFor(options);
+  meta.revisions.push_back(std::move(revision));
+  std::set<uint32_t> removed;
+  for (const table::FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
+  RETURN_IF_ERROR(parts::CommitLayout(table, "layout", std::move(removed), std::move(files), std::move(meta),
+                                      parts::WithWeight(table->schema()), options.write.before_commit));
+  return report;
+}
+
+}  // namespace
+
 Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOptions& options, Revision revision,
                                              const std::vector<std::string>& written) {
   RETURN_IF_ERROR(CheckOTree(*table, options));
@@ -491,7 +516,6 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
         if (b.fragment == f.id) file.blocks.push_back(b);
       }
       report.rows += f.rows;
-      report.blocks += file.blocks.size();
       files.push_back(std::move(file));
     }
   }
@@ -499,16 +523,7 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
     return Status::InvalidArgument("layout parts wrote " + std::to_string(report.rows) + " rows, the table has " +
                                    std::to_string(table->manifest().total_rows()));
   }
-  report.files = files.size();
-  report.cubes = revision.tree.cubes().size();
-  report.depth = revision.tree.depth();
-  LayoutMeta meta = parts::MetaFor(options);
-  meta.revisions.push_back(std::move(revision));
-  std::set<uint32_t> removed;
-  for (const table::FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
-  RETURN_IF_ERROR(parts::CommitLayout(table, "layout", std::move(removed), std::move(files), std::move(meta), schema,
-                                      options.write.before_commit));
-  return report;
+  return CommitLayoutFiles(table, options, std::move(revision), std::move(files), report.rows);
 }
 
 namespace {
@@ -590,11 +605,7 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   };
   const std::vector<LayoutPartition> partitions = PartitionFragments(*table, parts);
   std::vector<uint64_t> part_rows;  // live rows per part
-  for (const LayoutPartition& part : partitions) {
-    uint64_t rows = 0;
-    for (uint32_t id : part.fragments) rows += table->manifest().FindFragment(id)->live_rows();
-    part_rows.push_back(rows);
-  }
+  for (const LayoutPartition& part : partitions) part_rows.push_back(PartRows(*table, part));
   std::vector<std::vector<ColumnSample>> samples;
   for (const LayoutPartition& part : partitions) {
     progress("sampling", part.first_row);
@@ -632,15 +643,15 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
       RETURN_IF_ERROR(WritePoints(store, spilled.back(), points));
     }
   }
-  // Runs fn(part, its points) over every part in order.
-  auto each_part = [&](const std::string& step, const std::function<void(size_t, const PartitionPoints&)>& fn) -> Status {
+  // Runs fn(part, its points) over every part in order; the first error ends it.
+  auto each_part = [&](const std::string& step, const std::function<Status(size_t, const PartitionPoints&)>& fn) -> Status {
     for (size_t p = 0; p < partitions.size(); ++p) {
       progress(step, partitions[p].first_row);
       if (keep_points) {
-        fn(p, held[p]);
+        RETURN_IF_ERROR(fn(p, held[p]));
       } else {
         ASSIGN_OR_RETURN(PartitionPoints points, ReadPoints(store, spilled[p], dims, part_rows[p]));
-        fn(p, points);
+        RETURN_IF_ERROR(fn(p, points));
       }
     }
     return Status::OK();
@@ -686,38 +697,49 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     auto bucket_of = [&](size_t slot, double w) {
       return std::min(kBuckets - 1, size_t((w - lo[slot]) / (1 - lo[slot]) * double(kBuckets)));
     };
+    // Runs visit(local, slot, weight) for every point reaching a slot of this level, the points in
+    // chunks on the pool, each chunk into its own `local` (from make()), merged by merge(local)
+    // under a lock.
     // A key of no slot: only a weight outside [0, 1) takes a row past a leaf (checked when the
     // points are computed; a damaged spilled object could still carry one).
     std::atomic<bool> stray{false};
-    auto slot_of = [&](uint64_t key) {
-      const int32_t s = slot_of_key[size_t(key)];
-      if (s < 0) stray = true;
-      return s;
+    std::mutex mu;
+    auto each_reaching = [&](const std::string& step, auto make, auto visit, auto merge) -> Status {
+      return each_part(level_name + ", " + step, [&](size_t, const PartitionPoints& p) -> Status {
+        ParallelFor(pool, chunks_of(p), [&](size_t k) {
+          auto local = make();
+          ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.weights.size(), (k + 1) * kChunkRows),
+                          [&](uint64_t key, double w) {
+                            const int32_t slot = slot_of_key[size_t(key)];
+                            if (slot < 0) {
+                              stray = true;
+                              return;
+                            }
+                            visit(local, size_t(slot), w);
+                          });
+          std::lock_guard<std::mutex> lock(mu);
+          merge(local);
+        });
+        return Status::OK();
+      });
     };
 
     // Pass 1: rows per slot and bucket. Histograms are made for the slots rows reach (a level of a
     // tree of many dimensions has far more possible cubes than cubes with rows).
     std::vector<std::vector<uint64_t>> histogram(keys.size());
-    std::mutex mu;
-    RETURN_IF_ERROR(each_part(level_name + ", counting", [&](size_t, const PartitionPoints& p) {
-      ParallelFor(pool, chunks_of(p), [&](size_t k) {
-        std::vector<std::vector<uint32_t>> local(keys.size());
-        ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.weights.size(), (k + 1) * kChunkRows),
-                        [&](uint64_t key, double w) {
-                          const int32_t slot = slot_of(key);
-                          if (slot < 0) return;
-                          const size_t s = size_t(slot);
-                          if (local[s].empty()) local[s].assign(kBuckets, 0);
-                          ++local[s][bucket_of(s, w)];
-                        });
-        std::lock_guard<std::mutex> lock(mu);
-        for (size_t s = 0; s < keys.size(); ++s) {
-          if (local[s].empty()) continue;
-          if (histogram[s].empty()) histogram[s].assign(kBuckets, 0);
-          for (size_t b = 0; b < kBuckets; ++b) histogram[s][b] += local[s][b];
-        }
-      });
-    }));
+    RETURN_IF_ERROR(each_reaching(
+        "counting", [&] { return std::vector<std::vector<uint32_t>>(keys.size()); },
+        [&](std::vector<std::vector<uint32_t>>& local, size_t s, double w) {
+          if (local[s].empty()) local[s].assign(kBuckets, 0);
+          ++local[s][bucket_of(s, w)];
+        },
+        [&](const std::vector<std::vector<uint32_t>>& local) {
+          for (size_t s = 0; s < keys.size(); ++s) {
+            if (local[s].empty()) continue;
+            if (histogram[s].empty()) histogram[s].assign(kBuckets, 0);
+            for (size_t b = 0; b < kBuckets; ++b) histogram[s][b] += local[s][b];
+          }
+        }));
     // Per slot: its rows, and for a cube keeping cube_rows of them, the bucket holding the
     // (cube_rows + 1)-th lightest weight and that weight's rank in it.
     std::vector<uint64_t> rows(keys.size(), 0);
@@ -744,20 +766,14 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     // Pass 2: the weights in those buckets.
     std::vector<std::vector<double>> weights(keys.size());
     if (second_pass) {
-      RETURN_IF_ERROR(each_part(level_name + ", selecting", [&](size_t, const PartitionPoints& p) {
-        ParallelFor(pool, chunks_of(p), [&](size_t k) {
-          std::vector<std::vector<double>> local(keys.size());
-          ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.weights.size(), (k + 1) * kChunkRows),
-                          [&](uint64_t key, double w) {
-                            const int32_t slot = slot_of(key);
-                            if (slot < 0) return;
-                            const size_t s = size_t(slot);
-                            if (bucket[s] < kBuckets && bucket_of(s, w) == bucket[s]) local[s].push_back(w);
-                          });
-          std::lock_guard<std::mutex> lock(mu);
-          for (size_t s = 0; s < keys.size(); ++s) weights[s].insert(weights[s].end(), local[s].begin(), local[s].end());
-        });
-      }));
+      RETURN_IF_ERROR(each_reaching(
+          "selecting", [&] { return std::vector<std::vector<double>>(keys.size()); },
+          [&](std::vector<std::vector<double>>& local, size_t s, double w) {
+            if (bucket[s] < kBuckets && bucket_of(s, w) == bucket[s]) local[s].push_back(w);
+          },
+          [&](const std::vector<std::vector<double>>& local) {
+            for (size_t s = 0; s < keys.size(); ++s) weights[s].insert(weights[s].end(), local[s].begin(), local[s].end());
+          }));
     }
     if (stray) return Status::Corruption("layout: a spilled point's weight is outside [0, 1) (a damaged temporary object)");
     std::vector<CubeMax> level;
@@ -800,19 +816,11 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   const Schema schema = parts::WithWeight(table->schema());
   std::vector<std::string> runs;
   std::vector<std::vector<int>> group_of_file(partitions.size(), std::vector<int>(files.size(), -1));
-  for (size_t p = 0; p < partitions.size(); ++p) {
-    progress("sorting rows into files", partitions[p].first_row);
+  RETURN_IF_ERROR(each_part("sorting rows into files", [&](size_t p, const PartitionPoints& points) -> Status {
     std::vector<uint32_t> cubes_here;
-    {
-      Tree tree = revision.tree;
-      if (keep_points) {
-        tree.Place(held[p].points(), &cubes_here);
-      } else {
-        ASSIGN_OR_RETURN(PartitionPoints points, ReadPoints(store, spilled[p], dims, part_rows[p]));
-        tree.Place(points.points(), &cubes_here);
-      }
-      if (tree.cubes().size() != cubes.size()) return Status::Internal("layout: rows fell outside the tree built from them");
-    }
+    Tree tree = revision.tree;
+    tree.Place(points.points(), &cubes_here);
+    if (tree.cubes().size() != cubes.size()) return Status::Internal("layout: rows fell outside the tree built from them");
     ASSIGN_OR_RETURN(Batch rows, ReadPart(*table, partitions[p], {}));
     parts::Placed placed;
     placed.rows = parts::AddWeights(std::move(rows), options.seed, partitions[p].first_row);
@@ -833,8 +841,8 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
       RETURN_IF_ERROR(stream->writer()->FlushRowGroup());
       group_of_file[p][f] = group++;
     }
-    RETURN_IF_ERROR(stream->Finish().status());
-  }
+    return stream->Finish().status();
+  }));
   held.clear();
 
   // Each file: its rows from every part's run, in part order (so each cube's rows are in table
@@ -885,23 +893,11 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
     for (parts::WrittenFile& file : out) written.push_back(std::move(file));
   }
   readers.clear();
-
-  LayoutReport report;
-  report.rows = rows_written;
-  if (report.rows != total_rows) {
-    return Status::Internal("layout: wrote " + std::to_string(report.rows) + " rows of " + std::to_string(total_rows));
+  if (rows_written != total_rows) {
+    return Status::Internal("layout: wrote " + std::to_string(rows_written) + " rows of " + std::to_string(total_rows));
   }
-  report.files = written.size();
-  for (const parts::WrittenFile& f : written) report.blocks += f.blocks.size();
-  report.cubes = cubes.size();
-  report.depth = revision.tree.depth();
-  meta.revisions.push_back(std::move(revision));
-  std::set<uint32_t> removed;
-  for (const table::FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
   progress("committing", total_rows);
-  RETURN_IF_ERROR(parts::CommitLayout(table, "layout", std::move(removed), std::move(written), std::move(meta), schema,
-                                      options.write.before_commit));
-  return report;
+  return CommitLayoutFiles(table, options, std::move(revision), std::move(written), rows_written);
 }
 
 }  // namespace lakeindex::layout

@@ -94,6 +94,14 @@ std::map<int64_t, std::pair<double, std::string>> PlacementOf(const table::Table
   return out;
 }
 
+// Layout options of an OTree on (x, y) with `cube_rows` rows per cube.
+LayoutOptions XY(uint64_t cube_rows) {
+  LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = cube_rows;
+  return options;
+}
+
 // Objects under _tmp/ (a layout's temporaries).
 size_t Temporaries(const table::Table& t) {
   auto listed = t.store()->List(table::kTempDir);
@@ -192,9 +200,7 @@ TEST(PartitionedLayoutTest, OverTheMemoryLimitLayoutTableWorksInPartsWithTheSame
 TEST(PartitionedLayoutTest, AFailedRequestLeavesTheTableAndNoTemporaries) {
   const std::vector<Batch> batches = MakeBatches(4, 800, 23);
   auto single = MakeTable(batches);
-  LayoutOptions options;
-  options.columns = {"x", "y"};
-  options.cube_rows = 100;
+  LayoutOptions options = XY(100);
   options.write.rows_per_file = 1000;
   ASSERT_TRUE(LayoutTable(single.get(), options).ok());
   for (StoreOp op : {StoreOp::kRead, StoreOp::kWrite, StoreOp::kCreate}) {
@@ -232,9 +238,7 @@ TEST(PartitionedLayoutTest, AnAppendInChunksPlacesRowsAsInOnePiece) {
   std::vector<Batch> outside = MakeBatches(1, 300, 33, 200000, /*y_shift=*/5000);  // past the tree's range
   more.insert(more.begin() + 1, outside[0]);
   auto whole = MakeTable(batches), chunked = MakeTable(batches);
-  LayoutOptions options;
-  options.columns = {"x", "y"};
-  options.cube_rows = 120;
+  const LayoutOptions options = XY(120);
   ASSERT_TRUE(LayoutTable(whole.get(), options).ok());
   ASSERT_TRUE(LayoutTable(chunked.get(), options).ok());
   const uint64_t before = whole->manifest().total_rows();
@@ -277,10 +281,7 @@ class FailingSource : public table::BatchSource {
 // wrote are gone (the table's data files are what its versions reference).
 TEST(PartitionedLayoutTest, AnAppendFailingAfterSomeChunksLeavesNoFiles) {
   auto t = MakeTable(MakeBatches(3, 800, 41));
-  LayoutOptions options;
-  options.columns = {"x", "y"};
-  options.cube_rows = 100;
-  ASSERT_TRUE(LayoutTable(t.get(), options).ok());
+  ASSERT_TRUE(LayoutTable(t.get(), XY(100)).ok());
   const uint64_t version = t->version();
   auto listed = t->store()->List(table::kDataDir);
   ASSERT_TRUE(listed.ok());
@@ -302,9 +303,7 @@ TEST(PartitionedLayoutTest, AnAppendFailingAfterSomeChunksLeavesNoFiles) {
 // when a part's points are computed, not walked down the tree.
 TEST(PartitionedLayoutTest, WeightsOutsideTheUnitIntervalAreCorruption) {
   auto t = MakeTable(MakeBatches(2, 500, 43));
-  LayoutOptions options;
-  options.columns = {"x", "y"};
-  options.cube_rows = 100;
+  const LayoutOptions options = XY(100);
   ASSERT_TRUE(LayoutTable(t.get(), options).ok());
   t = table::Table::Open(t->shared_store()).value();
   const LayoutPartition part = PartitionFragments(*t, 1).at(0);
@@ -348,9 +347,7 @@ TEST(PartitionedLayoutTest, PartitionsCoverEveryLiveRowInOrder) {
 
 TEST(PartitionedLayoutTest, ConcurrentCommitIsAConflictAndLeavesTheTable) {
   auto t = MakeTable(MakeBatches(3, 500, 5));
-  LayoutOptions options;
-  options.columns = {"x", "y"};
-  options.cube_rows = 100;
+  const LayoutOptions options = XY(100);
   auto partitions = PartitionFragments(*t, 2);
   std::vector<std::vector<ColumnSample>> samples;
   for (const auto& p : partitions) samples.push_back(SampleLayoutColumns(*t, options, p).value());
