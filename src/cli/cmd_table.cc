@@ -465,6 +465,7 @@ Status RunIcebergEnable(const IcebergArgs& args) {
 struct OptimizeArgs {
   std::string table;
   uint64_t rows_per_file = 1000000;
+  std::string memory_limit;
 };
 
 Status RunOptimize(const OptimizeArgs& args) {
@@ -472,7 +473,11 @@ Status RunOptimize(const OptimizeArgs& args) {
   auto progress = std::make_shared<Progress>("optimize " + args.table, h.table->manifest().total_rows());
   // The rewritten rows are re-indexed, and each index merged into one segment, in the same
   // commit (ops::Optimize).
-  ASSIGN_OR_RETURN(ops::OptimizeResult result, ops::Optimize(h.table.get(), MakeWriteConfig(args.rows_per_file, progress)));
+  table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
+  if (!args.memory_limit.empty()) {
+    ASSIGN_OR_RETURN(config.memory_limit, ParseByteSize(args.memory_limit, "--memory-limit"));
+  }
+  ASSIGN_OR_RETURN(ops::OptimizeResult result, ops::Optimize(h.table.get(), std::move(config)));
   if (result.rewritten == 0) {
     std::fprintf(stderr, "nothing to optimize: version %llu\n", static_cast<unsigned long long>(h.table->version()));
   } else {
@@ -655,6 +660,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* o = app.add_subcommand("optimize", "Merge small fragments and fold deleted rows into rewritten files");
   o->add_option("TABLE", optimize->table, "Table directory")->required();
   o->add_option("--rows-per-file", optimize->rows_per_file, "Target rows per data file")->check(WholeNumber(1))->capture_default_str();
+  o->add_option("--memory-limit", optimize->memory_limit,
+                "Memory optimizing an OTree may take (512M, 2G, bytes; default a quarter of RAM): rows over it are spilled to the table's _tmp/");
   commands->emplace_back(o, [optimize] { return RunOptimize(*optimize); });
 
   auto verify = std::make_shared<VerifyArgs>();

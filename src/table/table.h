@@ -60,7 +60,8 @@ struct WriteConfig {
   // Chained after the operation's own changes on every commit attempt (may be empty).
   CommitHook before_commit;
   // Memory the operation may take (bytes; 0: a quarter of RAM). An append into an OTree places
-  // its input a chunk at a time under it (layout_writer.h, AppendToLayout).
+  // its input a chunk at a time under it (layout_writer.h, AppendToLayout); optimizing an OTree
+  // spills the rows it rewrites when they would not fit (OptimizeLayout).
   uint64_t memory_limit = 0;
   // Create only: keep Iceberg metadata from version 1 on (table/iceberg.h), the table being
   // read by other engines at this absolute URI (file:///abs/path, s3://bucket/prefix).
@@ -205,7 +206,8 @@ class Table {
   Result<std::vector<std::string>> Verify() const;
   // Deletes files under data/, _deletions/, _indices/ and _tmp/ that no version references and that are
   // older than `older_than_ms` (so a concurrent writer's files, written before its commit, are
-  // never removed). Returns the paths removed.
+  // never removed), and what killed writers left that no listing shows, past the same age
+  // (ObjectStore::RemoveAbandonedWrites). Returns the paths removed.
   Result<std::vector<std::string>> Vacuum(int64_t older_than_ms) const;
   // Version expiry (like Iceberg's expire_snapshots, Lance's cleanup_old_versions): removes the
   // manifests of the versions older than the newest `keep` (>= 1) whose commit is older than

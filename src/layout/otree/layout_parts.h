@@ -115,6 +115,9 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
 Status CommitLayout(table::Table* table, const std::string& operation, std::set<uint32_t> removed,
                     std::vector<WrittenFile> files, LayoutMeta meta, const Schema& schema,
                     const table::CommitHook& before_commit);
+// The bytes the live rows of `fragments` take decoded: their row groups' uncompressed sizes (as
+// their footers say) plus string offsets and validity.
+Result<uint64_t> DecodedBytes(const table::Table& table, const std::vector<const table::FragmentMeta*>& fragments);
 // InvalidArgument for bad layout options (columns, kind, transformation, sizes).
 Status CheckColumns(const Schema& schema, const LayoutOptions& options);
 // The layout record of `options` (kind, columns and parameters; no revisions or blocks yet).

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -18,6 +19,7 @@
 #include "layout/otree/curve.h"
 #include "layout/otree/layout_parts.h"
 #include "layout/otree/partitioned_layout.h"
+#include "layout/otree/spill.h"
 #include "lakeindex/column_stats.h"
 
 namespace lakeindex::layout {
@@ -590,17 +592,23 @@ uint64_t DefaultMemoryLimit() {
   return std::max<uint64_t>(ram / 4, uint64_t(256) << 20);
 }
 
-Result<uint64_t> EstimateLayoutMemory(const table::Table& table, const LayoutOptions& options) {
+Result<uint64_t> parts::DecodedBytes(const table::Table& table, const std::vector<const FragmentMeta*>& fragments) {
   uint64_t decoded = 0, rows = 0;
   size_t strings = 0;
   for (const Field& f : table.schema().fields()) strings += f.type == TypeId::kString;
-  for (const FragmentMeta& f : table.manifest().fragments) {
-    ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(f));
+  for (const FragmentMeta* f : fragments) {
+    ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(*f));
     for (const parquet::RowGroup& rg : reader->metadata().row_groups) decoded += uint64_t(std::max<int64_t>(rg.total_byte_size, 0));
-    rows += f.rows;
+    rows += f->rows;
   }
-  decoded += rows * (4 * strings + table.schema().num_fields() / 8 + 1);
-  return 2 * decoded + rows * (4 * options.columns.size() + 8 + 16);
+  return decoded + rows * (4 * strings + table.schema().num_fields() / 8 + 1);
+}
+
+Result<uint64_t> EstimateLayoutMemory(const table::Table& table, const LayoutOptions& options) {
+  std::vector<const FragmentMeta*> fragments;
+  for (const FragmentMeta& f : table.manifest().fragments) fragments.push_back(&f);
+  ASSIGN_OR_RETURN(const uint64_t decoded, DecodedBytes(table, fragments));
+  return 2 * decoded + table.manifest().total_rows() * (4 * options.columns.size() + 8 + 16);
 }
 
 Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& options) {
@@ -838,43 +846,64 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
     }
     if (packed < small.size()) rewrite.insert(small.begin(), small.end());
   }
-  // The live rows read so far, per revision, with the cube each is in.
+  // Pass 1, the points (coordinates and weights) of the rows to rewrite, per revision, with the
+  // cube each is in: a row takes 4 bytes a layout column and 12 besides, not its whole columns.
   struct Pool {
-    Placed placed;
+    PartitionPoints points;
     std::vector<uint32_t> cube_of_row;
   };
   std::map<int, Pool> pools;
-  std::set<uint32_t> read;
+  // A block's live rows: consecutive in what ReadFragment returns, and in their revision's pool.
+  struct Piece {
+    int revision;
+    size_t live_start, pool_start, rows;
+  };
+  std::vector<uint32_t> order;  // the fragments read, in order
+  std::map<uint32_t, std::vector<Piece>> pieces_of;
+  std::vector<int> point_columns = columns;
+  point_columns.push_back(schema.FindField(kWeightColumn));
+  std::vector<int> local_columns(columns.size());
+  std::iota(local_columns.begin(), local_columns.end(), 0);
   auto read_fragment = [&](uint32_t id) -> Status {
-    if (!read.insert(id).second) return Status::OK();
+    if (pieces_of.count(id)) return Status::OK();
     const FragmentMeta* f = table->manifest().FindFragment(id);
     if (!f) return Status::Corruption("layout block names missing fragment " + std::to_string(id));
     auto& blocks = blocks_of[id];
     std::sort(blocks.begin(), blocks.end(), [](const BlockMeta* a, const BlockMeta* b) { return a->row_group < b->row_group; });
     ASSIGN_OR_RETURN(auto deleted, table->Deletions(*f));
-    ASSIGN_OR_RETURN(Batch rows, table->ReadFragment(*f, {}));
+    ASSIGN_OR_RETURN(Batch rows, table->ReadFragment(*f, point_columns));
     uint64_t offset = 0;
     size_t live = 0;
+    std::vector<Piece> pieces;
     for (const BlockMeta* b : blocks) {
-      std::vector<uint32_t> keep;
-      for (uint64_t r = offset; r < offset + b->rows; ++r) {
-        if (!deleted->contains(uint32_t(r))) keep.push_back(uint32_t(live++));
-      }
+      size_t kept = 0;
+      for (uint64_t r = offset; r < offset + b->rows; ++r) kept += !deleted->contains(uint32_t(r));
       offset += b->rows;
+      const Revision* rev = meta.FindRevision(b->revision);
+      const int cube = rev ? rev->tree.Find(b->cube) : -1;
+      if (cube < 0) return Status::Corruption("layout block of fragment " + std::to_string(id) + " names a missing cube");
+      if (live + kept > rows.num_rows()) break;  // reported below
+      Placed block;
+      block.rows = rows.Slice(live, kept);
+      block.weight_column = int(columns.size());
+      RETURN_IF_ERROR(ExtendCoords(&block, local_columns, rev->transforms));
       Pool& pool = pools[b->revision];
-      if (pool.placed.rows.num_columns() == 0) {
-        pool.placed.rows = Batch(schema);
-        pool.placed.weight_column = schema.FindField(kWeightColumn);
+      pool.points.coords.resize(columns.size());
+      pieces.push_back(Piece{b->revision, live, pool.cube_of_row.size(), kept});
+      for (size_t d = 0; d < columns.size(); ++d) {
+        pool.points.coords[d].insert(pool.points.coords[d].end(), block.coords[d].begin(), block.coords[d].end());
       }
-      for (size_t c = 0; c < schema.num_fields(); ++c) {
-        pool.placed.rows.mutable_column(c).AppendSelected(rows.column(c), keep.data(), keep.size());
-      }
-      pool.cube_of_row.insert(pool.cube_of_row.end(), keep.size(), uint32_t(meta.FindRevision(b->revision)->tree.Find(b->cube)));
+      const double* w = block.rows.column(columns.size()).data<double>();
+      pool.points.weights.insert(pool.points.weights.end(), w, w + kept);
+      pool.cube_of_row.insert(pool.cube_of_row.end(), kept, uint32_t(cube));
+      live += kept;
     }
     if (offset != f->rows || live != rows.num_rows()) {
       return Status::Corruption("fragment " + std::to_string(id) + ": its blocks hold " + std::to_string(offset) +
                                 " rows, the manifest says " + std::to_string(f->rows));
     }
+    pieces_of[id] = std::move(pieces);
+    order.push_back(id);
     rewrite.insert(id);
     return Status::OK();
   };
@@ -891,9 +920,8 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
         if (b.revision == rev.id && over_set.count(rev.tree.Find(b.cube))) RETURN_IF_ERROR(read_fragment(b.fragment));
       }
       Pool& pool = pools[rev.id];
-      if (pool.placed.rows.num_columns() == 0) break;  // nothing of this revision read (cannot happen)
-      RETURN_IF_ERROR(ExtendCoords(&pool.placed, columns, rev.transforms));
-      const Points points = pool.placed.points();
+      if (pool.cube_of_row.empty()) break;  // nothing of this revision read (cannot happen)
+      const Points points = pool.points.points();
       std::map<int, std::vector<uint32_t>> rows_of;  // overfull cube -> its rows in the pool
       for (int c : over) rows_of[c];
       for (size_t i = 0; i < pool.cube_of_row.size(); ++i) {
@@ -919,13 +947,53 @@ Result<size_t> OptimizeLayout(table::Table* table, const table::WriteConfig& con
   }
   if (rewrite.empty()) return size_t(0);
 
-  // Every row read is written again as blocks of its (possibly new) cube; the commit drops the
-  // old blocks and recounts rows per cube.
-  std::vector<WrittenFile> files;
+  // Pass 2: every row read is written again as blocks of its (possibly new) cube, in the files
+  // PackCubes makes of each revision's rows, from runs of the fragments' rows in the order they
+  // were read: held when the rows fit in the memory limit, else spilled under _tmp/ (the same
+  // files either way). The commit drops the old blocks and recounts rows per cube.
+  std::vector<const FragmentMeta*> read_fragments;
+  for (uint32_t id : order) read_fragments.push_back(table->manifest().FindFragment(id));
+  ASSIGN_OR_RETURN(const uint64_t decoded, DecodedBytes(*table, read_fragments));
+  const uint64_t limit = config.memory_limit ? config.memory_limit : DefaultMemoryLimit();
+  std::optional<Temporaries> temporaries;
+  if (2 * decoded > limit) temporaries.emplace(table->store(), "optimize");
+  std::map<int, FileRuns> runs;
   for (auto& [rev_id, pool] : pools) {
-    Revision& rev = *meta.FindRevision(rev_id);
-    RETURN_IF_ERROR(ExtendCoords(&pool.placed, columns, rev.transforms));
-    ASSIGN_OR_RETURN(auto written, WriteCubes(table->store(), std::move(pool.placed), rev.tree, pool.cube_of_row, rev_id, meta, config));
+    const Revision& rev = *meta.FindRevision(rev_id);
+    std::vector<uint64_t> rows_of_cube(rev.tree.cubes().size(), 0);
+    for (uint32_t c : pool.cube_of_row) ++rows_of_cube[c];
+    runs.try_emplace(rev_id, table->store(), temporaries ? &*temporaries : nullptr, schema, rev.tree,
+                     PackCubes(rev.tree, rows_of_cube, std::max<uint64_t>(config.rows_per_file, 1)));
+    pool.points = {};
+  }
+  for (uint32_t id : order) {
+    ASSIGN_OR_RETURN(Batch rows, table->ReadFragment(*table->manifest().FindFragment(id), {}));
+    std::map<int, std::pair<Batch, std::vector<uint32_t>>> of_revision;  // this fragment's rows per revision
+    for (const Piece& piece : pieces_of[id]) {
+      if (piece.live_start + piece.rows > rows.num_rows()) {
+        return Status::Internal("optimize: fragment " + std::to_string(id) + " changed while it was read");
+      }
+      auto& [batch, cubes] = of_revision[piece.revision];
+      if (batch.num_columns() == 0) batch = Batch(schema);
+      for (size_t c = 0; c < schema.num_fields(); ++c) {
+        batch.mutable_column(c).AppendSlice(rows.column(c), piece.live_start, piece.rows);
+      }
+      const std::vector<uint32_t>& pool_cubes = pools[piece.revision].cube_of_row;
+      cubes.insert(cubes.end(), pool_cubes.begin() + std::ptrdiff_t(piece.pool_start),
+                   pool_cubes.begin() + std::ptrdiff_t(piece.pool_start + piece.rows));
+    }
+    for (auto& [rev_id, batch_cubes] : of_revision) {
+      RETURN_IF_ERROR(batch_cubes.first.Seal());
+      RETURN_IF_ERROR(runs.at(rev_id).Add(std::move(batch_cubes.first), batch_cubes.second));
+    }
+  }
+  pools.clear();
+  std::vector<WrittenFile> files;
+  for (auto& [rev_id, file_runs] : runs) {
+    const Revision& rev = *meta.FindRevision(rev_id);
+    // Held runs are written at once, as one Placed; spilled ones a fragment's rows at a time.
+    const uint64_t batch_rows = temporaries ? std::max<uint64_t>(config.rows_per_file, 1) : file_runs.rows();
+    ASSIGN_OR_RETURN(auto written, file_runs.Write(columns, rev.transforms, rev_id, meta, config, batch_rows, {}));
     for (auto& f : written) files.push_back(std::move(f));
   }
   const size_t rewritten = rewrite.size();

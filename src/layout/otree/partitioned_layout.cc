@@ -10,10 +10,10 @@
 #include <numeric>
 
 #include "common/thread_pool.h"
-#include "common/uuid.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
 #include "layout/otree/layout_parts.h"
+#include "layout/otree/spill.h"
 #include "table/manifest.h"
 
 namespace lakeindex::layout {
@@ -528,29 +528,6 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
 
 namespace {
 
-// The temporary objects of one layout run in this process, _tmp/layout-<uuid>-*: removed
-// when it ends, whether it succeeds or fails (a killed layout leaves them to vacuum).
-class Temporaries {
- public:
-  explicit Temporaries(ObjectStore* store)
-      : store_(store), prefix_(std::string(table::kTempDir) + "layout-" + NewUuid() + "-") {}
-  ~Temporaries() {
-    if (!names_.empty()) (void)store_->DeleteMany(names_);  // best effort: vacuum removes what stays
-  }
-  Temporaries(const Temporaries&) = delete;
-  Temporaries& operator=(const Temporaries&) = delete;
-  // A new object's path (to be written by the caller).
-  std::string Name(const std::string& leaf) {
-    names_.push_back(prefix_ + leaf);
-    return names_.back();
-  }
-
- private:
-  ObjectStore* store_;
-  std::string prefix_;
-  std::vector<std::string> names_;
-};
-
 // A part's points as one object: the coordinates of each dimension (uint32), then the weights
 // (double), in the machine's byte order (read back only by this process).
 Status WritePoints(ObjectStore* store, const std::string& path, const PartitionPoints& points) {
@@ -579,19 +556,6 @@ Result<PartitionPoints> ReadPoints(ObjectStore* store, const std::string& path, 
   out.weights.resize(rows);
   std::memcpy(out.weights.data(), at, rows * sizeof(double));
   return out;
-}
-
-// Spilled rows are read back once, by this process: fast settings, no page index or checksums.
-parquet::WriteOptions SpillWriteOptions() {
-  parquet::WriteOptions o;
-  o.fixed_width_zstd_level = -1;
-  o.row_group_rows = std::numeric_limits<size_t>::max();  // a row group per file's run, cut by hand
-  o.page_rows = size_t(1) << 16;
-  o.statistics = false;
-  o.page_index = false;
-  o.page_crc = false;
-  o.column_pool = ThreadPool::Default();
-  return o;
 }
 
 }  // namespace
@@ -628,7 +592,7 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   // Each part's points are computed once: held (keep_points), or spilled to a temporary object
   // and read back by every later pass.
   ObjectStore* store = table->store();
-  Temporaries temporaries(store);
+  parts::Temporaries temporaries(store, "layout");
   const size_t dims = options.columns.size();
   std::vector<PartitionPoints> held;
   std::vector<std::string> spilled;
@@ -806,93 +770,32 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   }
   const std::vector<std::vector<int>> files =
       parts::PackCubes(revision.tree, rows_of_cube, std::max<uint64_t>(options.write.rows_per_file, 1));
-  std::vector<uint32_t> file_of_cube(cubes.size(), 0);
-  for (size_t f = 0; f < files.size(); ++f) {
-    for (int c : files[f]) file_of_cube[size_t(c)] = uint32_t(f);
-  }
 
-  // Runs: each part's rows (every column and the weights) grouped by the file they go to, spilled
-  // as one Parquet object with a row group per file they reach (in file order).
+  // Runs: each part's rows (every column and the weights) spilled grouped by the file they go to.
   const Schema schema = parts::WithWeight(table->schema());
-  std::vector<std::string> runs;
-  std::vector<std::vector<int>> group_of_file(partitions.size(), std::vector<int>(files.size(), -1));
+  parts::FileRuns runs(store, &temporaries, schema, revision.tree, files);
   RETURN_IF_ERROR(each_part("sorting rows into files", [&](size_t p, const PartitionPoints& points) -> Status {
     std::vector<uint32_t> cubes_here;
     Tree tree = revision.tree;
     tree.Place(points.points(), &cubes_here);
     if (tree.cubes().size() != cubes.size()) return Status::Internal("layout: rows fell outside the tree built from them");
     ASSIGN_OR_RETURN(Batch rows, ReadPart(*table, partitions[p], {}));
-    parts::Placed placed;
-    placed.rows = parts::AddWeights(std::move(rows), options.seed, partitions[p].first_row);
-    if (placed.rows.num_rows() != cubes_here.size() || !(placed.rows.schema() == schema)) {
-      return Status::Internal("layout: a part's rows changed while it was read");
-    }
-    std::vector<uint32_t> file_of_row(cubes_here.size());
-    for (size_t i = 0; i < cubes_here.size(); ++i) file_of_row[i] = file_of_cube[cubes_here[i]];
-    cubes_here = {};
-    std::vector<size_t> start;
-    parts::GroupRows(&placed, file_of_row, files.size(), &start);
-    runs.push_back(temporaries.Name("rows-" + std::to_string(p) + ".parquet"));
-    ASSIGN_OR_RETURN(auto stream, table::DataFileStream::Open(store, schema, SpillWriteOptions(), runs.back()));
-    int group = 0;
-    for (size_t f = 0; f < files.size(); ++f) {
-      if (start[f + 1] == start[f]) continue;
-      RETURN_IF_ERROR(stream->writer()->Write(placed.rows, start[f], start[f + 1] - start[f]));
-      RETURN_IF_ERROR(stream->writer()->FlushRowGroup());
-      group_of_file[p][f] = group++;
-    }
-    return stream->Finish().status();
+    Batch weighted = parts::AddWeights(std::move(rows), options.seed, partitions[p].first_row);
+    if (weighted.num_rows() != cubes_here.size()) return Status::Internal("layout: a part's rows changed while it was read");
+    return runs.Add(std::move(weighted), cubes_here);
   }));
   held.clear();
 
   // Each file: its rows from every part's run, in part order (so each cube's rows are in table
-  // order, as in one piece), written as LayoutTable writes them.
+  // order, as in one piece), written as LayoutTable writes them, a batch of consecutive files of
+  // at most a part's rows (or one file) at a time.
   LayoutMeta meta = parts::MetaFor(options);
   ASSIGN_OR_RETURN(const std::vector<int> columns, meta.ColumnIndexes(schema));
-  std::vector<std::unique_ptr<parquet::ParquetReader>> readers;
-  for (const std::string& run : runs) {
-    ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(store, run));
-    readers.push_back(std::move(reader));
-  }
-  std::vector<int> all_columns(schema.num_fields());
-  std::iota(all_columns.begin(), all_columns.end(), 0);
-  // Files are written a batch at a time, a batch being consecutive files of at most a part's
-  // rows (or one file), in parallel as LayoutTable writes them.
-  std::vector<uint64_t> rows_of_file(files.size(), 0);
-  for (size_t f = 0; f < files.size(); ++f) {
-    for (int c : files[f]) rows_of_file[f] += rows_of_cube[size_t(c)];
-  }
   const uint64_t batch_rows = part_rows.empty() ? 1 : *std::max_element(part_rows.begin(), part_rows.end());
-  std::vector<parts::WrittenFile> written;
-  uint64_t rows_written = 0;
-  for (size_t first = 0, end = 0; first < files.size(); first = end) {
-    uint64_t rows = rows_of_file[first];
-    for (end = first + 1; end < files.size() && rows + rows_of_file[end] <= batch_rows;) rows += rows_of_file[end++];
-    progress("writing", rows_written);
-    std::vector<Batch> pieces;
-    for (size_t p = 0; p < readers.size(); ++p) {
-      for (size_t f = first; f < end; ++f) {
-        if (group_of_file[p][f] < 0) continue;
-        ASSIGN_OR_RETURN(Batch part_rows_of_file, readers[p]->ReadRowGroup(group_of_file[p][f], all_columns));
-        pieces.push_back(std::move(part_rows_of_file));
-      }
-    }
-    parts::Placed placed = parts::PlacedFromPieces(std::move(pieces), schema, {}, /*weights=*/false, 0);
-    RETURN_IF_ERROR(parts::ExtendCoords(&placed, columns, revision.transforms));
-    Tree tree = revision.tree;
-    std::vector<uint32_t> cube_of_batch_row;
-    tree.Place(placed.points(), &cube_of_batch_row);
-    if (cube_of_batch_row.size() != rows || tree.cubes().size() != cubes.size()) {
-      return Status::Internal("layout: spilled rows lost, gained or changed");
-    }
-    rows_written += rows;
-    const std::vector<std::vector<int>> batch(files.begin() + std::ptrdiff_t(first), files.begin() + std::ptrdiff_t(end));
-    ASSIGN_OR_RETURN(std::vector<parts::WrittenFile> out,
-                     parts::WriteCubes(store, std::move(placed), revision.tree, cube_of_batch_row, revision.id, meta,
-                                       options.write, &batch));
-    for (parts::WrittenFile& file : out) written.push_back(std::move(file));
-  }
-  readers.clear();
+  ASSIGN_OR_RETURN(std::vector<parts::WrittenFile> written,
+                   runs.Write(columns, revision.transforms, revision.id, meta, options.write, batch_rows,
+                              [&](uint64_t done) { progress("writing", done); }));
+  const uint64_t rows_written = runs.rows();
   if (rows_written != total_rows) {
     return Status::Internal("layout: wrote " + std::to_string(rows_written) + " rows of " + std::to_string(total_rows));
   }

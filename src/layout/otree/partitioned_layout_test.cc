@@ -259,6 +259,85 @@ TEST(PartitionedLayoutTest, AnAppendInChunksPlacesRowsAsInOnePiece) {
   EXPECT_EQ(whole->manifest().layout["revisions"].size(), 2u) << "the rows past the range started a revision";
 }
 
+// Twin OTree tables put through appends (small files, overfull cubes, a second revision) and
+// deletes, ready for optimize to rewrite most of their files.
+std::pair<std::unique_ptr<table::Table>, std::unique_ptr<table::Table>> TablesToOptimize(
+    std::shared_ptr<ObjectStore> second_store = NewMemoryStore()) {
+  const std::vector<Batch> batches = MakeBatches(3, 900, 51);
+  std::vector<Batch> more = MakeBatches(4, 600, 52, 100000);
+  more.push_back(MakeBatches(1, 250, 53, 200000, /*y_shift=*/5000)[0]);  // past the range: revision 2
+  std::unique_ptr<table::Table> out[2] = {MakeTable(batches), MakeTable(batches, std::move(second_store))};
+  for (auto& t : out) {
+    EXPECT_TRUE(LayoutTable(t.get(), XY(100)).ok());
+    table::WriteConfig config;
+    config.rows_per_file = 700;
+    config.memory_limit = 1;  // a chunk per batch: blocks in many small files
+    auto appended = AppendToLayout(t.get(), table::MemorySource(more[0].schema(), more).get(), config);
+    EXPECT_TRUE(appended.ok()) << appended.status().ToString();
+    t = table::Table::Open(t->shared_store()).value();
+    DeleteEvery(t.get(), 11, 2);
+  }
+  return {std::move(out[0]), std::move(out[1])};
+}
+
+// Optimize over its memory limit spills the rows it rewrites (a run per fragment read, under
+// _tmp/) and writes them back a file's rows at a time: the same files, blocks and rows as
+// holding them, and no temporary object left.
+TEST(PartitionedLayoutTest, AnOptimizeOverTheMemoryLimitWritesTheFilesOfOneInMemory) {
+  auto [held, spilled] = TablesToOptimize();
+  ASSERT_EQ(held->manifest().layout["revisions"].size(), 2u);
+  table::WriteConfig config;
+  config.rows_per_file = 1500;
+  auto a = OptimizeLayout(held.get(), config);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  config.memory_limit = 1;
+  auto b = OptimizeLayout(spilled.get(), config);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_GT(*a, 5u) << "optimize rewrote files";
+  EXPECT_EQ(*a, *b);
+  held = table::Table::Open(held->shared_store()).value();
+  spilled = table::Table::Open(spilled->shared_store()).value();
+  ExpectSameLayout(*held, *spilled, /*same_files=*/true);
+  auto meta = LoadLayout(held->manifest());
+  ASSERT_TRUE(meta.ok() && meta->has_value());
+  for (const Revision& rev : (*meta)->revisions) EXPECT_TRUE(rev.tree.Overfull(1.5).empty()) << "revision " << rev.id;
+}
+
+// A store failing one request of a spilling optimize (the 1st, 2nd, ... of each kind, then spread
+// out to the last): it fails, the table keeps its version and no temporary object is
+// left; then it succeeds as holding the rows does.
+TEST(PartitionedLayoutTest, AFailedRequestOfASpillingOptimizeLeavesTheTableAndNoTemporaries) {
+  auto [held, unused] = TablesToOptimize();
+  table::WriteConfig config;
+  config.rows_per_file = 1500;
+  ASSERT_TRUE(OptimizeLayout(held.get(), config).ok());
+  held = table::Table::Open(held->shared_store()).value();
+  config.memory_limit = 1;
+  for (StoreOp op : {StoreOp::kRead, StoreOp::kWrite, StoreOp::kCreate}) {
+    size_t failures = 0;
+    for (uint64_t k = 1; k <= 2000; k += 1 + k / 8) {
+      auto store = std::make_shared<InstrumentedStore>(NewMemoryStore());
+      auto t = TablesToOptimize(store).second;
+      const uint64_t version = t->version();
+      store->FailNth(op, k);
+      auto rewritten = OptimizeLayout(t.get(), config);
+      const bool failed_here = store->OpsSeen(op) >= k;
+      store->FailNth(op, 0);
+      if (!rewritten.ok()) {
+        SCOPED_TRACE("operation " + std::to_string(int(op)) + " #" + std::to_string(k) + ": " + rewritten.status().ToString());
+        ++failures;
+        EXPECT_TRUE(failed_here);
+        EXPECT_EQ(table::Table::LatestVersion(store.get()).value(), version) << "nothing committed";
+        EXPECT_EQ(Temporaries(*t), 0u);
+        continue;
+      }
+      ExpectSameLayout(*held, *table::Table::Open(store).value(), /*same_files=*/true);
+      if (!failed_here) break;  // every request of this kind has failed once
+    }
+    EXPECT_GE(failures, 1u) << "operation " << int(op) << ": optimize makes such requests";
+  }
+}
+
 // A source whose batches end in an error (bad input further on in a file).
 class FailingSource : public table::BatchSource {
  public:

@@ -1,0 +1,83 @@
+// Spilling for the layout work that does not fit in memory (issue 21): temporary objects under the
+// table's `_tmp/`, and rows on their way to the data files PackCubes groups a tree's cubes into,
+// held or spilled as runs and written back a batch of files at a time. Used by the partitioned
+// layout (partitioned_layout.cc) and by OptimizeLayout (layout_writer.cc), so that both write the
+// files the in-memory path writes.
+// Internal to layout/. Thread safety: one caller per object.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "format/parquet/reader.h"
+#include "format/parquet/writer.h"
+#include "layout/otree/layout_parts.h"
+
+namespace lakeindex::layout::parts {
+
+// The temporary objects of one run of a command in this process, `_tmp/<kind>-<uuid>-*`: removed
+// when it ends, whether it succeeds or fails (a killed command leaves them to vacuum).
+class Temporaries {
+ public:
+  Temporaries(ObjectStore* store, const std::string& kind);
+  ~Temporaries();
+  Temporaries(const Temporaries&) = delete;
+  Temporaries& operator=(const Temporaries&) = delete;
+  // A new object's path (to be written by the caller), unique among this object's.
+  std::string Name(const std::string& leaf);
+
+ private:
+  ObjectStore* store_;
+  std::string prefix_;
+  std::vector<std::string> names_;
+};
+
+// Spilled rows are read back once, by this process: fast settings, no page index or checksums, a
+// row group only where the caller cuts one.
+parquet::WriteOptions SpillWriteOptions();
+
+// Rows of `schema` (with `_lakeindex_weight`) going to `files` (PackCubes' grouping of the cubes of
+// `tree`), added as runs in the order the in-memory path would hold them. A run is spilled as a
+// Parquet object with a row group per file it has rows for and the rows' cubes in a last column,
+// or held as it is when `temporaries` is null. Write() then writes each file from its rows of
+// every run, in run order: the rows of each cube in the order they were added, as WriteCubes
+// writes them from one Placed.
+class FileRuns {
+ public:
+  FileRuns(ObjectStore* store, Temporaries* temporaries, Schema schema, const otree::Tree& tree,
+           std::vector<std::vector<int>> files);
+  // The next run: `rows` (of the schema) whose cubes are cube_of_row (indexes into the tree's cubes,
+  // each in one of the files).
+  Status Add(Batch rows, const std::vector<uint32_t>& cube_of_row);
+  uint64_t rows() const { return rows_; }
+  // Writes the files, consecutive ones of at most batch_rows rows together (or one file alone), as
+  // blocks of `revision` (WriteCubes with the grouping given); `columns` are the layout columns'
+  // schema indexes, `transforms` their transformations. progress(rows written so far) before each
+  // batch. The runs are gone afterwards.
+  Result<std::vector<WrittenFile>> Write(const std::vector<int>& columns, const std::vector<otree::Transform>& transforms,
+                                         int revision, const LayoutMeta& meta, const table::WriteConfig& config,
+                                         uint64_t batch_rows, const std::function<void(uint64_t)>& progress);
+
+ private:
+  struct Run {
+    std::string path;                 // spilled; empty when held
+    std::vector<int> group_of_file;   // row group per file, -1 for none
+    Batch rows;                       // held: grouped by file
+    std::vector<uint32_t> cubes;      // held: the rows' cubes
+    std::vector<size_t> start;        // held: where each file's rows start
+  };
+  ObjectStore* store_;
+  Temporaries* temporaries_;
+  Schema schema_;
+  const otree::Tree& tree_;
+  std::vector<std::vector<int>> files_;
+  std::vector<uint32_t> file_of_cube_;
+  std::vector<uint64_t> rows_of_file_;
+  std::vector<Run> runs_;
+  uint64_t rows_ = 0;
+};
+
+}  // namespace lakeindex::layout::parts
