@@ -105,6 +105,13 @@ class ObjectStore {
   // cannot stream; the local store streams to a temporary file.
   virtual Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path);
 
+  // Removes what writers that can no longer finish left under `prefix`, last touched before
+  // `cutoff_ms` (ms since the epoch), and returns their names (for messages, not keys): the local
+  // store's hidden temporary files of processes that are gone (a write killed mid-object); S3's
+  // unfinished multipart uploads. The default (stores whose unfinished writes leave nothing)
+  // removes nothing. `vacuum` calls it.
+  virtual Result<std::vector<std::string>> RemoveAbandonedWrites(std::string_view prefix, int64_t cutoff_ms);
+
   // Human-readable root for messages ("/data/t1", "memory://").
   virtual std::string Describe() const = 0;
   // Whether each request costs a network round trip (S3, or a store with injected latency):
@@ -175,6 +182,7 @@ class InstrumentedStore : public ObjectStore {
   // then the base store's DeleteMany.
   Status DeleteMany(const std::vector<std::string>& paths) override;
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path) override;
+  Result<std::vector<std::string>> RemoveAbandonedWrites(std::string_view prefix, int64_t cutoff_ms) override;
   std::string Describe() const override;
   bool remote() const override { return latency_us_.load() > 0 || base_->remote(); }
 

@@ -180,6 +180,12 @@ Status InstrumentedStore::DeleteMany(const std::vector<std::string>& paths) {
   return base_->DeleteMany(paths);
 }
 
+Result<std::vector<std::string>> InstrumentedStore::RemoveAbandonedWrites(std::string_view prefix, int64_t cutoff_ms) {
+  Busy busy(this);
+  RETURN_IF_ERROR(Before(StoreOp::kDelete, prefix));
+  return base_->RemoveAbandonedWrites(prefix, cutoff_ms);
+}
+
 // Passes appends through uncounted; Close is the one kWrite request of the object (see the
 // header), so an injected failure there abandons the base writer and publishes nothing.
 class InstrumentedStore::Writer final : public ObjectWriter {

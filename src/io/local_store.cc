@@ -13,6 +13,7 @@
 // changing the tree concurrently.
 
 #include <dirent.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -290,19 +291,34 @@ class LocalStore final : public ObjectStore {
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override {
     RETURN_IF_ERROR(ValidateObjectPrefix(prefix));
     std::vector<ObjectInfo> out;
-    // Start at the deepest directory the prefix names completely.
-    const size_t slash = prefix.rfind('/');
-    std::string start_key;
-    std::string start_dir = root_;
-    if (slash != std::string_view::npos) {
-      start_key = std::string(prefix.substr(0, slash));
-      ASSIGN_OR_RETURN(start_dir, Resolve(start_key));
-      start_key += '/';
-    }
-    RETURN_IF_ERROR(Walk(start_dir, start_key, prefix, &out));
+    RETURN_IF_ERROR(WalkPrefix(prefix, &out, nullptr));
     std::sort(out.begin(), out.end(),
               [](const ObjectInfo& a, const ObjectInfo& b) { return a.path < b.path; });
     return out;
+  }
+
+  // A temporary file ".tmp-<pid>-<random>" is abandoned when no process <pid> runs here: its
+  // writer was killed (or the machine restarted) before it renamed the file. A file of a live
+  // process, or of a pid reused since, stays.
+  Result<std::vector<std::string>> RemoveAbandonedWrites(std::string_view prefix, int64_t cutoff_ms) override {
+    RETURN_IF_ERROR(ValidateObjectPrefix(prefix));
+    std::vector<ObjectInfo> objects, temps;
+    RETURN_IF_ERROR(WalkPrefix(prefix, &objects, &temps));
+    std::vector<std::string> removed;
+    for (const ObjectInfo& t : temps) {
+      const std::string_view name = std::string_view(t.path).substr(t.path.rfind('/') + 1);
+      const std::string_view rest = name.substr(kTempObjectPrefix.size());
+      const long pid = std::strtol(std::string(rest.substr(0, rest.find('-'))).c_str(), nullptr, 10);
+      if (pid <= 0 || t.mtime_ms > cutoff_ms || pid == long(::getpid())) continue;
+      if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
+      const std::string full = root_ + "/" + t.path;
+      if (::unlink(full.c_str()) != 0) {
+        if (errno == ENOENT) continue;
+        return IOErrorFor("unlink", full, errno);
+      }
+      removed.push_back(t.path);
+    }
+    return removed;
   }
 
   Status Delete(std::string_view path) override {
@@ -432,8 +448,24 @@ class LocalStore final : public ObjectStore {
   // Appends the objects under directory `dir` (whose key prefix is `key_prefix`) that start
   // with `prefix`. Symlinked files that resolve under the root are listed; symlinked
   // directories are not descended into (no cycles).
+  // Walk from the deepest directory `prefix` names completely.
+  Status WalkPrefix(std::string_view prefix, std::vector<ObjectInfo>* out, std::vector<ObjectInfo>* temps) const {
+    const size_t slash = prefix.rfind('/');
+    std::string start_key;
+    std::string start_dir = root_;
+    if (slash != std::string_view::npos) {
+      start_key = std::string(prefix.substr(0, slash));
+      ASSIGN_OR_RETURN(start_dir, Resolve(start_key));
+      start_key += '/';
+    }
+    return Walk(start_dir, start_key, prefix, out, temps);
+  }
+
+  // Adds the objects under `dir` (named key_prefix + ...) whose keys start with `prefix` to
+  // *out, and, when `temps` is given, the temporary files there (named by their path under the
+  // root) to *temps.
   Status Walk(const std::string& dir, const std::string& key_prefix, std::string_view prefix,
-              std::vector<ObjectInfo>* out) const {
+              std::vector<ObjectInfo>* out, std::vector<ObjectInfo>* temps = nullptr) const {
     std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), &::closedir);
     if (!d) {
       if (errno == ENOENT || errno == ENOTDIR) return Status::OK();
@@ -447,7 +479,7 @@ class LocalStore final : public ObjectStore {
         break;
       }
       std::string_view name(entry->d_name);
-      if (name == "." || name == ".." || name.starts_with(kTempObjectPrefix)) continue;
+      if (name == "." || name == ".." || (temps == nullptr && name.starts_with(kTempObjectPrefix))) continue;
       std::string key = key_prefix + std::string(name);
       std::string full = dir + "/" + std::string(name);
       struct stat st;
@@ -455,10 +487,14 @@ class LocalStore final : public ObjectStore {
         if (errno == ENOENT) continue;  // deleted while listing
         return IOErrorFor("lstat", full, errno);
       }
+      if (name.starts_with(kTempObjectPrefix)) {
+        if (S_ISREG(st.st_mode)) temps->push_back(ObjectInfo{std::move(key), uint64_t(st.st_size), MtimeMillis(st)});
+        continue;
+      }
       if (S_ISDIR(st.st_mode)) {
         std::string sub = key + "/";
         if (sub.starts_with(prefix) || prefix.starts_with(sub)) {
-          RETURN_IF_ERROR(Walk(full, sub, prefix, out));
+          RETURN_IF_ERROR(Walk(full, sub, prefix, out, temps));
         }
         continue;
       }

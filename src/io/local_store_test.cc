@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <signal.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -6,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,47 @@ std::vector<std::string> TempFiles(const std::string& root) {
     if (entry.path().filename().string().starts_with(".tmp-")) out.push_back(entry.path());
   }
   return out;
+}
+
+// A process killed mid-write leaves its hidden temporary file, which no listing shows; only
+// RemoveAbandonedWrites finds it, and removes it once its process is gone and it is older than
+// the cutoff. A live writer's file (this process's) stays.
+TEST_F(LocalStoreTest, AKilledWritersTemporaryFileIsRemovedOnceItsProcessIsGone) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto opened = OpenLocalStore(root_);
+    if (!opened.ok()) ::_exit(3);
+    auto writer = (*opened)->OpenWriter("data/big.parquet");
+    if (!writer.ok() || !(*writer)->Append(std::string(1 << 20, 'x')).ok()) ::_exit(2);
+    ::kill(::getpid(), SIGKILL);  // mid-object
+    ::_exit(1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  auto mine = store_->OpenWriter("_tmp/live.parquet");
+  ASSERT_TRUE(mine.ok());
+  ASSERT_TRUE((*mine)->Append("still writing").ok());
+  ASSERT_EQ(TempFiles(root_).size(), 2u);
+  EXPECT_TRUE(store_->List("").value().empty()) << "listings hide temporary files";
+
+  // Not yet past the cutoff: stays.
+  auto removed = store_->RemoveAbandonedWrites("", 0);
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_TRUE(removed->empty());
+  // Another prefix: stays.
+  removed = store_->RemoveAbandonedWrites("_tmp/", std::numeric_limits<int64_t>::max());
+  ASSERT_TRUE(removed.ok());
+  EXPECT_TRUE(removed->empty());
+  removed = store_->RemoveAbandonedWrites("", std::numeric_limits<int64_t>::max());
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  ASSERT_EQ(removed->size(), 1u);
+  EXPECT_TRUE(removed->front().starts_with("data/.tmp-" + std::to_string(pid) + "-")) << removed->front();
+  ASSERT_EQ(TempFiles(root_).size(), 1u) << "the live writer's file stays";
+  ASSERT_TRUE((*mine)->Close().ok());
+  EXPECT_EQ(store_->List("_tmp/").value().size(), 1u);
+  EXPECT_TRUE(TempFiles(root_).empty());
 }
 
 TEST_F(LocalStoreTest, StreamedWriterUsesOneTempFileAndRemovesItOnEveryEnd) {

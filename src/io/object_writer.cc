@@ -72,6 +72,10 @@ Result<std::string> ObjectStore::ReadBounded(std::string_view path, uint64_t max
   return Read(path);
 }
 
+Result<std::vector<std::string>> ObjectStore::RemoveAbandonedWrites(std::string_view, int64_t) {
+  return std::vector<std::string>{};
+}
+
 Status ObjectStore::DeleteMany(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) RETURN_IF_ERROR(Delete(path));
   return Status::OK();

@@ -414,6 +414,42 @@ class S3Store final : public ObjectStore {
     return out;
   }
 
+  // A streamed object killed before it completed is an unfinished multipart upload: its parts
+  // stay (and are billed) until aborted. Those under `prefix` started before the cutoff are
+  // aborted (ListMultipartUploads, then AbortMultipartUpload each).
+  Result<std::vector<std::string>> RemoveAbandonedWrites(std::string_view prefix, int64_t cutoff_ms) override {
+    RETURN_IF_ERROR(ValidateObjectPrefix(prefix));
+    const std::string root = config_.location.prefix.empty() ? "" : config_.location.prefix + "/";
+    std::vector<std::pair<std::string, std::string>> doomed;  // (path, upload id)
+    std::string key_marker, id_marker;
+    for (int page = 0; page < 1000000; ++page) {
+      Call call{"GET", "", {{"uploads", ""}, {"prefix", root + std::string(prefix)}, {"encoding-type", "url"}}, {}, {}};
+      if (!key_marker.empty()) call.query.emplace_back("key-marker", key_marker);
+      if (!id_marker.empty()) call.query.emplace_back("upload-id-marker", id_marker);
+      ASSIGN_OR_RETURN(http::Response resp, Send(call));
+      if (resp.status != 200) return Unexpected(call, resp);
+      for (const std::string& item : XmlValues(resp.body, "Upload")) {
+        const std::string key = UrlDecode(XmlValue(item, "Key"));
+        const int64_t started = ParseIsoMillis(XmlValue(item, "Initiated"));
+        if (key.rfind(root, 0) != 0 || started == 0 || started > cutoff_ms) continue;
+        doomed.emplace_back(key.substr(root.size()), XmlValue(item, "UploadId"));
+      }
+      if (XmlValue(resp.body, "IsTruncated") != "true") break;
+      key_marker = UrlDecode(XmlValue(resp.body, "NextKeyMarker"));
+      id_marker = XmlValue(resp.body, "NextUploadIdMarker");
+      if (key_marker.empty()) return Status::IOError(What(call) + ": truncated listing without a next marker");
+    }
+    std::vector<std::string> removed;
+    for (const auto& [path, id] : doomed) {
+      if (!ValidateObjectPath(path).ok() || id.empty()) continue;  // not one of ours to name
+      Call call{"DELETE", path, {{"uploadId", id}}, {}, {}};
+      ASSIGN_OR_RETURN(http::Response resp, Send(call));
+      if (resp.status != 204 && resp.status != 200 && resp.status != 404) return Unexpected(call, resp);
+      removed.push_back(path + " (unfinished upload)");
+    }
+    return removed;
+  }
+
   Status Delete(std::string_view path) override {
     RETURN_IF_ERROR(ValidateObjectPath(path));
     Call call{"DELETE", std::string(path), {}, {}, {}};

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <thread>
 
 #include "io/store_conformance.h"
@@ -117,6 +118,39 @@ TEST(S3StoreTest, ListFollowsContinuationTokensAndDeleteManyBatches) {
             "0\n");
   EXPECT_TRUE((*counted)->DeleteMany({}).ok());
   EXPECT_TRUE((*counted)->DeleteMany({"../escape"}).IsInvalidArgument());
+}
+
+// A writer killed mid-object leaves an unfinished multipart upload (made here with boto3):
+// RemoveAbandonedWrites aborts those under the table's prefix started before the cutoff, and
+// boto3 then lists none there; another prefix's stays.
+TEST(S3StoreTest, UnfinishedUploadsAreAbortedPastTheCutoff) {
+  const std::string prefix = FreshPrefix(), other = FreshPrefix();
+  auto store = MotoStore(prefix);
+  const std::string bucket = kBucket;
+  for (const std::string& key : {prefix + "/data/killed.parquet", prefix + "/_tmp/x/run.parquet", other + "/data/y"}) {
+    Boto3("u = s3.create_multipart_upload(Bucket='" + bucket + "', Key='" + key + "')\n"
+          "s3.upload_part(Bucket='" + bucket + "', Key='" + key + "', UploadId=u['UploadId'], PartNumber=1, Body=b'x' * 1000)");
+  }
+  const std::string count = "r = s3.list_multipart_uploads(Bucket='" + bucket + "', Prefix='%s/')\nprint(len(r.get('Uploads', [])))";
+  auto uploads = [&](const std::string& p) {
+    std::string code = count;
+    code.replace(code.find("%s"), 2, p);
+    return Boto3(code);
+  };
+  ASSERT_EQ(uploads(prefix), "2\n");
+  auto removed = store->RemoveAbandonedWrites("", 0);  // all started after the cutoff
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_TRUE(removed->empty());
+  removed = store->RemoveAbandonedWrites("_tmp/", std::numeric_limits<int64_t>::max());
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  ASSERT_EQ(removed->size(), 1u);
+  EXPECT_EQ(removed->front(), "_tmp/x/run.parquet (unfinished upload)");
+  removed = store->RemoveAbandonedWrites("", std::numeric_limits<int64_t>::max());
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  ASSERT_EQ(removed->size(), 1u);
+  EXPECT_EQ(removed->front(), "data/killed.parquet (unfinished upload)");
+  EXPECT_EQ(uploads(prefix), "0\n");
+  EXPECT_EQ(uploads(other), "1\n") << "another table's upload stays";
 }
 
 TEST(S3StoreTest, StreamedWritesUseMultipartUploads) {

@@ -961,6 +961,10 @@ Result<std::vector<std::string>> Table::Vacuum(int64_t older_than_ms) const {
     }
   }
   RETURN_IF_ERROR(store_->DeleteMany(removed));  // on S3, 1,000 a request
+  // What killed writers left where no listing shows it (a local store's hidden temporary files,
+  // S3's unfinished uploads), past the same grace.
+  ASSIGN_OR_RETURN(std::vector<std::string> abandoned, store_->RemoveAbandonedWrites("", cutoff));
+  removed.insert(removed.end(), abandoned.begin(), abandoned.end());
   return removed;
 }
 
