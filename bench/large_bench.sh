@@ -9,7 +9,8 @@
 # OTree on (x, y) at --memory-limit LARGE_MEMORY_LIMIT (2G) right after create (no index to
 # rebuild, so its time compares with DuckDB's), beside DuckDB's sorted COPY of the same rows at the
 # same memory_limit, its peak temporary space sampled (_tmp/, every 0.5 s), a 1% sample of it,
-# and an append of a tenth more rows into the tree at the same limit; the indexes are built on
+# and an append of a tenth more rows into the tree at the same limit, optimize and a layout on
+# (x, y, z) at the same limit; the indexes are built on
 # the laid-out table and the spot checks run on it.
 # Results: bench/data/large_bench.jsonl (one line per step) and a markdown table on stdout.
 set -euo pipefail
@@ -84,7 +85,9 @@ if [[ ${LARGE_LAYOUT:-1} = 1 ]]; then
   more=$data/more-$((rows / 10)).parquet
   [[ -f $more ]] || "$cli" gen --rows $((rows / 10)) --seed 7 --output "$more" >/dev/null
   step "append $((rows / 10)) rows into the tree --memory-limit $limit" "$cli" append "$table" --from "$more" --memory-limit "$limit"
-  step "optimize" "$cli" optimize "$table"
+  step "optimize --memory-limit $limit" "$cli" optimize "$table" --memory-limit "$limit"
+  # The same rows as an OTree on three columns (the weights kept).
+  step "layout otree x,y,z --memory-limit $limit" "$cli" layout "$table" --otree x,y,z --memory-limit "$limit"
 fi
 step "btree on score" "$cli" index create "$table" --column score --type btree
 step "zone map on ts" "$cli" index create "$table" --column ts --type zonemap

@@ -14,9 +14,12 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "lakeindex/status.h"
 
 namespace lakeindex {
 
@@ -52,6 +55,24 @@ void ParallelFor(ThreadPool* pool, size_t n, const std::function<void(size_t)>& 
 // on up to max_threads threads of its own (the caller's included), so that n requests take about
 // one round trip and not n / cores. Not for CPU-bound work.
 void ParallelForThreads(size_t n, size_t max_threads, const std::function<void(size_t)>& fn);
+// Runs consume(i, prepare(i)) for i = 0 .. n-1 in order, prepare(i + 1) running on a thread of
+// its own meanwhile: reading the next piece of work while this one is written (at most two
+// prepared values exist at once). The first error ends it, once the step in flight has finished.
+// prepare: Result<T>(size_t); consume: Status(size_t, T).
+template <typename T, typename Prepare, typename Consume>
+Status Pipelined(size_t n, const Prepare& prepare, const Consume& consume) {
+  if (n == 0) return Status::OK();
+  auto start = [&](size_t i) { return std::async(std::launch::async, [&prepare, i] { return prepare(i); }); };
+  std::future<Result<T>> next = start(0);
+  for (size_t i = 0; i < n; ++i) {
+    Result<T> ready = next.get();
+    if (!ready.ok()) return ready.status();
+    if (i + 1 < n) next = start(i + 1);
+    RETURN_IF_ERROR(consume(i, std::move(ready).value()));  // on an error, next's destructor waits for it
+  }
+  return Status::OK();
+}
+
 // Requests a reader sends together to a remote store.
 inline constexpr size_t kRemoteFanOut = 16;
 

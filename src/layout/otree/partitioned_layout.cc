@@ -774,15 +774,25 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   // Runs: each part's rows (every column and the weights) spilled grouped by the file they go to.
   const Schema schema = parts::WithWeight(table->schema());
   parts::FileRuns runs(store, &temporaries, schema, revision.tree, files);
-  RETURN_IF_ERROR(each_part("sorting rows into files", [&](size_t p, const PartitionPoints& points) -> Status {
+  // A part's rows with their weights and cubes: the next part's are read while one is spilled.
+  using PlacedPart = std::pair<Batch, std::vector<uint32_t>>;
+  auto place_part = [&](size_t p) -> Result<PlacedPart> {
+    PartitionPoints read_points;
+    if (!keep_points) {
+      ASSIGN_OR_RETURN(read_points, ReadPoints(store, spilled[p], dims, part_rows[p]));
+    }
     std::vector<uint32_t> cubes_here;
     Tree tree = revision.tree;
-    tree.Place(points.points(), &cubes_here);
+    tree.Place((keep_points ? held[p] : read_points).points(), &cubes_here);
     if (tree.cubes().size() != cubes.size()) return Status::Internal("layout: rows fell outside the tree built from them");
     ASSIGN_OR_RETURN(Batch rows, ReadPart(*table, partitions[p], {}));
     Batch weighted = parts::AddWeights(std::move(rows), options.seed, partitions[p].first_row);
     if (weighted.num_rows() != cubes_here.size()) return Status::Internal("layout: a part's rows changed while it was read");
-    return runs.Add(std::move(weighted), cubes_here);
+    return PlacedPart(std::move(weighted), std::move(cubes_here));
+  };
+  RETURN_IF_ERROR(Pipelined<PlacedPart>(partitions.size(), place_part, [&](size_t p, PlacedPart placed) {
+    progress("sorting rows into files", partitions[p].first_row);
+    return runs.Add(std::move(placed.first), placed.second);
   }));
   held.clear();
 

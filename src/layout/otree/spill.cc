@@ -23,7 +23,8 @@ std::string Temporaries::Name(const std::string& leaf) {
 
 parquet::WriteOptions SpillWriteOptions() {
   parquet::WriteOptions o;
-  o.fixed_width_zstd_level = -1;
+  o.codec = parquet::Codec::kLz4Raw;  // read back once: the fastest codec that still halves them
+  o.dictionary = false;
   o.row_group_rows = std::numeric_limits<size_t>::max();  // a row group per file's run, cut by hand
   o.page_rows = size_t(1) << 16;
   o.statistics = false;
@@ -117,12 +118,18 @@ Result<std::vector<WrittenFile>> FileRuns::Write(const std::vector<int>& columns
   }
   std::vector<int> spilled_columns(schema_.num_fields() + 1);
   std::iota(spilled_columns.begin(), spilled_columns.end(), 0);
-  std::vector<WrittenFile> written;
-  uint64_t rows_written = 0;
+  // Batches of consecutive files; the next batch's rows are read while one is written.
+  std::vector<std::pair<size_t, size_t>> batches;
   for (size_t first = 0, end = 0; first < files_.size(); first = end) {
     uint64_t rows = rows_of_file_[first];
     for (end = first + 1; end < files_.size() && rows + rows_of_file_[end] <= batch_rows;) rows += rows_of_file_[end++];
-    if (progress) progress(rows_written);
+    batches.emplace_back(first, end);
+  }
+  using BatchRows = std::pair<Placed, std::vector<uint32_t>>;  // the rows and their cubes
+  auto read_batch = [&](size_t b) -> Result<BatchRows> {
+    const auto [first, end] = batches[b];
+    uint64_t rows = 0;
+    for (size_t f = first; f < end; ++f) rows += rows_of_file_[f];
     // The batch's rows from every run in run order, each run's in file order.
     std::vector<Batch> pieces;
     std::vector<uint32_t> cube_of_row;
@@ -149,17 +156,26 @@ Result<std::vector<WrittenFile>> FileRuns::Write(const std::vector<int>& columns
       }
     }
     if (cube_of_row.size() != rows) {
-      return Status::Internal("layout: spilled rows lost or gained: " + std::to_string(cube_of_row.size()) + " read for files " +
-                              std::to_string(first) + ".." + std::to_string(end) + " of " + std::to_string(rows));
+      return Status::Internal("layout: spilled rows lost or gained: " + std::to_string(cube_of_row.size()) +
+                              " read for files " + std::to_string(first) + ".." + std::to_string(end) + " of " +
+                              std::to_string(rows));
     }
     Placed placed = PlacedFromPieces(std::move(pieces), schema_, {}, /*weights=*/false, 0);
     RETURN_IF_ERROR(ExtendCoords(&placed, columns, transforms));
+    return BatchRows(std::move(placed), std::move(cube_of_row));
+  };
+  std::vector<WrittenFile> written;
+  uint64_t rows_written = 0;
+  RETURN_IF_ERROR(Pipelined<BatchRows>(batches.size(), read_batch, [&](size_t b, BatchRows read) -> Status {
+    const auto [first, end] = batches[b];
+    if (progress) progress(rows_written);
+    rows_written += read.second.size();
     const std::vector<std::vector<int>> batch(files_.begin() + std::ptrdiff_t(first), files_.begin() + std::ptrdiff_t(end));
     ASSIGN_OR_RETURN(std::vector<WrittenFile> out,
-                     WriteCubes(store_, std::move(placed), tree_, cube_of_row, revision, meta, config, &batch));
+                     WriteCubes(store_, std::move(read.first), tree_, read.second, revision, meta, config, &batch));
     for (WrittenFile& file : out) written.push_back(std::move(file));
-    rows_written += rows;
-  }
+    return Status::OK();
+  }));
   runs_.clear();
   if (rows_written != rows_) {
     return Status::Internal("layout: wrote " + std::to_string(rows_written) + " rows of " + std::to_string(rows_));
