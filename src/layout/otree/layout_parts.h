@@ -109,6 +109,18 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
                                             const std::vector<uint32_t>& cube_of_row, int revision,
                                             const LayoutMeta& meta, const table::WriteConfig& config,
                                             const std::vector<std::vector<int>>* files = nullptr);
+// The parquet options of layout files: row groups cut only where the writer flushes them (one
+// per block), pages of page_rows, the page index's bounds for the layout `columns` only.
+parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
+                                        uint64_t page_rows);
+// The comparison layouts' row order (kind sort | zorder | hilbert): rows by OrderKey of their
+// coordinates, a stable sort (equal keys keep their order), and for `sort` equal first
+// coordinates ordered by the columns' values. Returns the rows' indexes in that order.
+std::vector<uint32_t> CurveOrder(const Placed& placed, const std::vector<int>& columns, const std::string& kind);
+// A point's key in that order: the Z-order or Hilbert key, or for `sort` its first coordinate;
+// its significant bits are the low OrderKeyBits(dims, kind).
+uint64_t OrderKey(const uint32_t* coords, int dims, const std::string& kind);
+int OrderKeyBits(int dims, const std::string& kind);
 // Commits a layout change made against the table's version: fragments `removed` go, `files`
 // come in, the layout becomes `meta` plus the blocks of `files`. Conflict if another writer
 // committed in between. `before_commit` (may be empty) runs last on the manifest (WriteConfig).

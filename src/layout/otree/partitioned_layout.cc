@@ -163,7 +163,7 @@ Result<Batch> ReadOrTake(const table::Table& table, const LayoutOptions& options
 
 Result<std::vector<ColumnSample>> SampleLayoutColumns(const table::Table& table, const LayoutOptions& options,
                                                       const LayoutPartition& part, const Batch* read) {
-  RETURN_IF_ERROR(CheckOTree(table, options));
+  RETURN_IF_ERROR(parts::CheckColumns(table.schema(), options));  // any kind: the comparison layouts fit theirs so too
   std::vector<int> columns = PointColumns(table.schema(), options);
   columns.resize(options.columns.size());  // no weights needed here
   ASSIGN_OR_RETURN(Batch rows, ReadOrTake(table, options, part, read, columns));
@@ -178,7 +178,7 @@ Result<std::vector<ColumnSample>> SampleLayoutColumns(const table::Table& table,
 
 Result<std::vector<Transform>> FitPartitionedTransforms(const table::Table& table, const LayoutOptions& options,
                                                         const std::vector<std::vector<ColumnSample>>& parts) {
-  RETURN_IF_ERROR(CheckOTree(table, options));
+  RETURN_IF_ERROR(parts::CheckColumns(table.schema(), options));
   std::vector<Transform> out;
   for (size_t d = 0; d < options.columns.size(); ++d) {
     const Field& field = table.schema().field(size_t(table.schema().FindField(options.columns[d])));
@@ -811,6 +811,154 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   }
   progress("committing", total_rows);
   return CommitLayoutFiles(table, options, std::move(revision), std::move(written), rows_written);
+}
+
+Result<LayoutReport> LayoutOrderedPartitioned(table::Table* table, const LayoutOptions& options, size_t parts) {
+  RETURN_IF_ERROR(parts::CheckColumns(table->schema(), options));
+  if (options.kind == "otree") return Status::InvalidArgument("an OTree is laid out in parts by LayoutTablePartitioned");
+  const uint64_t total_rows = table->manifest().total_rows();
+  auto progress = [&](const std::string& step, uint64_t done) {
+    if (options.progress) options.progress(step, done, total_rows);
+  };
+  const std::vector<LayoutPartition> partitions = PartitionFragments(*table, parts);
+  std::vector<uint64_t> part_rows;
+  for (const LayoutPartition& part : partitions) part_rows.push_back(PartRows(*table, part));
+  std::vector<std::vector<ColumnSample>> samples;
+  for (const LayoutPartition& part : partitions) {
+    progress("sampling", part.first_row);
+    ASSIGN_OR_RETURN(auto sample, SampleLayoutColumns(*table, options, part));
+    samples.push_back(std::move(sample));
+  }
+  ASSIGN_OR_RETURN(const std::vector<Transform> transforms, FitPartitionedTransforms(*table, options, samples));
+  samples.clear();
+  // The rows as LayoutTable reads them: every column but an earlier OTree's weights.
+  std::vector<int> read_columns;
+  const int weight = table->schema().FindField(kWeightColumn);
+  for (int c = 0; c < int(table->schema().num_fields()); ++c) {
+    if (c != weight) read_columns.push_back(c);
+  }
+  const Schema schema = table->ReadSchema(read_columns);
+  LayoutMeta meta = parts::MetaFor(options);
+  ASSIGN_OR_RETURN(const std::vector<int> columns, meta.ColumnIndexes(schema));
+  std::vector<int> table_columns;  // the layout columns in the table
+  for (const std::string& name : options.columns) table_columns.push_back(table->schema().FindField(name));
+  const int dims = int(columns.size());
+  const int shift = std::max(0, parts::OrderKeyBits(dims, options.kind) - 16);
+  // The order key's 16-bit prefix of each row of `rows` (whose columns `at` are the layout columns).
+  auto prefixes = [&](const Batch& rows, const std::vector<int>& at) {
+    std::vector<std::vector<uint32_t>> coords(size_t(dims), std::vector<uint32_t>(rows.num_rows()));
+    ParallelFor(ThreadPool::Default(), size_t(dims), [&](size_t d) { transforms[d].Coords(rows.column(size_t(at[d])), coords[d].data()); });
+    std::vector<uint32_t> out(rows.num_rows());
+    for (size_t i = 0; i < out.size(); ++i) {
+      uint32_t p[otree::kMaxDims];
+      for (int d = 0; d < dims; ++d) p[d] = coords[size_t(d)][i];
+      out[i] = uint32_t(parts::OrderKey(p, dims, options.kind) >> shift);
+    }
+    return out;
+  };
+
+  // Key ranges: consecutive prefixes of at most a part's rows together.
+  std::vector<uint64_t> histogram(size_t(1) << 16, 0);
+  std::vector<int> local_columns(static_cast<size_t>(dims));
+  std::iota(local_columns.begin(), local_columns.end(), 0);
+  for (const LayoutPartition& part : partitions) {
+    progress("counting keys", part.first_row);
+    ASSIGN_OR_RETURN(Batch rows, ReadPart(*table, part, table_columns));
+    for (uint32_t prefix : prefixes(rows, local_columns)) ++histogram[prefix];
+  }
+  const uint64_t range_rows = std::max<uint64_t>(1, part_rows.empty() ? 1 : *std::max_element(part_rows.begin(), part_rows.end()));
+  std::vector<uint32_t> range_of_prefix(histogram.size());
+  size_t ranges = 0;
+  for (size_t k = 0, rows = 0; k < histogram.size(); ++k) {
+    if (rows > 0 && rows + histogram[k] > range_rows) {
+      ++ranges;
+      rows = 0;
+    }
+    range_of_prefix[k] = uint32_t(ranges);
+    rows += histogram[k];
+  }
+  ++ranges;
+
+  // Each part's rows spilled by key range, the next part read while one is spilled.
+  ObjectStore* store = table->store();
+  parts::Temporaries temporaries(store, "layout");
+  parts::BucketRuns runs(store, &temporaries, schema, ranges, /*tagged=*/false);
+  using RangedPart = std::pair<Batch, std::vector<uint32_t>>;
+  auto read_part = [&](size_t p) -> Result<RangedPart> {
+    ASSIGN_OR_RETURN(Batch rows, ReadPart(*table, partitions[p], read_columns));
+    if (rows.num_rows() != part_rows[p]) return Status::Internal("layout: a part's rows changed while it was read");
+    std::vector<uint32_t> range_of_row = prefixes(rows, columns);
+    for (uint32_t& r : range_of_row) r = range_of_prefix[r];
+    return RangedPart(std::move(rows), std::move(range_of_row));
+  };
+  RETURN_IF_ERROR(Pipelined<RangedPart>(partitions.size(), read_part, [&](size_t p, RangedPart ranged) {
+    progress("sorting rows into key ranges", partitions[p].first_row);
+    return runs.Add(std::move(ranged.first), ranged.second, {});
+  }));
+
+  // Each range in order, its rows ordered as in one piece and streamed into files of rows_per_file
+  // rows, row groups of cube_rows, as WriteOrdered cuts them.
+  const uint64_t per_file = std::max<uint64_t>(options.write.rows_per_file, 1);
+  const parquet::WriteOptions file_options = parts::BlockWriteOptions(options.write, options.columns, options.page_rows);
+  std::vector<parts::WrittenFile> written;
+  std::unique_ptr<table::DataFileStream> file;
+  uint64_t in_file = 0, in_group = 0, rows_written = 0;
+  auto read_range = [&](size_t r) -> Result<Batch> {
+    ASSIGN_OR_RETURN(auto read, runs.Read(r, r + 1));
+    std::vector<int> every_column(schema.num_fields());
+    std::iota(every_column.begin(), every_column.end(), 0);
+    parts::Placed placed = parts::PlacedFromPieces(std::move(read.first), schema, every_column, /*weights=*/false, 0);
+    RETURN_IF_ERROR(parts::ExtendCoords(&placed, columns, transforms));
+    const std::vector<uint32_t> order = parts::CurveOrder(placed, columns, options.kind);
+    // Every column joined: gather the rows in order.
+    Batch ordered(schema);
+    ParallelFor(ThreadPool::Default(), schema.num_fields(), [&](size_t c) {
+      ordered.mutable_column(c).AppendSelected(placed.rows.column(c), order.data(), order.size());
+    });
+    RETURN_IF_ERROR(ordered.Seal());
+    return ordered;
+  };
+  RETURN_IF_ERROR(Pipelined<Batch>(ranges, read_range, [&](size_t, Batch ordered) -> Status {
+    progress("writing", rows_written);
+    for (size_t at = 0; at < ordered.num_rows();) {
+      if (!file) {
+        ASSIGN_OR_RETURN(file, table::DataFileStream::Open(store, schema, file_options));
+      }
+      const size_t n = size_t(std::min<uint64_t>({ordered.num_rows() - at, options.cube_rows - in_group, per_file - in_file}));
+      RETURN_IF_ERROR(file->writer()->Write(ordered, at, n));
+      at += n;
+      in_group += n;
+      in_file += n;
+      rows_written += n;
+      if (in_group == options.cube_rows || in_file == per_file) {
+        RETURN_IF_ERROR(file->writer()->FlushRowGroup());
+        in_group = 0;
+      }
+      if (in_file == per_file) {
+        ASSIGN_OR_RETURN(table::FragmentMeta done, file->Finish());
+        written.push_back(parts::WrittenFile{std::move(done), {}});
+        file.reset();
+        in_file = 0;
+      }
+    }
+    return Status::OK();
+  }));
+  if (file) {
+    ASSIGN_OR_RETURN(table::FragmentMeta done, file->Finish());
+    written.push_back(parts::WrittenFile{std::move(done), {}});
+  }
+  if (rows_written != total_rows) {
+    return Status::Internal("layout: wrote " + std::to_string(rows_written) + " rows of " + std::to_string(total_rows));
+  }
+  progress("committing", total_rows);
+  LayoutReport report;
+  report.rows = rows_written;
+  report.files = written.size();
+  std::set<uint32_t> removed;
+  for (const table::FragmentMeta& f : table->manifest().fragments) removed.insert(f.id);
+  RETURN_IF_ERROR(parts::CommitLayout(table, "layout", std::move(removed), std::move(written), std::move(meta), schema,
+                                      options.write.before_commit));
+  return report;
 }
 
 }  // namespace lakeindex::layout

@@ -156,4 +156,15 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
 Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
                                             bool keep_points = true);
 
+// A comparison layout (sort / zorder / hilbert) sorted externally in `parts` parts of the table,
+// one at a time: the transformations from the parts' statistics and samples (as the OTree's); a
+// histogram of the rows' order keys by their top 16 bits, over the layout columns of every part,
+// cut into key ranges of at most a part's rows (rows of equal key share a range; a range can be
+// larger only when one 16-bit prefix holds more); each part's rows spilled grouped by key range
+// (BucketRuns); then each range read from every run in part order, ordered as LayoutTable orders
+// the whole table (CurveOrder is stable, so rows of equal key keep table order), and streamed
+// into files of rows_per_file rows and row groups of cube_rows — the same files and row groups as
+// LayoutTable. Temporaries as above.
+Result<LayoutReport> LayoutOrderedPartitioned(table::Table* table, const LayoutOptions& options, size_t parts);
+
 }  // namespace lakeindex::layout

@@ -133,6 +133,27 @@ void ExpectSameLayout(const table::Table& single, const table::Table& parted, bo
   EXPECT_EQ(Temporaries(parted), 0u);
 }
 
+// The same layout record, schema and files: each file's rows in the same order, cut into the
+// same row groups; no temporary object left on `parted`.
+void ExpectSameFiles(const table::Table& single, const table::Table& parted) {
+  EXPECT_EQ(single.manifest().layout, parted.manifest().layout);
+  EXPECT_EQ(single.schema(), parted.schema());
+  ASSERT_EQ(single.manifest().fragments.size(), parted.manifest().fragments.size());
+  for (size_t f = 0; f < single.manifest().fragments.size(); ++f) {
+    const table::FragmentMeta &x = single.manifest().fragments[f], &y = parted.manifest().fragments[f];
+    auto rx = single.ReadFragment(x, {}), ry = parted.ReadFragment(y, {});
+    ASSERT_TRUE(rx.ok() && ry.ok());
+    EXPECT_TRUE(rx->Equals(*ry)) << "file " << f << " holds other rows or another order";
+    auto gx = single.OpenDataFile(x), gy = parted.OpenDataFile(y);
+    ASSERT_TRUE(gx.ok() && gy.ok());
+    std::vector<int64_t> a, b;
+    for (const auto& rg : (*gx)->metadata().row_groups) a.push_back(rg.num_rows);
+    for (const auto& rg : (*gy)->metadata().row_groups) b.push_back(rg.num_rows);
+    EXPECT_EQ(a, b) << "file " << f << " is cut into other row groups";
+  }
+  EXPECT_EQ(Temporaries(parted), 0u);
+}
+
 struct Case {
   std::vector<std::string> columns;
   uint64_t cube_rows;
@@ -167,9 +188,8 @@ TEST(PartitionedLayoutTest, SameWeightsCubesAndRevisionAsLayoutTable) {
   }
 }
 
-// Over its memory limit LayoutTable builds the OTree in parts, computing each part's points
-// again per level: the same weights, cubes and revision as without a limit. The comparison
-// layouts, which have no such path, are refused naming the sizes.
+// Over its memory limit LayoutTable builds the OTree in parts: the same weights, cubes, revision
+// and files as without a limit; and a comparison layout sorted externally.
 TEST(PartitionedLayoutTest, OverTheMemoryLimitLayoutTableWorksInPartsWithTheSameResult) {
   const std::vector<Batch> batches = MakeBatches(6, 1500, 17);
   auto single = MakeTable(batches), limited = MakeTable(batches);
@@ -186,11 +206,43 @@ TEST(PartitionedLayoutTest, OverTheMemoryLimitLayoutTableWorksInPartsWithTheSame
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ExpectSameLayout(*single, *limited, /*same_files=*/true);
 
+  // A comparison layout over the limit sorts externally: the files of one piece.
   options.kind = "zorder";
-  auto refused = LayoutTable(limited.get(), options);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("over the memory limit"), std::string::npos) << refused.status().ToString();
-  EXPECT_EQ(limited->version(), 3u) << "nothing committed";
+  LayoutOptions unlimited = options;
+  unlimited.memory_limit = 0;
+  ASSERT_TRUE(LayoutTable(single.get(), unlimited).ok());
+  auto sorted = LayoutTable(limited.get(), options);
+  ASSERT_TRUE(sorted.ok()) << sorted.status().ToString();
+  ExpectSameFiles(*single, *limited);
+}
+
+// The comparison layouts sorted externally in parts (key ranges spilled, each sorted and streamed
+// into files) write LayoutTable's files: the same rows in the same order, cut into the same row
+// groups, for each kind, on one to three columns (strings, NULLs, ties broken by the values for
+// `sort`), from a plain table and from an OTree one (whose weights they drop).
+TEST(PartitionedLayoutTest, ComparisonLayoutsInPartsWriteTheFilesOfOnePiece) {
+  const std::vector<Batch> batches = MakeBatches(6, 1500, 61);
+  for (const std::string kind : {"sort", "zorder", "hilbert"}) {
+    for (const std::vector<std::string>& columns :
+         std::vector<std::vector<std::string>>{{"x", "y"}, {"s", "x"}, {"y"}, {"y", "s", "x"}}) {
+      SCOPED_TRACE(kind + " on " + columns[0] + " dims " + std::to_string(columns.size()));
+      auto single = MakeTable(batches), parted = MakeTable(batches);
+      if (columns.size() == 3) {  // from an OTree
+        ASSERT_TRUE(LayoutTable(single.get(), XY(200)).ok());
+        ASSERT_TRUE(LayoutTable(parted.get(), XY(200)).ok());
+      }
+      LayoutOptions options;
+      options.kind = kind;
+      options.columns = columns;
+      options.cube_rows = 300;
+      options.write.rows_per_file = 1700;  // files and row groups cut across key ranges
+      ASSERT_TRUE(LayoutTable(single.get(), options).ok());
+      auto report = LayoutOrderedPartitioned(parted.get(), options, 4);
+      ASSERT_TRUE(report.ok()) << report.status().ToString();
+      EXPECT_EQ(report->rows, single->manifest().total_rows());
+      ExpectSameFiles(*single, *parted);
+    }
+  }
 }
 
 // A store failing any one request of a layout over the memory limit (reads of the table, the

@@ -36,29 +36,119 @@ parquet::WriteOptions SpillWriteOptions() {
 
 namespace {
 
-// The spilled runs' last column: each row's cube.
-constexpr const char* kCubeColumn = "_lakeindex_cube";
+// The spilled runs' last column: each row's tag.
+constexpr const char* kTagColumn = "_lakeindex_tag";
 
 }  // namespace
+
+BucketRuns::BucketRuns(ObjectStore* store, Temporaries* temporaries, Schema schema, size_t buckets, bool tagged)
+    : store_(store), temporaries_(temporaries), schema_(std::move(schema)), rows_of_bucket_(buckets, 0), tagged_(tagged) {}
+
+Status BucketRuns::Add(Batch rows, const std::vector<uint32_t>& bucket_of_row, const std::vector<uint32_t>& tag_of_row) {
+  const size_t n = bucket_of_row.size(), buckets = rows_of_bucket_.size();
+  if (rows.num_rows() != n || !(rows.schema() == schema_) || tag_of_row.size() != (tagged_ ? n : 0)) {
+    return Status::Internal("layout: a run's rows do not match their buckets, tags or the table's columns");
+  }
+  for (uint32_t b : bucket_of_row) {
+    if (b >= buckets) return Status::Internal("layout: a row's bucket is out of range");
+  }
+  Placed placed;
+  placed.rows = std::move(rows);
+  placed.weight_column = schema_.FindField(kWeightColumn);
+  Run run;
+  const std::vector<uint32_t> position = GroupRows(&placed, bucket_of_row, buckets, &run.start);
+  if (tagged_) {
+    run.tags.resize(n);
+    for (size_t i = 0; i < n; ++i) run.tags[position[i]] = tag_of_row[i];
+  }
+  for (size_t b = 0; b < buckets; ++b) rows_of_bucket_[b] += run.start[b + 1] - run.start[b];
+  rows_ += n;
+  if (temporaries_ == nullptr) {
+    run.rows = std::move(placed.rows);
+    runs_.push_back(std::move(run));
+    return Status::OK();
+  }
+  // Spilled: the rows with their tags, a row group per bucket.
+  Schema spilled_schema = schema_;
+  std::vector<Column> columns = std::move(placed.rows.columns());
+  if (tagged_) {
+    spilled_schema.AddField(Field{kTagColumn, TypeId::kInt32, false});
+    Column tags(TypeId::kInt32);
+    std::copy(run.tags.begin(), run.tags.end(), tags.AppendValues<int32_t>(n));
+    columns.push_back(std::move(tags));
+    run.tags = {};
+  }
+  const Batch spilled(spilled_schema, std::move(columns), n);
+  run.path = temporaries_->Name("rows-" + std::to_string(runs_.size()) + ".parquet");
+  ASSIGN_OR_RETURN(auto stream, table::DataFileStream::Open(store_, spilled_schema, SpillWriteOptions(), run.path));
+  run.group_of_bucket.assign(buckets, -1);
+  int group = 0;
+  for (size_t b = 0; b < buckets; ++b) {
+    if (run.start[b + 1] == run.start[b]) continue;
+    RETURN_IF_ERROR(stream->writer()->Write(spilled, run.start[b], run.start[b + 1] - run.start[b]));
+    RETURN_IF_ERROR(stream->writer()->FlushRowGroup());
+    run.group_of_bucket[b] = group++;
+  }
+  RETURN_IF_ERROR(stream->Finish().status());
+  run.start = {};
+  ASSIGN_OR_RETURN(run.reader, parquet::ParquetReader::Open(store_, run.path));
+  runs_.push_back(std::move(run));
+  return Status::OK();
+}
+
+Result<std::pair<std::vector<Batch>, std::vector<uint32_t>>> BucketRuns::Read(size_t first, size_t end) const {
+  uint64_t rows = 0;
+  for (size_t b = first; b < end; ++b) rows += rows_of_bucket_[b];
+  std::vector<int> spilled_columns(schema_.num_fields() + (tagged_ ? 1 : 0));
+  std::iota(spilled_columns.begin(), spilled_columns.end(), 0);
+  std::vector<Batch> pieces;
+  std::vector<uint32_t> tags;
+  if (tagged_) tags.reserve(rows);
+  uint64_t read_rows = 0;
+  for (const Run& run : runs_) {
+    for (size_t b = first; b < end; ++b) {
+      if (!run.reader) {
+        const size_t from = run.start[b], count = run.start[b + 1] - from;
+        if (count == 0) continue;
+        pieces.push_back(run.rows.Slice(from, count));
+        if (tagged_) tags.insert(tags.end(), run.tags.begin() + std::ptrdiff_t(from), run.tags.begin() + std::ptrdiff_t(from + count));
+        read_rows += count;
+        continue;
+      }
+      if (run.group_of_bucket[b] < 0) continue;
+      ASSIGN_OR_RETURN(Batch read, run.reader->ReadRowGroup(run.group_of_bucket[b], spilled_columns));
+      const size_t n = read.num_rows();
+      std::vector<Column> row_columns = std::move(read.columns());
+      if (tagged_) {
+        const Column& t = row_columns.back();
+        tags.insert(tags.end(), t.data<uint32_t>(), t.data<uint32_t>() + t.length());
+        row_columns.pop_back();
+      }
+      pieces.emplace_back(schema_, std::move(row_columns), n);
+      read_rows += n;
+    }
+  }
+  if (read_rows != rows || (tagged_ && tags.size() != rows)) {
+    return Status::Internal("layout: spilled rows lost or gained: " + std::to_string(read_rows) + " read for buckets " +
+                            std::to_string(first) + ".." + std::to_string(end) + " of " + std::to_string(rows));
+  }
+  return std::make_pair(std::move(pieces), std::move(tags));
+}
 
 FileRuns::FileRuns(ObjectStore* store, Temporaries* temporaries, Schema schema, const otree::Tree& tree,
                    std::vector<std::vector<int>> files)
     : store_(store),
-      temporaries_(temporaries),
-      schema_(std::move(schema)),
+      schema_(schema),
       tree_(tree),
       files_(std::move(files)),
       file_of_cube_(tree.cubes().size(), std::numeric_limits<uint32_t>::max()),
-      rows_of_file_(files_.size(), 0) {
+      runs_(store, temporaries, std::move(schema), files_.size(), /*tagged=*/true) {
   for (size_t f = 0; f < files_.size(); ++f) {
     for (int c : files_[f]) file_of_cube_[size_t(c)] = uint32_t(f);
   }
 }
 
 Status FileRuns::Add(Batch rows, const std::vector<uint32_t>& cube_of_row) {
-  if (rows.num_rows() != cube_of_row.size() || !(rows.schema() == schema_)) {
-    return Status::Internal("layout: a run's rows do not match their cubes or the table's columns");
-  }
   std::vector<uint32_t> file_of_row(cube_of_row.size());
   for (size_t i = 0; i < cube_of_row.size(); ++i) {
     const uint32_t c = cube_of_row[i];
@@ -67,102 +157,26 @@ Status FileRuns::Add(Batch rows, const std::vector<uint32_t>& cube_of_row) {
     }
     file_of_row[i] = file_of_cube_[c];
   }
-  Placed placed;
-  placed.rows = std::move(rows);
-  placed.weight_column = schema_.FindField(kWeightColumn);
-  Run run;
-  const std::vector<uint32_t> position = GroupRows(&placed, file_of_row, files_.size(), &run.start);
-  file_of_row = {};
-  run.cubes.resize(cube_of_row.size());
-  for (size_t i = 0; i < cube_of_row.size(); ++i) run.cubes[position[i]] = cube_of_row[i];
-  for (size_t f = 0; f < files_.size(); ++f) rows_of_file_[f] += run.start[f + 1] - run.start[f];
-  rows_ += cube_of_row.size();
-  if (temporaries_ == nullptr) {
-    run.rows = std::move(placed.rows);
-    runs_.push_back(std::move(run));
-    return Status::OK();
-  }
-  // Spilled: the rows with their cubes, a row group per file.
-  Schema with_cubes = schema_;
-  with_cubes.AddField(Field{kCubeColumn, TypeId::kInt32, false});
-  std::vector<Column> columns = std::move(placed.rows.columns());
-  Column cubes(TypeId::kInt32);
-  std::copy(run.cubes.begin(), run.cubes.end(), cubes.AppendValues<int32_t>(run.cubes.size()));
-  columns.push_back(std::move(cubes));
-  const Batch spilled(with_cubes, std::move(columns), run.cubes.size());
-  run.cubes = {};
-  run.path = temporaries_->Name("rows-" + std::to_string(runs_.size()) + ".parquet");
-  ASSIGN_OR_RETURN(auto stream, table::DataFileStream::Open(store_, with_cubes, SpillWriteOptions(), run.path));
-  run.group_of_file.assign(files_.size(), -1);
-  int group = 0;
-  for (size_t f = 0; f < files_.size(); ++f) {
-    if (run.start[f + 1] == run.start[f]) continue;
-    RETURN_IF_ERROR(stream->writer()->Write(spilled, run.start[f], run.start[f + 1] - run.start[f]));
-    RETURN_IF_ERROR(stream->writer()->FlushRowGroup());
-    run.group_of_file[f] = group++;
-  }
-  RETURN_IF_ERROR(stream->Finish().status());
-  run.start = {};
-  runs_.push_back(std::move(run));
-  return Status::OK();
+  return runs_.Add(std::move(rows), file_of_row, cube_of_row);
 }
 
 Result<std::vector<WrittenFile>> FileRuns::Write(const std::vector<int>& columns,
                                                  const std::vector<otree::Transform>& transforms, int revision,
                                                  const LayoutMeta& meta, const table::WriteConfig& config,
                                                  uint64_t batch_rows, const std::function<void(uint64_t)>& progress) {
-  std::vector<std::unique_ptr<parquet::ParquetReader>> readers(runs_.size());
-  for (size_t r = 0; r < runs_.size(); ++r) {
-    if (runs_[r].path.empty()) continue;
-    ASSIGN_OR_RETURN(readers[r], parquet::ParquetReader::Open(store_, runs_[r].path));
-  }
-  std::vector<int> spilled_columns(schema_.num_fields() + 1);
-  std::iota(spilled_columns.begin(), spilled_columns.end(), 0);
   // Batches of consecutive files; the next batch's rows are read while one is written.
   std::vector<std::pair<size_t, size_t>> batches;
   for (size_t first = 0, end = 0; first < files_.size(); first = end) {
-    uint64_t rows = rows_of_file_[first];
-    for (end = first + 1; end < files_.size() && rows + rows_of_file_[end] <= batch_rows;) rows += rows_of_file_[end++];
+    uint64_t rows = runs_.rows_of(first);
+    for (end = first + 1; end < files_.size() && rows + runs_.rows_of(end) <= batch_rows;) rows += runs_.rows_of(end++);
     batches.emplace_back(first, end);
   }
   using BatchRows = std::pair<Placed, std::vector<uint32_t>>;  // the rows and their cubes
   auto read_batch = [&](size_t b) -> Result<BatchRows> {
-    const auto [first, end] = batches[b];
-    uint64_t rows = 0;
-    for (size_t f = first; f < end; ++f) rows += rows_of_file_[f];
-    // The batch's rows from every run in run order, each run's in file order.
-    std::vector<Batch> pieces;
-    std::vector<uint32_t> cube_of_row;
-    cube_of_row.reserve(rows);
-    for (size_t r = 0; r < runs_.size(); ++r) {
-      const Run& run = runs_[r];
-      for (size_t f = first; f < end; ++f) {
-        if (!readers[r]) {
-          const size_t from = run.start[f], count = run.start[f + 1] - from;
-          if (count == 0) continue;
-          pieces.push_back(run.rows.Slice(from, count));
-          cube_of_row.insert(cube_of_row.end(), run.cubes.begin() + std::ptrdiff_t(from),
-                             run.cubes.begin() + std::ptrdiff_t(from + count));
-          continue;
-        }
-        if (run.group_of_file[f] < 0) continue;
-        ASSIGN_OR_RETURN(Batch read, readers[r]->ReadRowGroup(run.group_of_file[f], spilled_columns));
-        const Column& cubes = read.column(schema_.num_fields());
-        cube_of_row.insert(cube_of_row.end(), cubes.data<uint32_t>(), cubes.data<uint32_t>() + cubes.length());
-        std::vector<Column> row_columns = std::move(read.columns());
-        row_columns.pop_back();
-        const size_t n = cubes.length();
-        pieces.emplace_back(schema_, std::move(row_columns), n);
-      }
-    }
-    if (cube_of_row.size() != rows) {
-      return Status::Internal("layout: spilled rows lost or gained: " + std::to_string(cube_of_row.size()) +
-                              " read for files " + std::to_string(first) + ".." + std::to_string(end) + " of " +
-                              std::to_string(rows));
-    }
-    Placed placed = PlacedFromPieces(std::move(pieces), schema_, {}, /*weights=*/false, 0);
+    ASSIGN_OR_RETURN(auto read, runs_.Read(batches[b].first, batches[b].second));
+    Placed placed = PlacedFromPieces(std::move(read.first), schema_, {}, /*weights=*/false, 0);
     RETURN_IF_ERROR(ExtendCoords(&placed, columns, transforms));
-    return BatchRows(std::move(placed), std::move(cube_of_row));
+    return BatchRows(std::move(placed), std::move(read.second));
   };
   std::vector<WrittenFile> written;
   uint64_t rows_written = 0;
@@ -176,9 +190,8 @@ Result<std::vector<WrittenFile>> FileRuns::Write(const std::vector<int>& columns
     for (WrittenFile& file : out) written.push_back(std::move(file));
     return Status::OK();
   }));
-  runs_.clear();
-  if (rows_written != rows_) {
-    return Status::Internal("layout: wrote " + std::to_string(rows_written) + " rows of " + std::to_string(rows_));
+  if (rows_written != runs_.rows()) {
+    return Status::Internal("layout: wrote " + std::to_string(rows_written) + " rows of " + std::to_string(runs_.rows()));
   }
   return written;
 }

@@ -39,12 +39,46 @@ class Temporaries {
 // row group only where the caller cuts one.
 parquet::WriteOptions SpillWriteOptions();
 
+// Rows of `schema` sorted into numbered buckets (the data files a layout writes, or key ranges),
+// added as runs in the order the in-memory path would hold them, each row with an optional tag
+// (its cube). A run is spilled as a Parquet object with a row group per bucket it has rows for
+// and the tags in a last column, or held as it is when `temporaries` is null.
+class BucketRuns {
+ public:
+  BucketRuns(ObjectStore* store, Temporaries* temporaries, Schema schema, size_t buckets, bool tagged);
+  // The next run: `rows` (of the schema), bucket_of_row[i] < buckets, tag_of_row one per row when
+  // tagged (else empty).
+  Status Add(Batch rows, const std::vector<uint32_t>& bucket_of_row, const std::vector<uint32_t>& tag_of_row);
+  uint64_t rows() const { return rows_; }
+  uint64_t rows_of(size_t bucket) const { return rows_of_bucket_[bucket]; }
+  size_t buckets() const { return rows_of_bucket_.size(); }
+  // The rows of buckets [first, end) from every run, in run order (each run's in bucket order), as
+  // pieces, with their tags (when the runs have them). Safe to call from one thread while another
+  // thread adds nothing.
+  Result<std::pair<std::vector<Batch>, std::vector<uint32_t>>> Read(size_t first, size_t end) const;
+
+ private:
+  struct Run {
+    std::string path;                  // spilled; empty when held
+    std::unique_ptr<parquet::ParquetReader> reader;  // spilled, once Read
+    std::vector<int> group_of_bucket;  // spilled: row group per bucket, -1 for none
+    Batch rows;                        // held: grouped by bucket
+    std::vector<uint32_t> tags;        // held: the rows' tags
+    std::vector<size_t> start;         // held: where each bucket's rows start
+  };
+  ObjectStore* store_;
+  Temporaries* temporaries_;
+  Schema schema_;
+  std::vector<uint64_t> rows_of_bucket_;
+  std::vector<Run> runs_;
+  bool tagged_;
+  uint64_t rows_ = 0;
+};
+
 // Rows of `schema` (with `_lakeindex_weight`) going to `files` (PackCubes' grouping of the cubes of
-// `tree`), added as runs in the order the in-memory path would hold them. A run is spilled as a
-// Parquet object with a row group per file it has rows for and the rows' cubes in a last column,
-// or held as it is when `temporaries` is null. Write() then writes each file from its rows of
-// every run, in run order: the rows of each cube in the order they were added, as WriteCubes
-// writes them from one Placed.
+// `tree`): BucketRuns with a bucket per file and each row's cube as its tag. Write() then writes
+// each file from its rows of every run, in run order: the rows of each cube in the order they were
+// added, as WriteCubes writes them from one Placed.
 class FileRuns {
  public:
   FileRuns(ObjectStore* store, Temporaries* temporaries, Schema schema, const otree::Tree& tree,
@@ -52,32 +86,22 @@ class FileRuns {
   // The next run: `rows` (of the schema) whose cubes are cube_of_row (indexes into the tree's cubes,
   // each in one of the files).
   Status Add(Batch rows, const std::vector<uint32_t>& cube_of_row);
-  uint64_t rows() const { return rows_; }
+  uint64_t rows() const { return runs_.rows(); }
   // Writes the files, consecutive ones of at most batch_rows rows together (or one file alone), as
-  // blocks of `revision` (WriteCubes with the grouping given); `columns` are the layout columns'
-  // schema indexes, `transforms` their transformations. progress(rows written so far) before each
-  // batch. The runs are gone afterwards.
+  // blocks of `revision` (WriteCubes with the grouping given), the next batch read while one is
+  // written; `columns` are the layout columns' schema indexes, `transforms` their transformations.
+  // progress(rows written so far) before each batch.
   Result<std::vector<WrittenFile>> Write(const std::vector<int>& columns, const std::vector<otree::Transform>& transforms,
                                          int revision, const LayoutMeta& meta, const table::WriteConfig& config,
                                          uint64_t batch_rows, const std::function<void(uint64_t)>& progress);
 
  private:
-  struct Run {
-    std::string path;                 // spilled; empty when held
-    std::vector<int> group_of_file;   // row group per file, -1 for none
-    Batch rows;                       // held: grouped by file
-    std::vector<uint32_t> cubes;      // held: the rows' cubes
-    std::vector<size_t> start;        // held: where each file's rows start
-  };
   ObjectStore* store_;
-  Temporaries* temporaries_;
   Schema schema_;
   const otree::Tree& tree_;
   std::vector<std::vector<int>> files_;
   std::vector<uint32_t> file_of_cube_;
-  std::vector<uint64_t> rows_of_file_;
-  std::vector<Run> runs_;
-  uint64_t rows_ = 0;
+  BucketRuns runs_;
 };
 
 }  // namespace lakeindex::layout::parts
