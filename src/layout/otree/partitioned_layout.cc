@@ -528,6 +528,29 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
 
 namespace {
 
+// The parts of a table a layout in this process works through, one at a time.
+struct LocalParts {
+  std::vector<LayoutPartition> partitions;
+  std::vector<uint64_t> rows;           // live rows per part
+  std::vector<Transform> transforms;    // fitted on every part's statistics and sample
+};
+
+Result<LocalParts> PlanLocalParts(const table::Table& table, const LayoutOptions& options, size_t parts,
+                                  const std::function<void(const std::string&, uint64_t)>& progress) {
+  LocalParts out;
+  out.partitions = PartitionFragments(table, parts);
+  std::vector<std::vector<ColumnSample>> samples;
+  for (const LayoutPartition& part : out.partitions) {
+    out.rows.push_back(PartRows(table, part));
+    progress("sampling", part.first_row);
+    ASSIGN_OR_RETURN(auto sample, SampleLayoutColumns(table, options, part));
+    samples.push_back(std::move(sample));
+  }
+  // An empty table has no parts: every column is fitted as all-NULL, as LayoutTable fits it.
+  ASSIGN_OR_RETURN(out.transforms, FitPartitionedTransforms(table, options, samples));
+  return out;
+}
+
 // A part's points as one object: the coordinates of each dimension (uint32), then the weights
 // (double), in the machine's byte order (read back only by this process).
 Status WritePoints(ObjectStore* store, const std::string& path, const PartitionPoints& points) {
@@ -567,27 +590,12 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   auto progress = [&](const std::string& step, uint64_t done) {
     if (options.progress) options.progress(step, done, total_rows);
   };
-  const std::vector<LayoutPartition> partitions = PartitionFragments(*table, parts);
-  std::vector<uint64_t> part_rows;  // live rows per part
-  for (const LayoutPartition& part : partitions) part_rows.push_back(PartRows(*table, part));
-  std::vector<std::vector<ColumnSample>> samples;
-  for (const LayoutPartition& part : partitions) {
-    progress("sampling", part.first_row);
-    ASSIGN_OR_RETURN(auto sample, SampleLayoutColumns(*table, options, part));
-    samples.push_back(std::move(sample));
-  }
+  ASSIGN_OR_RETURN(LocalParts local, PlanLocalParts(*table, options, parts, progress));
+  const std::vector<LayoutPartition>& partitions = local.partitions;
+  const std::vector<uint64_t>& part_rows = local.rows;
   Revision revision;
   revision.id = 1;
-  if (!partitions.empty()) {
-    ASSIGN_OR_RETURN(revision.transforms, FitPartitionedTransforms(*table, options, samples));
-  } else {  // an empty table: LayoutTable fits every column as all-NULL
-    for (const std::string& name : options.columns) {
-      const Field& field = table->schema().field(size_t(table->schema().FindField(name)));
-      ASSIGN_OR_RETURN(Transform t, parts::FitColumnTransform(field.type, name, {}, {}, options.transform));
-      revision.transforms.push_back(std::move(t));
-    }
-  }
-  samples.clear();
+  revision.transforms = std::move(local.transforms);
 
   // Each part's points are computed once: held (keep_points), or spilled to a temporary object
   // and read back by every later pass.
@@ -820,17 +828,10 @@ Result<LayoutReport> LayoutOrderedPartitioned(table::Table* table, const LayoutO
   auto progress = [&](const std::string& step, uint64_t done) {
     if (options.progress) options.progress(step, done, total_rows);
   };
-  const std::vector<LayoutPartition> partitions = PartitionFragments(*table, parts);
-  std::vector<uint64_t> part_rows;
-  for (const LayoutPartition& part : partitions) part_rows.push_back(PartRows(*table, part));
-  std::vector<std::vector<ColumnSample>> samples;
-  for (const LayoutPartition& part : partitions) {
-    progress("sampling", part.first_row);
-    ASSIGN_OR_RETURN(auto sample, SampleLayoutColumns(*table, options, part));
-    samples.push_back(std::move(sample));
-  }
-  ASSIGN_OR_RETURN(const std::vector<Transform> transforms, FitPartitionedTransforms(*table, options, samples));
-  samples.clear();
+  ASSIGN_OR_RETURN(const LocalParts local, PlanLocalParts(*table, options, parts, progress));
+  const std::vector<LayoutPartition>& partitions = local.partitions;
+  const std::vector<uint64_t>& part_rows = local.rows;
+  const std::vector<Transform>& transforms = local.transforms;
   // The rows as LayoutTable reads them: every column but an earlier OTree's weights.
   std::vector<int> read_columns;
   const int weight = table->schema().FindField(kWeightColumn);
@@ -908,6 +909,7 @@ Result<LayoutReport> LayoutOrderedPartitioned(table::Table* table, const LayoutO
     std::vector<int> every_column(schema.num_fields());
     std::iota(every_column.begin(), every_column.end(), 0);
     parts::Placed placed = parts::PlacedFromPieces(std::move(read.first), schema, every_column, /*weights=*/false, 0);
+    placed.pieces.clear();  // every column joined: the pieces are copies
     RETURN_IF_ERROR(parts::ExtendCoords(&placed, columns, transforms));
     const std::vector<uint32_t> order = parts::CurveOrder(placed, columns, options.kind);
     // Every column joined: gather the rows in order.

@@ -150,7 +150,8 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
 // files are those of the one-piece layout (PackCubes over the whole table's cubes); each part's
 // rows are spilled grouped by the file they go to (a Parquet object, a row group per file), then
 // the files are written a batch at a time from their runs in part order — the same files and
-// blocks as LayoutTable in one piece, a part's worth of rows in memory at a time. Temporaries
+// blocks as LayoutTable in one piece, two parts' worth of rows in memory at a time (the next part
+// is read while one is spilled). Temporaries
 // live under the table's _tmp/ and are removed when the layout ends, whether it succeeds or
 // fails (vacuum removes those of a killed one).
 Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
