@@ -101,6 +101,16 @@ class Table:
         """Deletes the rows where the SQL filter is TRUE; returns how many were deleted."""
         return self._t.delete(where)
 
+    def optimize(self, rows_per_file=None, memory_limit=None):
+        """As `lakeindex optimize`: merges small files and folds deleted rows into rewritten ones
+        (an OTree table splits overfull cubes and rolls small files up, spilling the rows it
+        rewrites under the table's _tmp/ when they would not fit in `memory_limit` bytes; default
+        a quarter of RAM), re-indexing them in the same commit. Returns the number
+        of files rewritten (0: nothing to do, no new version)."""
+        if memory_limit is not None:
+            memory_limit = _memory_limit(memory_limit)
+        return self._t.optimize(rows_per_file, memory_limit)
+
     def create_index(self, column, kind="btree", name=None, page_rows=4096, zone_rows=8192):
         """Builds a btree (exact) or zonemap (pruning) index over every fragment."""
         self._t.create_index(column, kind, name or "", page_rows, zone_rows)

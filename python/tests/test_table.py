@@ -296,6 +296,30 @@ class TableTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "memory_limit"):
                 parted.layout_otree(["x"], memory_limit=bad)
 
+    def test_optimize_rolls_small_files_up_with_the_same_rows(self):
+        # A plain table and an OTree one, each with appends (small files) and deletes; on the
+        # OTree one the rewritten rows are spilled (a tiny memory_limit).
+        for name, otree in (("opt_plain", False), ("opt_otree", True)):
+            t = self.make(name)
+            if otree:
+                t.layout_otree(["x", "y"], cube_rows=500)
+            t.append(self.csv, rows_per_file=300)
+            t.delete("id BETWEEN 100 AND 3000 OR id > 19000")
+            t.create_index("score")
+            before = sorted(t.query(select=["id"])["id"].tolist())
+            in_range = t.count("score BETWEEN 100 AND 5000")  # through the btree
+            version = t.version
+            rewritten = t.optimize(rows_per_file=ROWS, memory_limit=64 * 1024 if otree else None)
+            self.assertGreater(rewritten, 1, name)
+            self.assertEqual(t.version, version + 1, name)
+            self.assertEqual(sorted(t.query(select=["id"])["id"].tolist()), before, name)
+            self.assertEqual(t.count("score BETWEEN 100 AND 5000"), in_range, name)
+            self.assertTrue(all(f["deleted"] == [] for f in t.files()), name)
+            self.assertEqual(t.optimize(rows_per_file=ROWS), 0, name)
+            self.assertEqual(t.version, version + 1, name)
+            with self.assertRaisesRegex(ValueError, "memory_limit"):
+                t.optimize(memory_limit=0)
+
     def test_errors_are_exceptions_with_the_cli_messages(self):
         t = self.make("e")
         with self.assertRaises(lakeindex.InvalidArgument) as ctx:

@@ -203,6 +203,14 @@ class PyTable {
     return Check(Unlocked([&] { return ops::Delete(table_.get(), where); }));
   }
 
+  // As `lakeindex optimize` (ops::Optimize): the rewritten files and their index segments in one
+  // commit. Returns the files rewritten (0: nothing to do, no new version).
+  size_t Optimize(std::optional<uint64_t> rows_per_file, std::optional<uint64_t> memory_limit) {
+    table::WriteConfig config = Config(rows_per_file);
+    config.memory_limit = memory_limit.value_or(0);
+    return Check(Unlocked([&] { return ops::Optimize(table_.get(), config); })).rewritten;
+  }
+
   void CreateIndex(const std::string& column, const std::string& kind, const std::string& name, uint32_t page_rows,
                    uint32_t zone_rows) {
     Check(Unlocked([&] { return ops::CreateIndex(table_.get(), IndexOptionsFrom(column, kind, name, page_rows, zone_rows)); }));
@@ -665,6 +673,7 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none(),
            py::arg("delimiter") = py::none(), py::arg("memory_limit") = py::none())
       .def("delete", &PyTable::Delete, py::arg("where"))
+      .def("optimize", &PyTable::Optimize, py::arg("rows_per_file") = py::none(), py::arg("memory_limit") = py::none())
       .def("create_index", &PyTable::CreateIndex, py::arg("column"), py::arg("kind"), py::arg("name") = "",
            py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
