@@ -25,12 +25,43 @@ if args.auth:
     os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = str(setup_actions)
 
 try:
+    import threading
     import boto3
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
     from moto.server import ThreadedMotoServer
+    from werkzeug.serving import make_server
 except ImportError as e:  # say what is missing, in the words of the guide
     sys.exit(f"moto_server.py: {e}; the S3 tests need moto and boto3 (pip package 'moto[server]')")
 
-server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+
+class AtomicConditionalWrites:
+    """moto checks a conditional write's precondition and then writes, while other requests'
+    threads run: two `If-None-Match: *` PUTs of one key can both succeed (seen once in ~100 runs
+    of the conformance test's 8 racing writers), which S3 never allows. Conditional writes run one
+    at a time here, as S3 runs each atomically; every other request stays concurrent."""
+
+    def __init__(self, app):
+        self.app = app
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        conditional = environ.get("REQUEST_METHOD") in ("PUT", "POST") and (
+            "HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MATCH" in environ)
+        if not conditional:
+            return self.app(environ, start_response)
+        with self.lock:
+            return list(self.app(environ, start_response))  # the write happens while the body is made
+
+
+class Server(ThreadedMotoServer):
+    def _server_entry(self):
+        app = AtomicConditionalWrites(DomainDispatcherApplication(create_backend_app))
+        self._server = make_server(self._ip_address, self._port, app, True)
+        self._server_ready_event.set()
+        self._server.serve_forever()
+
+
+server = Server(ip_address="127.0.0.1", port=0, verbose=False)
 server.start()
 endpoint = f"http://127.0.0.1:{server._server.server_port}"
 setup = dict(endpoint_url=endpoint, region_name="us-east-1",
