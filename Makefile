@@ -6,8 +6,9 @@ BUILD_FUZZ  ?= build-fuzz
 JOBS        ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
+PREFIX      ?= /usr/local
 
-.PHONY: all deps build test demo bench fuzz sanitize clean
+.PHONY: all deps build test demo bench fuzz sanitize clean install
 
 all: build
 
@@ -22,6 +23,11 @@ build: deps $(BUILD)/build.ninja
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 600
+
+# The CLI, liblakeindex.so, the headers, the CMake package and lakeindex.pc under $(PREFIX)
+# (staged under $(DESTDIR) when it is set). The Python module: pip install --no-build-isolation .
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 demo: build
 	./$(BUILD)/lakeindex demo

@@ -3,7 +3,7 @@
 #
 # Idempotent: a package is installed only when dpkg says it is missing, `apt-get update` runs only
 # when something is missing, and `npm ci` runs only when the pinned @duckdb/node-api is not
-# already in tests/duckdb/node_modules (nor icebird in tests/iceberg/node_modules). A second run
+# already in tests/duckdb/node_modules (nor icebird, apache-arrow in tests/iceberg, tests/arrow). A second run
 # therefore makes no network calls.
 # Runs as root, or as a user with sudo. Progress goes to stderr; any failure exits non-zero
 # with a message that says what could not be installed.
@@ -18,7 +18,7 @@ readonly kPackages=(
   libzstd-dev libsnappy-dev libroaring-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   zlib1g-dev liblz4-dev libbrotli-dev
   clang libclang-rt-14-dev
-  python3-dev pybind11-dev python3-numpy python3-distributed python3-pandas
+  python3-dev pybind11-dev python3-numpy python3-distributed python3-pandas python3-venv python3-setuptools
   libcurl4-openssl-dev libssl-dev
   libavro-dev
 )
@@ -68,8 +68,8 @@ if ((${#missing[@]} > 0)); then
 fi
 
 # The independent readers of the tests, each pinned in its package.json and installed exactly as
-# locked in its package-lock.json: DuckDB (tests/duckdb: @duckdb/node-api) and icebird, an
-# Iceberg reader (tests/iceberg).
+# locked in its package-lock.json: DuckDB (tests/duckdb: @duckdb/node-api), icebird, an
+# Iceberg reader (tests/iceberg), and apache-arrow, an Arrow IPC reader (tests/arrow).
 npm_pinned_ok() {  # DIR PACKAGE
   (cd "$1" && node -e '
     const name = process.argv[1];
@@ -91,6 +91,7 @@ install_pinned() {  # DIR PACKAGE
 }
 install_pinned "${kDuckDir}" "@duckdb/node-api"
 install_pinned "${kRoot}/tests/iceberg" "icebird"
+install_pinned "${kRoot}/tests/arrow" "apache-arrow"
 
 # One real query proves that the native library loads on this machine.
 echo "SELECT 42 AS answer" | node "${kDuckDir}/run.mjs" >/dev/null ||

@@ -118,7 +118,9 @@ int CompareValues(const Value& a, const Value& b);
 
 // Civil-date helpers (proleptic Gregorian). Parse errors are InvalidArgument.
 Result<int32_t> ParseDate(std::string_view text);            // "YYYY-MM-DD"
-Result<int64_t> ParseTimestamp(std::string_view text);       // "YYYY-MM-DD[ HH:MM:SS[.ffffff]]"
+// "YYYY-MM-DD[(' '|'T')HH:MM[:SS[.ffffff]][Z|(+|-)HH[[:]MM]]]": an offset from UTC is applied (the
+// result is in UTC).
+Result<int64_t> ParseTimestamp(std::string_view text);
 std::string FormatDate(int32_t days);
 // Shortest text that reads back to the same double; "nan", "inf", "-inf".
 std::string FormatDouble(double x);

@@ -16,7 +16,7 @@ with PYTHONPATH=build/python:python. See docs/python.md.
 
 import _lakeindex as _native
 
-__all__ = ["Table", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
+__all__ = ["Table", "ArrowStream", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
            "NotSupported", "InternalError"]
 
 Error = _native.Error
@@ -27,6 +27,9 @@ Corruption = _native.Corruption
 IOError = _native.IOError  # noqa: A001 (lakeindex.IOError, not the builtin)
 NotSupported = _native.NotSupported
 InternalError = _native.InternalError
+# A query's rows as an Arrow C stream (Table.query(output="arrow")): __arrow_c_stream__ and
+# __arrow_c_schema__ give PyCapsules of the Arrow C stream / data interface; `names` the columns.
+ArrowStream = _native.ArrowStream
 
 
 class AggregateResult(dict):
@@ -48,11 +51,13 @@ class Table:
 
     @classmethod
     def create(cls, path, source, rows_per_file=None, schema=None, iceberg=False, iceberg_location=None,
-               delimiter=None):
+               delimiter=None, quote=None, escape=None, header=None, null=None):
         """Creates version 1 from a .csv or .parquet file, or from rows in memory: a pandas
         DataFrame or a dict of equal-length numpy arrays / lists (see _columns for the types).
-        `schema` ("id:int64,name:string") and `delimiter` (one character; default ',' or the one
-        of ';', TAB, '|' the header line uses) apply to CSV sources. With
+        `schema` ("id:int64,name:string") and the dialect apply to CSV sources, as the command
+        line's options: `delimiter` (one character or "tab"; default ',' or the one of ';', TAB,
+        '|' the header line uses), `quote` (default '"'), `escape` (default: the quote doubled),
+        `header` (True / False; default sniffed), `null` (unquoted fields equal to it are NULL). With
         `iceberg` (or an `iceberg_location`, the absolute URI other engines read the table at;
         default the table's own), every commit also writes Iceberg metadata under metadata/
         (docs/user-guide.md, "Reading a lakeindex table from other engines"). InvalidArgument if
@@ -64,7 +69,7 @@ class Table:
                 raise InvalidArgument("schema applies to CSV files; rows in memory carry their own types")
             return cls(_native.Table.create_from_columns(str(path), _columns(source), rows_per_file, iceberg_location))
         return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, iceberg_location,
-                                        _delimiter(delimiter)))
+                                        _dialect(delimiter, quote, escape, header, null)))
 
     @classmethod
     def open(cls, path, version=None):
@@ -84,8 +89,10 @@ class Table:
         """The columns as "name:type,..." (hidden columns such as _lakeindex_weight included)."""
         return self._t.schema
 
-    def append(self, source, rows_per_file=None, delimiter=None, memory_limit=None):
-        """Appends the rows of a .csv/.parquet file, a pandas DataFrame or a dict of arrays (the
+    def append(self, source, rows_per_file=None, delimiter=None, memory_limit=None, quote=None, escape=None,
+               header=None, null=None):
+        """Appends the rows of a .csv/.parquet file (in the dialect `create` takes), a pandas
+        DataFrame or a dict of arrays (the
         table's visible columns, by name; int32 and float32 widen), as `lakeindex append`: an
         OTree table places them into its tree, a file's rows a chunk at a time under
         `memory_limit` (bytes; default a quarter of RAM); indexes are updated."""
@@ -94,7 +101,7 @@ class Table:
         if _in_memory(source):
             self._t.append_columns(_columns(source), rows_per_file)
         else:
-            self._t.append(str(source), rows_per_file, _delimiter(delimiter), memory_limit)
+            self._t.append(str(source), rows_per_file, _dialect(delimiter, quote, escape, header, null), memory_limit)
         return self
 
     def delete(self, where):
@@ -133,8 +140,13 @@ class Table:
         OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many;
         `order_by`: "c [desc], ..." (NULLs last; one btree column with a limit is read in order
         from the index). `output="pandas"` gives a pandas DataFrame instead (NULLs as pandas'
-        missing values: nullable Int / Float / boolean columns, None, NaT)."""
-        _check_output(output)
+        missing values: nullable Int / Float / boolean columns, None, NaT). `output="arrow"` gives
+        an ArrowStream: the rows as Arrow record batches, read as they are consumed, for any
+        consumer of the Arrow PyCapsule protocol (`pyarrow.table(s)`, `polars.from_arrow(s)`,
+        DuckDB's `FROM s`), without copies of the values."""
+        _check_output(output, ("numpy", "pandas", "arrow"))
+        if output == "arrow":
+            return self._t.arrow_query(where or "", _names(select), sample, limit, order_by or "")
         names, columns = self._t.query(where or "", _names(select), sample, limit, order_by or "")
         return _output(dict(zip(names, columns)), output)
 
@@ -216,15 +228,25 @@ def _memory_limit(value):
     return value
 
 
-def _delimiter(delimiter):
-    """A CSV delimiter for the native module: None (detected) or one character ("tab" for TAB)."""
-    if delimiter is None:
-        return None
-    if delimiter == "tab":
-        delimiter = "\t"
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n":
-        raise InvalidArgument(f"delimiter must be one character other than a quote, CR or LF, got {delimiter!r}")
-    return delimiter
+def _dialect(delimiter, quote, escape, header, null):
+    """A CSV dialect for the native module (csv::Dialect): None leaves a part default or sniffed."""
+    def character(name, value):
+        if value is None:
+            return None
+        if value == "tab":
+            value = "\t"
+        if not isinstance(value, str) or len(value) != 1 or value in "\r\n":
+            raise InvalidArgument(f"{name} must be one character other than CR or LF, got {value!r}")
+        return value
+    out = {"delimiter": character("delimiter", delimiter), "quote": character("quote", quote),
+           "escape": character("escape", escape)}
+    if header is not None:
+        out["header"] = bool(header)
+    if null is not None:
+        if not isinstance(null, str):
+            raise InvalidArgument(f"null must be a string, got {null!r}")
+        out["null"] = null
+    return out
 
 
 def _in_memory(source):
@@ -287,9 +309,10 @@ def _columns(source):
     return out
 
 
-def _check_output(output):
-    if output not in ("numpy", "pandas"):
-        raise InvalidArgument(f"output must be 'numpy' or 'pandas', got {output!r}")
+def _check_output(output, allowed=("numpy", "pandas")):
+    if output not in allowed:
+        names = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
+        raise InvalidArgument(f"output must be {names}, got {output!r}")
 
 
 def _output(columns, output):

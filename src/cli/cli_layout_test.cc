@@ -45,6 +45,46 @@ TEST(CliLayoutTest, LayoutSampleAppendOptimizePlot) {
   EXPECT_NE(stats.out.find("layout: otree on (x, y)"), std::string::npos) << stats.out;
   EXPECT_NE(stats.out.find("rows per cube"), std::string::npos) << stats.out;
 
+  // The plot's axes are in the columns' own values: the first and last ticks are the columns'
+  // least and greatest values (the transformations' ends); a legend tells the cubes apart.
+  CliResult bounds = RunCli(dir, {"query", table, "--agg", "min(x), max(x), min(y), max(y)", "--format", "csv"});
+  ASSERT_EQ(bounds.code, 0) << bounds.err;
+  std::vector<std::string> ends;
+  {
+    std::string line = bounds.out.substr(bounds.out.find('\n') + 1);
+    for (size_t at = 0; at <= line.size();) {
+      size_t next = line.find_first_of(",\n", at);
+      if (next == std::string::npos) next = line.size();
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.4g", std::stod(line.substr(at, next - at)));
+      ends.push_back(buf);
+      if (ends.size() == 4) break;
+      at = next + 1;
+    }
+  }
+  ASSERT_EQ(ends.size(), 4u) << bounds.out;
+  CliResult axes = RunCli(dir, {"plot", table, "--output", dir.Join("axes.svg")});
+  ASSERT_EQ(axes.code, 0) << axes.err;
+  const std::string axes_svg = ReadFileText(dir.Join("axes.svg"));
+  auto ticks = [&](const std::string& cls) {
+    std::vector<std::string> out;
+    const std::string open = "class=\"" + cls + "\"";
+    for (size_t at = axes_svg.find(open); at != std::string::npos; at = axes_svg.find(open, at + 1)) {
+      const size_t start = axes_svg.find('>', at) + 1;
+      out.push_back(axes_svg.substr(start, axes_svg.find('<', start) - start));
+    }
+    return out;
+  };
+  const std::vector<std::string> xs = ticks("tick-x"), ys = ticks("tick-y");
+  ASSERT_EQ(xs.size(), 5u) << axes_svg;
+  ASSERT_EQ(ys.size(), 5u) << axes_svg;
+  EXPECT_EQ(xs.front(), ends[0]);
+  EXPECT_EQ(xs.back(), ends[1]);
+  EXPECT_EQ(ys.front(), ends[2]);
+  EXPECT_EQ(ys.back(), ends[3]);
+  for (size_t i = 1; i < xs.size(); ++i) EXPECT_LT(std::stod(xs[i - 1]), std::stod(xs[i])) << "x ticks ascend";
+  EXPECT_NE(axes_svg.find("class=\"legend\""), std::string::npos);
+
   // The box reads a fraction of the blocks; a 10% sample about a tenth of the rows.
   CliResult ex = RunCli(dir, {"explain", table, "--where", box, "--analyze", "--json"});
   ASSERT_EQ(ex.code, 0) << ex.err;
@@ -75,6 +115,18 @@ TEST(CliLayoutTest, LayoutSampleAppendOptimizePlot) {
   std::string text = ReadFileText(svg);
   EXPECT_EQ(text.rfind("<svg", 0), 0u);
   EXPECT_NE(text.find("#f59e0b"), std::string::npos) << "the cubes read are highlighted";
+  auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+  };
+  const size_t cubes_read = count("class=\"cube-read\""), cubes_skipped = count("class=\"cube-skipped\"");
+  EXPECT_GT(cubes_read, 0u);
+  EXPECT_GT(cubes_skipped, cubes_read) << "a small box skips most cubes";
+  EXPECT_NE(plot.err.find(std::to_string(cubes_read) + " of them read by the filter"), std::string::npos) << plot.err;
+  EXPECT_EQ(count("class=\"query-box\""), 1u);
+  EXPECT_EQ(count("class=\"legend\""), 3u);
+  EXPECT_NE(text.find("cube skipped (" + std::to_string(cubes_skipped) + ")"), std::string::npos);
   EXPECT_NE(text.find("</svg>"), std::string::npos);
 }
 

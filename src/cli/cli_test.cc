@@ -166,6 +166,43 @@ TEST(CliTest, CsvDelimitersAreDetectedOrNamedAndReadAsDuckDBReadsThem) {
   CliResult bad = RunCli(dir, {"create", dir.Join("amb2"), "--from", dir.Join("both.csv"), "--delimiter", "ab"});
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("--delimiter must be one character"), std::string::npos) << bad.err;
+
+  // The other dialect options, on create and append, against DuckDB's read_csv with the same.
+  WriteFileText(dir.Join("dialect.csv"), "7|'a|b'|N/A\n8|'it\\'s'|2.5\nN/A|''|-1\n");
+  const std::vector<std::string> options = {"--delimiter", "|", "--quote", "'", "--escape", "\\", "--null", "N/A", "--no-header"};
+  std::vector<std::string> create = {"create", dir.Join("dialect"), "--from", dir.Join("dialect.csv")};
+  create.insert(create.end(), options.begin(), options.end());
+  CliResult made = RunCli(dir, create);
+  ASSERT_EQ(made.code, 0) << made.err;
+  std::vector<std::string> append = {"append", dir.Join("dialect"), "--from", dir.Join("dialect.csv")};
+  append.insert(append.end(), options.begin(), options.end());
+  CliResult appended = RunCli(dir, append);
+  ASSERT_EQ(appended.code, 0) << appended.err;
+  CliResult dialect_rows = RunCli(dir, {"query", dir.Join("dialect"), "--format", "csv"});
+  ASSERT_EQ(dialect_rows.code, 0) << dialect_rows.err;
+  const std::string read = "read_csv(" + testing::SqlQuote(dir.Join("dialect.csv")) +
+                           ", delim = '|', quote = '''', escape = '\\', nullstr = 'N/A', header = false)";
+  auto duck = testing::RunDuckDB("SELECT * FROM " + read + " UNION ALL SELECT * FROM " + read);
+  ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+  std::string expected = "column0,column1,column2\n";
+  for (const auto& row : duck->rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      std::string v = row[c].value_or("");
+      if (v.find_first_of(",\"") != std::string::npos || (row[c] && v.empty())) {
+        std::string quoted = "\"";
+        for (char ch : v) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        v = quoted + "\"";
+      }
+      expected += (c ? "," : "") + v;
+    }
+    expected += "\n";
+  }
+  EXPECT_EQ(dialect_rows.out, expected);
+  CliResult both = RunCli(dir, {"create", dir.Join("d2"), "--from", dir.Join("dialect.csv"), "--header", "--no-header"});
+  EXPECT_EQ(both.code, 1);
+  EXPECT_NE(both.err.find("--header and --no-header do not go together"), std::string::npos) << both.err;
+  CliResult parquet_quote = RunCli(dir, {"append", dir.Join("dialect"), "--from", dir.Join("none.parquet"), "--quote", "'"});
+  EXPECT_EQ(parquet_quote.code, 1);
 }
 
 TEST(CliTest, FilesListsTheLiveFilesAndDuckDBReadsExactlyTheLiveRows) {

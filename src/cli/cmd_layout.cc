@@ -1,6 +1,7 @@
 // layout (OTree and the comparison layouts) and the layout part of `stats`.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -78,17 +79,72 @@ Status RunPlot(const PlotArgs& args) {
 
 }  // namespace
 
-// An SVG of the newest revision's cubes projected on its first two dimensions (coordinates
-// scaled to the square), deeper cubes darker; with a filter, the query's boxes in red and the
-// cubes whose blocks the query reads filled in orange.
+namespace {
+
+// The value of a layout column at a coordinate fraction `f` in [0, 1] of its axis, in the column's
+// own units: the linear map's inverse, or the quantile bound nearest it (rounded to 4 digits).
+std::string AxisValue(const layout::otree::Transform& t, double f) {
+  auto number = [&](double v) -> std::string {
+    switch (t.type) {
+      case TypeId::kDate: return FormatDate(int32_t(std::llround(v)));
+      case TypeId::kTimestamp: return FormatTimestamp(std::llround(v / 1e6) * 1000000);  // whole seconds
+      case TypeId::kBool: return v < 0.5 ? "false" : "true";
+      default: {
+        char buf[32];
+        std::snprintf(buf, sizeof(buf), "%.4g", v);
+        return buf;
+      }
+    }
+  };
+  if (t.kind == layout::otree::Transform::Kind::kLinear) return number(t.lo + f * (t.hi - t.lo));
+  if (t.bounds.empty()) return "";
+  const Value& v = t.bounds[size_t(std::lround(f * double(t.bounds.size() - 1)))];
+  if (v.type() == TypeId::kString) {
+    std::string text = v.string_value();
+    return text.size() > 14 ? text.substr(0, 13) + "…" : text;
+  }
+  return number(IsFloating(v.type()) ? v.double_value() : double(v.int_value()));
+}
+
+// Text safe inside SVG.
+std::string Escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+// An SVG of the largest revision's cubes projected on its first two dimensions, with axes in the
+// columns' own units (the transformations' inverses) and a legend. Without a filter, deeper cubes
+// are darker; with one, the cubes whose blocks the query reads are orange, the ones it skips grey,
+// and the query's boxes red outlines.
 Result<PlotSummary> WriteCubesSvg(const table::Table& table, const std::string& where, const std::string& output) {
   ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table.manifest()));
   if (!meta || !meta->is_otree()) return Status::InvalidArgument("plot needs an OTree layout: run `lakeindex layout TABLE --otree COLUMNS` first");
-  const layout::Revision& rev = meta->revisions.back();
+  // The revision holding the most rows (revisions live in spaces of their own, so one is drawn).
+  size_t drawn = 0;
+  uint64_t most = 0;
+  for (size_t r = 0; r < meta->revisions.size(); ++r) {
+    uint64_t rows = 0;
+    for (const auto& cube : meta->revisions[r].tree.cubes()) rows += cube.rows;
+    if (r == 0 || rows > most) {
+      drawn = r;
+      most = rows;
+    }
+  }
+  const layout::Revision& rev = meta->revisions[drawn];
   const int dims = int(meta->columns.size());
-  constexpr double kSize = 800, kMargin = 40;
-  auto px = [&](uint32_t coord) { return kMargin + double(coord) / 4294967296.0 * kSize; };
-  auto py = [&](uint32_t coord) { return kMargin + kSize - double(coord) / 4294967296.0 * kSize; };
+  constexpr double kSize = 800, kLeft = 110, kTop = 50, kRight = 30, kBottom = 120;
+  constexpr double kCoords = 4294967296.0;
+  auto px = [&](double coord) { return kLeft + coord / kCoords * kSize; };
+  auto py = [&](double coord) { return kTop + kSize - coord / kCoords * kSize; };
   // A rectangle over [lo0, hi0] x [lo1, hi1] (inclusive coordinates; the whole height in 1-D).
   auto rect = [&](uint32_t lo0, uint32_t hi0, uint32_t lo1, uint32_t hi1, const std::string& style) {
     if (dims < 2) {
@@ -97,9 +153,14 @@ Result<PlotSummary> WriteCubesSvg(const table::Table& table, const std::string& 
     }
     char buf[256];
     std::snprintf(buf, sizeof(buf), "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" %s/>\n", px(lo0),
-                  py(hi1) - kSize / 4294967296.0, std::max(0.5, px(hi0) - px(lo0) + kSize / 4294967296.0),
-                  std::max(0.5, py(lo1) - py(hi1) + kSize / 4294967296.0), style.c_str());
+                  py(double(hi1) + 1), std::max(0.5, px(double(hi0) + 1) - px(lo0)),
+                  std::max(0.5, py(lo1) - py(double(hi1) + 1)), style.c_str());
     return std::string(buf);
+  };
+  auto text = [](double x, double y, const std::string& body, const std::string& attributes) {
+    char buf[128];
+    std::snprintf(buf, sizeof(buf), "<text x=\"%.1f\" y=\"%.1f\" font-family=\"sans-serif\" ", x, y);
+    return std::string(buf) + attributes + ">" + Escaped(body) + "</text>\n";
   };
   std::set<int> read;
   std::vector<layout::otree::Box> boxes;
@@ -112,33 +173,87 @@ Result<PlotSummary> WriteCubesSvg(const table::Table& table, const std::string& 
     for (int c : rev.tree.Select(boxes, 1.0)) read.insert(c);
     ASSIGN_OR_RETURN(selection, query::SelectBlocks(*meta, table.schema(), bound.get(), std::nullopt));
   }
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(kSize + 2 * kMargin)) +
-                    "\" height=\"" + std::to_string(int(kSize + 2 * kMargin)) + "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(kLeft + kSize + kRight)) +
+                    "\" height=\"" + std::to_string(int(kTop + kSize + kBottom)) +
+                    "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  std::string columns;
+  for (const std::string& c : meta->columns) columns += (columns.empty() ? "" : ", ") + c;
+  svg += text(kLeft, 30,
+              "OTree on (" + columns + ")" +
+                  (meta->revisions.size() > 1 ? ", revision " + std::to_string(rev.id) + " (the largest of " +
+                                                    std::to_string(meta->revisions.size()) + ")"
+                                              : std::string()) +
+                  ": " + std::to_string(rev.tree.cubes().size()) + " cubes, depth " +
+                  std::to_string(rev.tree.depth()) +
+                  (where.empty() ? std::string()
+                                 : "; " + where + ": blocks read " + std::to_string(selection.blocks_selected) + " of " +
+                                       std::to_string(selection.blocks_total)),
+              "font-size=\"14\"");
   const int depth = std::max(1, rev.tree.depth());
   for (int c : rev.tree.PreOrder()) {
     const auto& cube = rev.tree.cubes()[size_t(c)];
-    const bool is_read = read.count(c) > 0;
-    char style[160];
-    std::snprintf(style, sizeof(style), "fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"#335\" stroke-width=\"0.5\"",
-                  is_read ? "#f59e0b" : "#3b82f6", is_read ? 0.45 : 0.08 + 0.5 * double(cube.id.depth) / depth);
+    char style[200];
+    if (where.empty()) {
+      std::snprintf(style, sizeof(style), "class=\"cube\" fill=\"#3b82f6\" fill-opacity=\"%.2f\" stroke=\"#335\" stroke-width=\"0.5\"",
+                    0.08 + 0.5 * double(cube.id.depth) / depth);
+    } else if (read.count(c) > 0) {
+      std::snprintf(style, sizeof(style), "class=\"cube-read\" fill=\"#f59e0b\" fill-opacity=\"0.45\" stroke=\"#92400e\" stroke-width=\"0.6\"");
+    } else {
+      std::snprintf(style, sizeof(style), "class=\"cube-skipped\" fill=\"#94a3b8\" fill-opacity=\"0.10\" stroke=\"#64748b\" stroke-width=\"0.4\"");
+    }
     svg += rect(cube.id.Lo(0), cube.id.Hi(0), dims > 1 ? cube.id.Lo(1) : 0, dims > 1 ? cube.id.Hi(1) : 0, style);
   }
   for (const auto& b : boxes) {
     svg += rect(b.lo[0], b.hi[0], dims > 1 ? b.lo[1] : 0, dims > 1 ? b.hi[1] : 0,
-                "fill=\"none\" stroke=\"#dc2626\" stroke-width=\"2\"");
+                "class=\"query-box\" fill=\"none\" stroke=\"#dc2626\" stroke-width=\"2\"");
   }
-  svg += "<text x=\"" + std::to_string(int(kMargin + kSize / 2)) + "\" y=\"" + std::to_string(int(kSize + 1.7 * kMargin)) +
-         "\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\">" + meta->columns[0] + "</text>\n";
+  // Axes: a frame, five ticks a side labelled in the column's own values, the column names.
+  char frame[200];
+  std::snprintf(frame, sizeof(frame), "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n",
+                kLeft, kTop, kSize, kSize);
+  svg += frame;
+  for (int i = 0; i <= 4; ++i) {
+    const double f = i / 4.0;
+    char tick[200];
+    std::snprintf(tick, sizeof(tick), "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", kLeft + f * kSize,
+                  kTop + kSize, kLeft + f * kSize, kTop + kSize + 6);
+    svg += tick;
+    svg += text(kLeft + f * kSize, kTop + kSize + 22, AxisValue(rev.transforms[0], f),
+                "class=\"tick-x\" font-size=\"12\" text-anchor=\"middle\"");
+    if (dims > 1) {
+      std::snprintf(tick, sizeof(tick), "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", kLeft - 6,
+                    kTop + kSize - f * kSize, kLeft, kTop + kSize - f * kSize);
+      svg += tick;
+      svg += text(kLeft - 9, kTop + kSize - f * kSize + 4, AxisValue(rev.transforms[1], f),
+                  "class=\"tick-y\" font-size=\"12\" text-anchor=\"end\"");
+    }
+  }
+  svg += text(kLeft + kSize / 2, kTop + kSize + 46, meta->columns[0], "font-size=\"14\" text-anchor=\"middle\"");
   if (dims > 1) {
-    svg += "<text x=\"14\" y=\"" + std::to_string(int(kMargin + kSize / 2)) +
-           "\" font-family=\"sans-serif\" font-size=\"14\" transform=\"rotate(-90 14 " +
-           std::to_string(int(kMargin + kSize / 2)) + ")\">" + meta->columns[1] + "</text>\n";
+    const double y = kTop + kSize / 2;
+    svg += text(18, y, meta->columns[1], "font-size=\"14\" text-anchor=\"middle\" transform=\"rotate(-90 18 " + std::to_string(int(y)) + ")\"");
   }
-  svg += "<text x=\"" + std::to_string(int(kMargin)) + "\" y=\"24\" font-family=\"sans-serif\" font-size=\"13\">" +
-         std::to_string(rev.tree.cubes().size()) + " cubes, depth " + std::to_string(rev.tree.depth()) +
-         (where.empty() ? std::string() : ", blocks read " + std::to_string(selection.blocks_selected) + " of " +
-                                                   std::to_string(selection.blocks_total)) +
-         "</text>\n</svg>\n";
+  // The legend.
+  std::vector<std::pair<std::string, std::string>> legend;
+  if (where.empty()) {
+    legend = {{"fill=\"#3b82f6\" fill-opacity=\"0.15\"", "cube (the root's children and theirs overlap it: darker = deeper)"}};
+  } else {
+    legend = {{"fill=\"#f59e0b\" fill-opacity=\"0.45\"", "cube read by the filter (" + std::to_string(read.size()) + ")"},
+              {"fill=\"#94a3b8\" fill-opacity=\"0.10\" stroke=\"#64748b\"",
+               "cube skipped (" + std::to_string(rev.tree.cubes().size() - read.size()) + ")"},
+              {"fill=\"none\" stroke=\"#dc2626\" stroke-width=\"2\"", "the filter's box on (" + columns + ")"}};
+  }
+  double lx = kLeft;
+  const double ly = kTop + kSize + 70;
+  for (const auto& [style, label] : legend) {
+    char swatch[200];
+    std::snprintf(swatch, sizeof(swatch), "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"14\" %s/>\n", lx, ly, style.c_str());
+    svg += swatch;
+    svg += text(lx + 20, ly + 12, label, "class=\"legend\" font-size=\"12\"");
+    lx += 40 + 7.0 * double(label.size());
+  }
+  if (dims > 2) svg += text(kLeft, ly + 36, "projected on the first two of " + std::to_string(dims) + " columns", "font-size=\"12\"");
+  svg += "</svg>\n";
   RETURN_IF_ERROR(WriteOutputFile(output, svg));
   PlotSummary summary;
   summary.cubes = rev.tree.cubes().size();

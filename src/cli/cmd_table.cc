@@ -10,6 +10,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "format/arrow/arrow.h"
 #include "format/csv/csv_writer.h"
 #include "format/parquet/writer.h"
 #include "layout/otree/layout_writer.h"
@@ -28,22 +29,42 @@ namespace {
 
 struct LoadArgs {
   std::string table, from, schema;
-  std::string delimiter;             // CSV: one character, "tab" or "\t"; empty: detected
+  // CSV dialect (csv::Dialect): each one character; empty: the default or detected.
+  std::string delimiter, quote, escape;  // --delimiter also takes "tab" / "\t"
+  bool header = false, no_header = false;
+  std::string null_string;
+  bool null_given = false;           // --null was given (its value may be "")
   uint64_t rows_per_file = 1000000;
   std::string memory_limit;          // append only: --memory-limit SIZE
   bool iceberg = false;              // create only
   std::string iceberg_location;      // create only; default: the table's own URI
 };
 
-// --delimiter's byte: one character, or "tab" / "\t"; 0 (detect) when not given.
-Result<char> DelimiterOf(const LoadArgs& args) {
-  if (args.delimiter.empty()) return char(0);
-  if (args.delimiter == "tab" || args.delimiter == "\\t" || args.delimiter == "\t") return '\t';
-  if (args.delimiter.size() != 1 || args.delimiter == "\"" || args.delimiter == "\n" || args.delimiter == "\r") {
-    return Status::InvalidArgument("--delimiter must be one character other than a quote, CR or LF (or \"tab\"), got '" +
-                                   args.delimiter + "'");
+// One character of a dialect option, or `unset` when not given ("tab" / "\t" stand for TAB).
+Result<char> DialectCharacter(const std::string& text, const char* option, char unset) {
+  if (text.empty()) return unset;
+  if (text == "tab" || text == "\\t" || text == "\t") return '\t';
+  if (text.size() != 1 || text == "\n" || text == "\r") {
+    return Status::InvalidArgument(std::string(option) + " must be one character other than CR or LF (or \"tab\"), got '" +
+                                   text + "'");
   }
-  return args.delimiter[0];
+  return text[0];
+}
+
+// The CSV dialect the options name (csv::Dialect): what is not given is the default or sniffed.
+Result<csv::Dialect> DialectOf(const LoadArgs& args) {
+  csv::Dialect d;
+  ASSIGN_OR_RETURN(d.delimiter, DialectCharacter(args.delimiter, "--delimiter", 0));
+  ASSIGN_OR_RETURN(d.quote, DialectCharacter(args.quote, "--quote", '"'));
+  ASSIGN_OR_RETURN(d.escape, DialectCharacter(args.escape, "--escape", 0));
+  if (d.delimiter != 0 && (d.delimiter == d.quote || d.delimiter == d.escape)) {
+    return Status::InvalidArgument("--delimiter must differ from the quote and escape characters");
+  }
+  if (args.header && args.no_header) return Status::InvalidArgument("--header and --no-header do not go together");
+  if (args.header) d.header = true;
+  if (args.no_header) d.header = false;
+  if (args.null_given) d.null_string = args.null_string;
+  return d;
 }
 
 Status RunCreate(const LoadArgs& args) {
@@ -51,8 +72,8 @@ Status RunCreate(const LoadArgs& args) {
   if (!args.schema.empty()) {
     ASSIGN_OR_RETURN(schema, Schema::Parse(args.schema));
   }
-  ASSIGN_OR_RETURN(char delimiter, DelimiterOf(args));
-  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema, delimiter));
+  ASSIGN_OR_RETURN(csv::Dialect dialect, DialectOf(args));
+  ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema, dialect));
   ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, true));
   auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
   table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
@@ -71,16 +92,16 @@ Status RunAppend(const LoadArgs& args) {
   ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> table_layout, layout::LoadLayout(h.table->manifest()));
   const bool otree = table_layout && table_layout->is_otree();
   // An OTree table's hidden `_lakeindex_weight` is drawn at append, not read from the input.
-  ASSIGN_OR_RETURN(char delimiter, DelimiterOf(args));
+  ASSIGN_OR_RETURN(csv::Dialect dialect, DialectOf(args));
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, otree ? layout::VisibleSchema(h.table->schema()) : h.table->schema(),
-                                                           delimiter));
+                                                           dialect));
   auto progress = std::make_shared<Progress>("append " + args.table, source->total_rows());
   // Rows, their OTree blocks and their index segments: one commit (ops::Append), started over
   // from the newest version if a concurrent commit changed the tree or the schema (the file is
   // read again then).
   auto open = [&](const Schema& columns) -> Result<std::unique_ptr<table::BatchSource>> {
     if (source && source->schema() == columns) return std::move(source);
-    return table::OpenLocalFileSource(args.from, columns, delimiter);
+    return table::OpenLocalFileSource(args.from, columns, dialect);
   };
   table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
   if (!args.memory_limit.empty()) {
@@ -198,8 +219,9 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
 }
 
 Status RunQuery(const QueryArgs& args) {
-  if (args.format != "table" && args.format != "csv" && args.format != "json" && args.format != "parquet") {
-    return Status::InvalidArgument("--format must be table, csv, json or parquet");
+  if (args.format != "table" && args.format != "csv" && args.format != "json" && args.format != "parquet" &&
+      args.format != "arrow") {
+    return Status::InvalidArgument("--format must be table, csv, json, parquet or arrow");
   }
   if (args.format == "parquet" && args.output.empty()) return Status::InvalidArgument("--format parquet needs --output FILE");
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
@@ -224,6 +246,7 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
     ASSIGN_OR_RETURN(file, OutputFile::Open(args.output));
   }
   std::unique_ptr<parquet::ParquetWriter> writer;
+  arrow::IpcStreamWriter arrow_writer(schema);
   if (args.format == "parquet") {
     ASSIGN_OR_RETURN(writer, parquet::ParquetWriter::Make(schema, parquet::WriteOptions{}, file.get()));
   }
@@ -252,11 +275,15 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
       RETURN_IF_ERROR(flush());
     } else if (args.format == "parquet") {
       RETURN_IF_ERROR(writer->Write(batch));
+    } else if (args.format == "arrow") {
+      RETURN_IF_ERROR(arrow_writer.Write(batch, &text));
+      RETURN_IF_ERROR(flush());
     } else {
       RETURN_IF_ERROR(all.Append(batch));  // aligned output needs every row's width
     }
   }
   if (args.format == "csv" && header) csv::WriteCsv(Batch(schema), true, &text);
+  if (args.format == "arrow") arrow_writer.Finish(&text);
   if (args.format == "table") {
     text = FormatTable(all);
     text += "(" + std::to_string(all.num_rows()) + (all.num_rows() == 1 ? " row)\n" : " rows)\n");
@@ -594,6 +621,19 @@ Status RunIndexUpdate(const IndexArgs& args) {
   return Status::OK();
 }
 
+// create's and append's CSV options (DialectOf reads them).
+void AddDialectOptions(CLI::App* cmd, LoadArgs* args) {
+  cmd->add_option("--delimiter", args->delimiter,
+                  "CSV field separator: one character or \"tab\" (default: ',', or the one of ';', TAB, '|' the header uses)");
+  cmd->add_option("--quote", args->quote, "CSV quote character (default '\"')");
+  cmd->add_option("--escape", args->escape,
+                  "CSV escape: inside quotes, it before the quote or itself stands for that character (default: the quote doubled)");
+  cmd->add_flag("--header", args->header, "The first line holds the column names (default: sniffed)");
+  cmd->add_flag("--no-header", args->no_header, "The first line is a record; columns are column0, column1, ... (or the schema's)");
+  cmd->add_option("--null", args->null_string, "CSV fields equal to this (unquoted) are NULL, as empty ones are")
+      ->each([args](const std::string&) { args->null_given = true; });
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, CommandList* commands) {
@@ -603,7 +643,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   c->add_option("--from", create->from, "Input file (.csv or .parquet)")->required();
   c->add_option("--schema", create->schema, "Column types, e.g. \"id:int64,name:string\" (CSV only; default: inferred)");
   c->add_option("--rows-per-file", create->rows_per_file, "Rows per data file")->check(WholeNumber(1))->capture_default_str();
-  c->add_option("--delimiter", create->delimiter, "CSV field separator: one character or \"tab\" (default: ',', or the one of ';', TAB, '|' the header uses)");
+  AddDialectOptions(c, create.get());
   c->add_flag("--iceberg", create->iceberg, "Also keep Iceberg metadata (metadata/), written with every commit");
   c->add_option("--iceberg-location", create->iceberg_location,
                 "The URI other engines read the table at (implies --iceberg; default: the table's own)");
@@ -614,7 +654,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   a->add_option("TABLE", append->table, "Table directory")->required();
   a->add_option("--from", append->from, "Input file (.csv or .parquet)")->required();
   a->add_option("--rows-per-file", append->rows_per_file, "Rows per data file")->check(WholeNumber(1))->capture_default_str();
-  a->add_option("--delimiter", append->delimiter, "CSV field separator: one character or \"tab\" (default: ',', or the one of ';', TAB, '|' the header uses)");
+  AddDialectOptions(a, append.get());
   a->add_option("--memory-limit", append->memory_limit,
                 "Memory an append into an OTree may take (512M, 2G, bytes; default a quarter of RAM): the input is placed a chunk at a time");
   commands->emplace_back(a, [append] { return RunAppend(*append); });
@@ -638,7 +678,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   q->add_option("--order-by", query->order_by, "Order the rows (or with --agg the groups): \"col [desc], ...\", NULLs last");
   q->add_option("--limit", query->limit, "Return at most N rows")->check(WholeNumber());
   q->add_option("--version", query->version, "Read this version (time travel)")->check(WholeNumber());
-  q->add_option("--format", query->format, "table, csv, json (one object per line) or parquet")->capture_default_str();
+  q->add_option("--format", query->format, "table, csv, json (one object per line), parquet or arrow (an Arrow IPC stream)")->capture_default_str();
   q->add_option("--output", query->output, "Write to FILE instead of stdout");
   commands->emplace_back(q, [query] { return RunQuery(*query); });
 

@@ -240,7 +240,7 @@ Result<int32_t> ParseDate(std::string_view text) {
 Result<int64_t> ParseTimestamp(std::string_view text) {
   auto bad = [&] {
     return Status::InvalidArgument("invalid timestamp '" + std::string(text) +
-                                   "' (expected YYYY-MM-DD HH:MM:SS[.ffffff])");
+                                   "' (expected YYYY-MM-DD HH:MM:SS[.ffffff][Z|+HH:MM])");
   };
   int64_t days;
   size_t pos;
@@ -274,6 +274,22 @@ Result<int64_t> ParseTimestamp(std::string_view text) {
       if (digits == 0) return bad();
       for (int i = digits; i < 6; ++i) frac *= 10;
       micros += frac;
+    }
+    // ISO 8601's UTC designator or offset from UTC: the value is kept in UTC.
+    if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
+      ++pos;
+    } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+      const int64_t sign = text[pos] == '+' ? 1 : -1;
+      int64_t oh = 0, om = 0;
+      if (!ParseDigits(text, pos + 1, 2, &oh)) return bad();
+      pos += 3;
+      if (pos < text.size() && text[pos] == ':') ++pos;
+      if (pos < text.size()) {
+        if (!ParseDigits(text, pos, 2, &om)) return bad();
+        pos += 2;
+      }
+      if (oh > 18 || om > 59) return bad();
+      micros -= sign * (oh * 60 + om) * 60 * kMicrosPerSecond;
     }
     if (pos != text.size()) return bad();
   }

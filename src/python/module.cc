@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "format/arrow/arrow.h"
 #include "layout/otree/layout_writer.h"
 #include "layout/otree/partitioned_layout.h"
 #include "python/convert.h"
@@ -125,23 +126,91 @@ class PyScan {
     if (!more) throw py::stop_iteration();
     return NamesAndColumns(batch);
   }
+  // The next batch, without Python (the Arrow stream's producer).
+  Result<bool> NextBatch(Batch* batch) { return scanner_->Next(batch); }
+  const Schema& schema() const { return scanner_->schema(); }
 
  private:
   std::unique_ptr<table::Table> table_;  // before scanner_: destroyed after it
   std::unique_ptr<query::Scanner> scanner_;
 };
 
+// Table.query(output="arrow"): a result as an Arrow C stream, handed over by the PyCapsule
+// protocol (__arrow_c_stream__, __arrow_c_schema__) to pyarrow, Polars, DuckDB or any consumer of
+// the Arrow C stream interface. Batches are read as the consumer asks for them (its thread, the
+// GIL untouched: the scan holds no Python object). A stream is read once.
+class PyArrowStream {
+ public:
+  PyArrowStream(Schema schema, arrow::NextBatch next) : schema_(std::move(schema)), next_(std::move(next)) {}
+
+  py::object Stream(const py::object& /*requested_schema: the result's own types are given*/) {
+    if (!next_) Check(Status::InvalidArgument("this Arrow stream was already taken: query again for another"));
+    auto* stream = new ArrowArrayStream;
+    arrow::ExportStream(schema_, std::move(next_), stream);
+    next_ = nullptr;
+    return Capsule(stream, "arrow_array_stream", [](PyObject* capsule) {
+      auto* s = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, "arrow_array_stream"));
+      if (s == nullptr) return PyErr_Clear();
+      if (s->release != nullptr) s->release(s);  // not moved out by a consumer
+      delete s;
+    });
+  }
+
+  py::object SchemaCapsule() const {
+    auto* schema = new ArrowSchema;
+    arrow::ExportSchema(schema_, schema);
+    return Capsule(schema, "arrow_schema", [](PyObject* capsule) {
+      auto* s = static_cast<ArrowSchema*>(PyCapsule_GetPointer(capsule, "arrow_schema"));
+      if (s == nullptr) return PyErr_Clear();
+      if (s->release != nullptr) s->release(s);
+      delete s;
+    });
+  }
+
+  py::list Names() const {
+    py::list names;
+    for (const Field& f : schema_.fields()) names.append(f.name);
+    return names;
+  }
+
+ private:
+  static py::object Capsule(void* pointer, const char* name, PyCapsule_Destructor destructor) {
+    PyObject* capsule = PyCapsule_New(pointer, name, destructor);
+    if (capsule == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(capsule);
+  }
+
+  Schema schema_;
+  arrow::NextBatch next_;
+};
+
+// A CSV dialect from Python's {"delimiter", "quote", "escape": one character, "header": bool,
+// "null": str} (lakeindex._dialect checks the values).
+csv::Dialect DialectFrom(const py::dict& d) {
+  csv::Dialect out;
+  auto character = [&](const char* key, char* field) {
+    if (d.contains(key) && !d[key].is_none()) *field = d[key].cast<char>();
+  };
+  character("delimiter", &out.delimiter);
+  character("quote", &out.quote);
+  character("escape", &out.escape);
+  if (d.contains("header") && !d["header"].is_none()) out.header = d["header"].cast<bool>();
+  if (d.contains("null") && !d["null"].is_none()) out.null_string = d["null"].cast<std::string>();
+  return out;
+}
+
 class PyTable {
  public:
   static PyTable Create(const std::string& path, const std::string& source, std::optional<uint64_t> rows_per_file,
                         std::optional<std::string> schema_text, std::optional<std::string> iceberg_location,
-                        std::optional<char> delimiter) {
+                        const py::dict& csv) {
+    const csv::Dialect dialect = DialectFrom(csv);
     return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
       std::optional<Schema> schema;
       if (schema_text) {
         ASSIGN_OR_RETURN(schema, Schema::Parse(*schema_text));
       }
-      return table::OpenLocalFileSource(source, schema, delimiter.value_or(0));
+      return table::OpenLocalFileSource(source, schema, dialect);
     });
   }
 
@@ -189,10 +258,11 @@ class PyTable {
   }
 
   // As `lakeindex append` (ops::Append): rows, OTree blocks and index segments in one commit.
-  void Append(const std::string& source, std::optional<uint64_t> rows_per_file, std::optional<char> delimiter,
+  void Append(const std::string& source, std::optional<uint64_t> rows_per_file, const py::dict& csv,
               std::optional<uint64_t> memory_limit) {
+    const csv::Dialect dialect = DialectFrom(csv);
     Check(Unlocked([&]() -> Status {
-      auto open = [&](const Schema& columns) { return table::OpenLocalFileSource(source, columns, delimiter.value_or(0)); };
+      auto open = [&](const Schema& columns) { return table::OpenLocalFileSource(source, columns, dialect); };
       table::WriteConfig config = Config(rows_per_file);
       config.memory_limit = memory_limit.value_or(0);
       return ops::Append(table_.get(), open, config).status();
@@ -250,8 +320,30 @@ class PyTable {
     return NamesAndColumns(all);
   }
 
+  // The rows Query returns, as an Arrow stream read as it is consumed (an ordered query's rows
+  // are sorted first, then streamed).
+  PyArrowStream ArrowQuery(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
+                           std::optional<uint64_t> limit, const std::string& order_by) {
+    if (!order_by.empty()) {
+      auto rows = std::make_shared<Batch>(Check(Unlocked([&]() -> Result<Batch> {
+        query::OrderedQuery ordered{where, select, order_by, limit, sample, {}};
+        ASSIGN_OR_RETURN(ordered.indexes, Indexes());
+        ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(*table_, ordered));
+        return std::move(result.rows);
+      })));
+      return PyArrowStream(rows->schema(), [rows, given = false](Batch* out) mutable -> Result<bool> {
+        if (given) return false;
+        given = true;
+        *out = std::move(*rows);
+        return true;
+      });
+    }
+    std::shared_ptr<PyScan> scan = Scan(where, select, sample, limit);
+    return PyArrowStream(scan->schema(), [scan](Batch* out) { return scan->NextBatch(out); });
+  }
+
   // A scan of the current version, batch by batch (PyScan).
-  std::unique_ptr<PyScan> Scan(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
+  std::shared_ptr<PyScan> Scan(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
                                std::optional<uint64_t> limit) {
     query::ScanRequest request;
     request.where = where;
@@ -259,7 +351,7 @@ class PyTable {
     request.sample = sample;
     request.limit = limit;
     if (!where.empty()) request.indexes = Check(Unlocked([&] { return Indexes(); }));
-    return std::make_unique<PyScan>(table::Table::View(table_->shared_store(), table_->manifest()), request);
+    return std::make_shared<PyScan>(table::Table::View(table_->shared_store(), table_->manifest()), request);
   }
 
   // (column names, column arrays, details) of SELECT group_by, aggregates WHERE where GROUP BY
@@ -658,12 +750,16 @@ PYBIND11_MODULE(_lakeindex, m) {
   using namespace lakeindex::python;  // NOLINT: the module's own definitions
   m.doc() = "lakeindex native module (see the lakeindex package)";
   RegisterErrors(m);
-  py::class_<PyScan>(m, "Scan")
+  py::class_<PyArrowStream>(m, "ArrowStream")
+      .def("__arrow_c_stream__", &PyArrowStream::Stream, py::arg("requested_schema") = py::none())
+      .def("__arrow_c_schema__", &PyArrowStream::SchemaCapsule)
+      .def_property_readonly("names", &PyArrowStream::Names);
+  py::class_<PyScan, std::shared_ptr<PyScan>>(m, "Scan")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyScan::Next);
   py::class_<PyTable>(m, "Table")
       .def_static("create", &PyTable::Create, py::arg("path"), py::arg("source"), py::arg("rows_per_file") = py::none(),
-                  py::arg("schema") = py::none(), py::arg("iceberg_location") = py::none(), py::arg("delimiter") = py::none())
+                  py::arg("schema") = py::none(), py::arg("iceberg_location") = py::none(), py::arg("csv") = py::dict())
       .def("enable_iceberg", &PyTable::EnableIceberg, py::arg("location") = py::none())
       .def_static("create_from_columns", &PyTable::CreateFromColumns, py::arg("path"), py::arg("columns"),
                   py::arg("rows_per_file") = py::none(), py::arg("iceberg_location") = py::none())
@@ -671,13 +767,15 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("append_columns", &PyTable::AppendColumns, py::arg("columns"), py::arg("rows_per_file") = py::none())
       .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
       .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none(),
-           py::arg("delimiter") = py::none(), py::arg("memory_limit") = py::none())
+           py::arg("csv") = py::dict(), py::arg("memory_limit") = py::none())
       .def("delete", &PyTable::Delete, py::arg("where"))
       .def("optimize", &PyTable::Optimize, py::arg("rows_per_file") = py::none(), py::arg("memory_limit") = py::none())
       .def("create_index", &PyTable::CreateIndex, py::arg("column"), py::arg("kind"), py::arg("name") = "",
            py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
       .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"),
+           py::arg("order_by"))
+      .def("arrow_query", &PyTable::ArrowQuery, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"),
            py::arg("order_by"))
       .def("count", &PyTable::Count, py::arg("where"))
       .def("aggregate", &PyTable::Aggregate, py::arg("aggregates"), py::arg("where"), py::arg("group_by"), py::arg("limit"),

@@ -88,13 +88,17 @@ std::string Extension(const std::string& key) {
 
 Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const std::string& key,
                                                     const std::optional<Schema>& schema, const std::string& display,
-                                                    char delimiter) {
+                                                    const csv::Dialect& dialect) {
   std::string ext = Extension(key);
-  if (delimiter != 0 && ext != "csv") return Status::InvalidArgument(display + ": --delimiter is for CSV files");
+  const csv::Dialect plain;
+  if (ext != "csv" && (dialect.delimiter != plain.delimiter || dialect.quote != plain.quote || dialect.escape != plain.escape ||
+                       dialect.header.has_value() || dialect.null_string.has_value())) {
+    return Status::InvalidArgument(display + ": --delimiter, --quote, --escape, --header / --no-header and --null are for CSV files");
+  }
   if (ext == "csv") {
     csv::ReadOptions options;
+    static_cast<csv::Dialect&>(options) = dialect;
     options.schema = schema;
-    options.delimiter = delimiter;
     auto reader = csv::CsvReader::Open(store, key, options);
     if (!reader.ok()) return reader.status();
     return std::unique_ptr<BatchSource>(new CsvSource(std::move(*reader)));
@@ -138,12 +142,12 @@ class LocalFileSource : public BatchSource {
 }  // namespace
 
 Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path, const std::optional<Schema>& schema,
-                                                         char delimiter) {
+                                                         const csv::Dialect& dialect) {
   if (path.empty()) return Status::InvalidArgument("empty file path");
   std::filesystem::path p = std::filesystem::absolute(path).lexically_normal();
   if (!p.has_filename()) return Status::InvalidArgument("'" + path + "' is a directory, not a file");
   ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenLocalStore(p.parent_path().string()));
-  ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source, OpenFileSource(store.get(), p.filename().string(), schema, path, delimiter));
+  ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source, OpenFileSource(store.get(), p.filename().string(), schema, path, dialect));
   return std::unique_ptr<BatchSource>(new LocalFileSource(std::move(store), std::move(source)));
 }
 

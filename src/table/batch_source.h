@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "format/csv/csv_reader.h"
 #include "lakeindex/batch.h"
 #include "lakeindex/object_store.h"
 
@@ -22,17 +23,17 @@ class BatchSource {
   virtual uint64_t total_rows() const { return 0; }
 };
 
-// Opens `key` in `store` by its extension: ".csv" (with `schema` if given, else inferred; fields
-// separated by `delimiter`, 0: detected, csv::DetectDelimiter) or ".parquet" (`schema`, if given,
-// must match the file's). `display` names the file in errors.
+// Opens `key` in `store` by its extension: ".csv" (with `schema` if given, else inferred; written
+// in `dialect`, csv_reader.h) or ".parquet" (`schema`, if given, must match the file's; a dialect
+// other than the default is refused). `display` names the file in errors.
 Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const std::string& key,
                                                     const std::optional<Schema>& schema,
-                                                    const std::string& display, char delimiter = 0);
+                                                    const std::string& display, const csv::Dialect& dialect = {});
 
 // A file on the local file system as a source (by extension, as OpenFileSource): its directory is
 // opened as a local store that the source owns. InvalidArgument for an empty path or a directory.
 Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path, const std::optional<Schema>& schema,
-                                                         char delimiter = 0);
+                                                         const csv::Dialect& dialect = {});
 
 // Batches already in memory (tests, the demo).
 std::unique_ptr<BatchSource> MemorySource(Schema schema, std::vector<Batch> batches);

@@ -142,5 +142,77 @@ TEST_F(CsvDuckDBTest, CsvReaderReadsWhatDuckDBWrites) {
   EXPECT_EQ(RenderBatchLikeDuckDB(*back), RenderBatchLikeDuckDB(expected)) << text.str();
 }
 
+
+// CSV dialects and sniffing, against DuckDB's read_csv on the same files: the same column names,
+// types and values, with the options given the same way (or both left to sniff).
+TEST_F(CsvDuckDBTest, DialectsAndSniffingReadAsDuckDBReadsThem) {
+  struct Case {
+    std::string name, text;
+    Dialect dialect;
+    std::string duck_options;  // after the path in read_csv(...)
+  };
+  auto with = [](auto change) {
+    Dialect d;
+    change(d);
+    return d;
+  };
+  const std::vector<Case> cases = {
+      {"semicolons and N/A", "a;b;c\n1;N/A;x\nN/A;2.5;\"q;r\"\n3;4;N/A\n", with([](Dialect& d) { d.null_string = "N/A"; }),
+       ", nullstr = 'N/A'"},
+      {"no header, sniffed", "1,2.5,x\n3,4.5,y\n5,,z\n", Dialect{}, ""},
+      {"a header, sniffed", "name,v\nab,1\ncd,2\n", Dialect{}, ""},
+      {"backslash escape", "a,b\n\"x\\\"y\",1\n\"p\\\\q\",2\n\"plain\",3\n", with([](Dialect& d) { d.escape = '\\'; }),
+       ", escape = '\\'"},
+      {"single quotes", "a,b\n'x,y',1\n'it''s',2\n", with([](Dialect& d) { d.quote = '\''; }), ", quote = ''''"},
+      {"pipes, quote and escape", "k|v\n#a|b#|1\n#c%#d#|2\n",
+       with([](Dialect& d) { d.delimiter = '|'; d.quote = '#'; d.escape = '%'; }), ", delim = '|', quote = '#', escape = '%'"},
+      {"--no-header on strings", "x,y\nz,w\n", with([](Dialect& d) { d.header = false; }), ", header = false"},
+      {"--header on numbers", "1,2\n3,4\n", with([](Dialect& d) { d.header = true; }), ", header = true"},
+      {"overflowing decimals", "x\n1e400\n-1e400\n1.5\n1e-400\n", Dialect{}, ""},
+      {"a blank line in one column", "a\n1\n\n3\n", Dialect{}, ""},
+      {"ISO timestamps without offsets", "ts,n\n2024-01-01T10:00:00,1\n2024-02-29T23:59:59.25,2\n", Dialect{}, ""},
+  };
+  TempDir dir;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    SCOPED_TRACE(c.name);
+    const std::string path = dir.Join("d" + std::to_string(i) + ".csv");
+    std::ofstream(path, std::ios::binary) << c.text;
+    ReadOptions options;
+    static_cast<Dialect&>(options) = c.dialect;
+    Result<Batch> ours = ReadCsv(c.text, options);
+    ASSERT_TRUE(ours.ok()) << ours.status().ToString();
+    auto duck = RunDuckDB("SELECT * FROM read_csv(" + SqlQuote(path) + c.duck_options + ")");
+    ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+    std::vector<std::string> names, types;
+    for (const Field& f : ours->schema().fields()) {
+      names.push_back(f.name);
+      types.push_back(lakeindex::testing::DuckTypeName(f.type));
+    }
+    EXPECT_EQ(names, duck->columns);
+    EXPECT_EQ(types, duck->types);
+    EXPECT_EQ(RenderBatchLikeDuckDB(*ours), duck->rows);
+  }
+}
+
+// Offsets and the UTC designator: DuckDB reads such a column as TIMESTAMP WITH TIME ZONE; we keep
+// the UTC instant as a timestamp. The same microseconds since 1970 either way.
+TEST_F(CsvDuckDBTest, IsoTimestampsWithOffsetsAreTheSameInstants) {
+  TempDir dir;
+  const std::string text =
+      "ts\n2024-01-01T10:00:00Z\n2024-01-01 10:00:00+02:00\n2023-12-31T23:30:00.5-0130\n2024-06-01T00:00:00+05\n";
+  const std::string path = dir.Join("tz.csv");
+  std::ofstream(path, std::ios::binary) << text;
+  Result<Batch> ours = ReadCsv(text, ReadOptions{});
+  ASSERT_TRUE(ours.ok()) << ours.status().ToString();
+  ASSERT_EQ(ours->schema().field(0).type, TypeId::kTimestamp);
+  auto duck = RunDuckDB("SELECT epoch_us(ts)::VARCHAR FROM read_csv(" + SqlQuote(path) + ")");
+  ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+  ASSERT_EQ(duck->rows.size(), ours->num_rows());
+  for (size_t r = 0; r < ours->num_rows(); ++r) {
+    EXPECT_EQ(duck->rows[r][0], std::to_string(ours->column(0).Get<int64_t>(r))) << "row " << r;
+  }
+}
+
 }  // namespace
 }  // namespace lakeindex::csv

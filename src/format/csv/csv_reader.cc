@@ -29,11 +29,13 @@ std::string Abbreviate(std::string_view value) {
 
 }  // namespace
 
-CsvReader::CsvReader(std::string owned, std::string_view text, std::string name, char delimiter)
+CsvReader::CsvReader(std::string owned, std::string_view text, std::string name, const Dialect& dialect)
     : owned_(std::move(owned)),
       name_(std::move(name)),
       text_(StripBom(owned_.empty() ? text : std::string_view(owned_))),
-      tokenizer_(reinterpret_cast<const uint8_t*>(text_.data()), text_.size(), delimiter, name_) {}
+      tokenizer_(reinterpret_cast<const uint8_t*>(text_.data()), text_.size(), dialect.delimiter, name_, dialect.quote,
+                 dialect.escape),
+      null_string_(dialect.null_string) {}
 
 Result<char> DetectDelimiter(std::string_view text, const std::string& name) {
   const std::string_view header = text.substr(0, text.find('\n'));
@@ -50,98 +52,166 @@ Result<char> DetectDelimiter(std::string_view text, const std::string& name) {
                                  " but no ','; name it with --delimiter");
 }
 
+namespace {
+
+// The dialect once its delimiter is known: usable characters, the delimiter unlike the others.
+Status CheckDialect(const Dialect& d, const std::string& name) {
+  auto special = [](char c) { return c == '\n' || c == '\r' || c == 0; };
+  const char escape = d.escape == 0 ? d.quote : d.escape;
+  if (special(d.delimiter) || special(d.quote) || special(escape) || d.delimiter == d.quote || d.delimiter == escape) {
+    return Status::InvalidArgument(name + ": the delimiter, quote and escape must be different characters, none a CR or LF");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<CsvReader>> CsvReader::Open(ObjectStore* store, std::string path,
                                                    const ReadOptions& options) {
   ASSIGN_OR_RETURN(std::string bytes, store->Read(path));
-  char delimiter = options.delimiter;
-  if (delimiter == 0) {
-    ASSIGN_OR_RETURN(delimiter, DetectDelimiter(bytes, path));
+  Dialect dialect = options;
+  if (dialect.delimiter == 0) {
+    ASSIGN_OR_RETURN(dialect.delimiter, DetectDelimiter(bytes, path));
   }
-  std::unique_ptr<CsvReader> reader(new CsvReader(std::move(bytes), std::string_view(), std::move(path), delimiter));
+  RETURN_IF_ERROR(CheckDialect(dialect, path));
+  std::unique_ptr<CsvReader> reader(new CsvReader(std::move(bytes), std::string_view(), std::move(path), dialect));
   RETURN_IF_ERROR(reader->Init(options));
   return reader;
 }
 
 Result<std::unique_ptr<CsvReader>> CsvReader::OpenBuffer(std::string_view text, std::string name,
                                                          const ReadOptions& options) {
-  char delimiter = options.delimiter;
-  if (delimiter == 0) {
-    ASSIGN_OR_RETURN(delimiter, DetectDelimiter(text, name));
+  Dialect dialect = options;
+  if (dialect.delimiter == 0) {
+    ASSIGN_OR_RETURN(dialect.delimiter, DetectDelimiter(text, name));
   }
-  std::unique_ptr<CsvReader> reader(new CsvReader(std::string{}, text, std::move(name), delimiter));
+  RETURN_IF_ERROR(CheckDialect(dialect, name));
+  std::unique_ptr<CsvReader> reader(new CsvReader(std::string{}, text, std::move(name), dialect));
   RETURN_IF_ERROR(reader->Init(options));
   return reader;
 }
 
 Status CsvReader::Init(const ReadOptions& options) {
-  if (options.delimiter == '"' || options.delimiter == '\n' || options.delimiter == '\r') {
-    return Status::InvalidArgument(name_ + ": the delimiter cannot be a quote, CR or LF");
+  const CsvTokenizer::Position start = tokenizer_.Tell();
+  ASSIGN_OR_RETURN(bool any, tokenizer_.Next(&record_));
+  if (!any) {
+    if (options.header.value_or(true) || !options.schema) {
+      return Status::InvalidArgument(name_ + ": empty file (" +
+                                     (options.header.value_or(true) ? "a header line with column names is required"
+                                                                    : "with --no-header the columns come from the first record") +
+                                     ")");
+    }
   }
-  ASSIGN_OR_RETURN(bool has_header, tokenizer_.Next(&record_));
-  if (!has_header) {
-    return Status::InvalidArgument(name_ +
-                                   ": empty file (a header line with column names is required)");
-  }
-  std::vector<std::string> names;
-  names.reserve(record_.size());
-  for (size_t i = 0; i < record_.size(); ++i) names.emplace_back(record_[i].text);
+  std::vector<std::string> first;
+  first.reserve(record_.size());
+  for (size_t i = 0; i < record_.size(); ++i) first.emplace_back(record_[i].text);
 
   if (options.schema.has_value()) {
     const Schema& schema = *options.schema;
-    if (schema.num_fields() == 0)
-      return Status::InvalidArgument(name_ + ": the schema has no fields");
-    if (names.size() != schema.num_fields()) {
-      return Status::InvalidArgument(name_ + ": line 1: the header has " +
-                                     std::to_string(names.size()) + " columns but the schema has " +
-                                     std::to_string(schema.num_fields()));
+    if (schema.num_fields() == 0) return Status::InvalidArgument(name_ + ": the schema has no fields");
+    std::vector<TypeId> types;
+    std::vector<std::string> names;
+    for (const Field& f : schema.fields()) {
+      types.push_back(f.type);
+      names.push_back(f.name);
     }
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (names[i] != schema.field(i).name) {
-        return Status::InvalidArgument(name_ + ": line 1: header column " + std::to_string(i + 1) +
-                                       " is '" + Abbreviate(names[i]) +
-                                       "' but the schema expects '" + schema.field(i).name + "'");
-      }
+    bool header = options.header.value_or(true);
+    if (!options.header.has_value() && any && first != names && record_.size() == names.size() &&
+        FitsTypes(record_, types)) {
+      header = false;  // sniffed: the first line is a record of the schema's types
     }
     schema_ = schema;
+    if (!header) {
+      tokenizer_.Seek(start);
+      return Status::OK();
+    }
+    if (first.size() != schema.num_fields()) {
+      return Status::InvalidArgument(name_ + ": line 1: the header has " + std::to_string(first.size()) +
+                                     " columns but the schema has " + std::to_string(schema.num_fields()));
+    }
+    for (size_t i = 0; i < first.size(); ++i) {
+      if (first[i] != schema.field(i).name) {
+        return Status::InvalidArgument(name_ + ": line 1: header column " + std::to_string(i + 1) + " is '" +
+                                       Abbreviate(first[i]) + "' but the schema expects '" + schema.field(i).name +
+                                       "'" + (options.header.has_value() ? "" : " (and its values are not a record of the schema's types)"));
+      }
+    }
     return Status::OK();
   }
-  return InferSchema(names, options.infer_rows);
+
+  // Without a schema: the types from the lines after the first, then the first line's part.
+  const CsvTokenizer::Position after_first = tokenizer_.Tell();
+  ASSIGN_OR_RETURN(std::vector<TypeId> types, InferTypes(first.size(), options.infer_rows));
+  bool header = options.header.value_or(true);
+  if (!options.header.has_value()) {
+    const bool typed = std::any_of(types.begin(), types.end(), [](TypeId t) { return t != TypeId::kString; });
+    tokenizer_.Seek(start);
+    ASSIGN_OR_RETURN(bool again, tokenizer_.Next(&record_));
+    (void)again;
+    header = !(typed && FitsTypes(record_, types));
+  }
+  std::vector<std::string> names = first;
+  if (!header) {
+    // The first line is data: name the columns, and let it count in the types.
+    for (size_t i = 0; i < names.size(); ++i) names[i] = "column" + std::to_string(i);
+    tokenizer_.Seek(start);
+    ASSIGN_OR_RETURN(types, InferTypes(first.size(), options.infer_rows));
+  } else {
+    RETURN_IF_ERROR(CheckNames(names));
+    tokenizer_.Seek(after_first);
+  }
+  for (size_t i = 0; i < names.size(); ++i) schema_.AddField(Field{names[i], types[i], /*nullable=*/true});
+  inferred_ = true;
+  infer_rows_ = options.infer_rows;
+  return Status::OK();
 }
 
-Status CsvReader::InferSchema(const std::vector<std::string>& names, size_t infer_rows) {
+Status CsvReader::CheckNames(const std::vector<std::string>& names) const {
   std::unordered_set<std::string_view> seen;
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i].empty()) {
       return Status::InvalidArgument(name_ + ": line 1: header column " + std::to_string(i + 1) +
-                                     " has no name");
+                                     " has no name (if the first line is a record, say --no-header)");
     }
     if (!seen.insert(names[i]).second) {
-      return Status::InvalidArgument(name_ + ": line 1: duplicate column name '" +
-                                     Abbreviate(names[i]) + "'");
+      return Status::InvalidArgument(name_ + ": line 1: duplicate column name '" + Abbreviate(names[i]) + "'");
     }
   }
-  std::vector<TypeInference> inference(names.size());
+  return Status::OK();
+}
+
+Result<std::vector<TypeId>> CsvReader::InferTypes(size_t columns, size_t infer_rows) {
+  std::vector<TypeInference> inference(columns);
   const CsvTokenizer::Position data_start = tokenizer_.Tell();
   size_t rows = 0;
   while (rows < infer_rows) {
     ASSIGN_OR_RETURN(bool more, tokenizer_.Next(&record_));
     if (!more) break;
-    if (names.size() > 1 && record_.IsBlank()) continue;
+    if (columns > 1 && record_.IsBlank()) continue;
     ++rows;
     // A record of the wrong width is reported, with its line, by Next().
-    if (record_.size() != names.size()) continue;
-    for (size_t i = 0; i < names.size(); ++i) {
+    if (record_.size() != columns) continue;
+    for (size_t i = 0; i < columns; ++i) {
       const CsvField& f = record_[i];
-      if (!f.text.empty()) inference[i].Observe(f.text);
+      if (!f.text.empty() && !IsNull(f)) inference[i].Observe(f.text);
     }
   }
   tokenizer_.Seek(data_start);
-  for (size_t i = 0; i < names.size(); ++i) {
-    schema_.AddField(Field{names[i], inference[i].Type(), /*nullable=*/true});
+  std::vector<TypeId> types;
+  for (const TypeInference& t : inference) types.push_back(t.Type());
+  return types;
+}
+
+bool CsvReader::FitsTypes(const CsvRecord& record, const std::vector<TypeId>& types) const {
+  if (record.size() != types.size()) return false;
+  for (size_t i = 0; i < types.size(); ++i) {
+    const CsvField& f = record[i];
+    if (IsNull(f) || types[i] == TypeId::kString) continue;
+    if (f.text.empty()) continue;  // "" is NULL outside strings
+    Column probe(types[i]);
+    if (!AppendParsed(f.text, &probe)) return false;
   }
-  inferred_ = true;
-  infer_rows_ = infer_rows;
-  return Status::OK();
+  return true;
 }
 
 Status CsvReader::FieldError(size_t column, const CsvField& field, std::string_view what) const {
@@ -155,9 +225,9 @@ Status CsvReader::AppendRecord(Batch* out) {
     const CsvField& f = record_[i];
     Column& column = out->mutable_column(i);
     const TypeId type = column.type();
-    if (f.text.empty() && (!f.quoted || type != TypeId::kString)) {
+    if (IsNull(f) || (f.text.empty() && type != TypeId::kString)) {
       if (!schema_.field(i).nullable)
-        return FieldError(i, f, "NULL (empty field) in a NOT NULL column");
+        return FieldError(i, f, f.text.empty() ? "NULL (empty field) in a NOT NULL column" : "NULL in a NOT NULL column");
       column.AppendNull();
       continue;
     }

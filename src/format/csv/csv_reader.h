@@ -1,8 +1,8 @@
 // Reads CSV (RFC 4180, see csv_tokenizer.h for the accepted syntax) into typed Batches.
 //
-// The first line is the header (column names) and is required. A leading UTF-8 byte order mark
+// The first line is the header (column names) unless Dialect::header says or sniffs otherwise. A leading UTF-8 byte order mark
 // is skipped. Field values follow csv_value.h. NULLs:
-//  * an empty unquoted field is NULL;
+//  * an empty unquoted field is NULL, and so is one equal to Dialect::null_string;
 //  * "" (quoted, empty) is the empty string in a string column and NULL in any other column;
 //  * a NULL in a NOT NULL field of the schema is an error.
 // The delimiter is ',' unless ReadOptions says otherwise or the header line has no ',' and one of
@@ -32,7 +32,27 @@
 
 namespace lakeindex::csv {
 
-struct ReadOptions {
+// How a CSV file is written (the command line's --delimiter, --quote, --escape, --header /
+// --no-header, --null).
+struct Dialect {
+  // Any byte but the quote, CR and LF; 0: from the header line — ',' when it has one, else the
+  // one of ';', TAB and '|' it has (several: InvalidArgument naming them), else ',' (one column).
+  char delimiter = 0;
+  char quote = '"';
+  // Inside quotes, this before the quote or itself stands for that character; 0: the quote
+  // (RFC 4180: "" is one '"').
+  char escape = 0;
+  // The first line holds the column names (true) or is a record (false; the columns are then
+  // named column0, column1, ... as DuckDB names them, or by the schema). Unset: sniffed — a
+  // record when every value on it fits the type its column has in the lines below and some column
+  // is not a string (with a schema: when its values are not the schema's names but fit its
+  // types), else the header.
+  std::optional<bool> header;
+  // An unquoted field equal to this is NULL too (an empty unquoted field always is).
+  std::optional<std::string> null_string;
+};
+
+struct ReadOptions : Dialect {
   // When set, the header names must equal the schema's field names, in order, and values are
   // parsed as the schema's types. When unset, each column gets the narrowest of
   // bool < int64 < double < date < timestamp < string that holds its first `infer_rows` values
@@ -40,9 +60,6 @@ struct ReadOptions {
   // A later row that does not fit the inferred type is an error naming its line.
   std::optional<Schema> schema;
   size_t infer_rows = 10000;
-  // Any byte but '"', CR and LF; 0: from the header line — ',' when it has one, else the one of
-  // ';', TAB and '|' it has (several: InvalidArgument naming them), else ',' (one column).
-  char delimiter = 0;
 };
 
 // The delimiter ReadOptions::delimiter = 0 picks for `text` (the header line's bytes decide).
@@ -69,10 +86,18 @@ class CsvReader {
 
  private:
   // Reads `owned` when it is non-empty (the bytes of a store object), else the caller's `text`.
-  CsvReader(std::string owned, std::string_view text, std::string name, char delimiter);
+  CsvReader(std::string owned, std::string_view text, std::string name, const Dialect& dialect);
 
   Status Init(const ReadOptions& options);
-  Status InferSchema(const std::vector<std::string>& names, size_t infer_rows);
+  // The types of the columns `names` from the records from the tokenizer's position on (which it
+  // returns to).
+  Result<std::vector<TypeId>> InferTypes(size_t columns, size_t infer_rows);
+  Status CheckNames(const std::vector<std::string>& names) const;
+  // True when `record` (of the schema's width) holds a value of each column's type or NULL.
+  bool FitsTypes(const CsvRecord& record, const std::vector<TypeId>& types) const;
+  bool IsNull(const CsvField& f) const {
+    return !f.quoted && (f.text.empty() || (null_string_ && f.text == *null_string_));
+  }
   Status AppendRecord(Batch* out);
   Status FieldError(size_t column, const CsvField& field, std::string_view what) const;
 
@@ -83,6 +108,7 @@ class CsvReader {
   Schema schema_;
   CsvRecord record_;
   Status error_;           // sticky
+  std::optional<std::string> null_string_;
   bool inferred_ = false;  // errors then explain where the type came from
   size_t infer_rows_ = 0;
 };

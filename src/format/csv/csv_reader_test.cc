@@ -118,21 +118,73 @@ TEST(CsvReader, UnterminatedQuote) {
 
 TEST(CsvReader, HeaderMustMatchTheSchema) {
   EXPECT_EQ(ErrorOf("a,c\n", WithSchema("a:int64,b:int64")),
-            "<input>: line 1: header column 2 is 'c' but the schema expects 'b'");
+            "<input>: line 1: header column 2 is 'c' but the schema expects 'b' (and its values are not a record of the schema's types)");
   EXPECT_EQ(ErrorOf("a\n", WithSchema("a:int64,b:int64")),
             "<input>: line 1: the header has 1 columns but the schema has 2");
 }
 
 TEST(CsvReader, HeaderIsRequiredAndNamesMustBeUsable) {
   EXPECT_EQ(ErrorOf(""), "<input>: empty file (a header line with column names is required)");
-  EXPECT_EQ(ErrorOf("a,,b\n"), "<input>: line 1: header column 2 has no name");
+  EXPECT_EQ(ErrorOf("a,,b\n"), "<input>: line 1: header column 2 has no name (if the first line is a record, say --no-header)");
   EXPECT_EQ(ErrorOf("a,a\n"), "<input>: line 1: duplicate column name 'a'");
+}
+
+TEST(CsvReader, TheFirstLineIsARecordWhenSaidOrWhenItFitsTheTypesBelowIt) {
+  // With a schema: names equal to the schema's are a header; values of its types are a record.
+  auto rows = ReadCsv("1,x\n2,y\n", WithSchema("a:int64,b:string"));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->num_rows(), 2u);
+  rows = ReadCsv("a,b\n2,y\n", WithSchema("a:int64,b:string"));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->num_rows(), 1u);
+  // Said: the first line is a record even when it looks like names; or a header of numbers.
+  ReadOptions no_header;
+  no_header.header = false;
+  rows = ReadCsv("a,b\nc,d\n", no_header);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "column0:string,column1:string");
+  EXPECT_EQ(rows->num_rows(), 2u);
+  ReadOptions header;
+  header.header = true;
+  rows = ReadCsv("1,2\n3,4\n", header);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "1:int64,2:int64");
+  // Sniffed: numbers under numbers are a record; a name over numbers is a header.
+  rows = ReadCsv("1,x\n2,y\n", ReadOptions{});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "column0:int64,column1:string");
+  EXPECT_EQ(rows->num_rows(), 2u);
+  EXPECT_EQ(ErrorOf("", no_header), "<input>: empty file (with --no-header the columns come from the first record)");
+}
+
+TEST(CsvReader, NullStringsQuotesAndEscapes) {
+  ReadOptions options;
+  options.null_string = "N/A";
+  options.escape = '\\';
+  auto rows = ReadCsv("a,b\nN/A,\"N/A\"\n2,\"say \\\"hi\\\" \\\\ bye\"\n,\n", options);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->num_rows(), 3u);
+  EXPECT_TRUE(rows->column(0).IsNull(0));
+  EXPECT_EQ(rows->column(1).GetString(0), "N/A") << "a quoted N/A is the string";
+  EXPECT_EQ(rows->column(1).GetString(1), "say \"hi\" \\ bye");
+  EXPECT_TRUE(rows->column(0).IsNull(2));
+  EXPECT_TRUE(rows->column(1).IsNull(2));
+  EXPECT_EQ(ErrorOf("a\n\"x\"y\"\n", options),
+            "<input>: line 2: unexpected character after the closing quote of field 1 (a quote inside a quoted field must follow the escape '\\')");
+  options.quote = '\'';
+  options.escape = 0;
+  rows = ReadCsv("a,b\n'x,y','it''s'\n", options);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->column(0).GetString(0), "x,y");
+  EXPECT_EQ(rows->column(1).GetString(0), "it's");
+  EXPECT_EQ(ErrorOf("a\nN/A\n", [] { ReadOptions o = WithSchema("a:int64!"); o.null_string = "N/A"; return o; }()),
+            "<input>: line 2, column 'a': NULL in a NOT NULL column");
 }
 
 TEST(CsvReader, RejectsADelimiterThatCannotWork) {
   ReadOptions options;
   options.delimiter = '"';
-  EXPECT_EQ(ErrorOf("a\n", options), "<input>: the delimiter cannot be a quote, CR or LF");
+  EXPECT_EQ(ErrorOf("a\n", options), "<input>: the delimiter, quote and escape must be different characters, none a CR or LF");
 }
 
 TEST(CsvReader, NullInNotNullColumnIsAnError) {

@@ -5,8 +5,14 @@
 
 namespace lakeindex::csv {
 
-CsvTokenizer::CsvTokenizer(const uint8_t* data, size_t size, char delimiter, std::string_view name)
-    : data_(reinterpret_cast<const char*>(data)), size_(size), delimiter_(delimiter), name_(name) {
+CsvTokenizer::CsvTokenizer(const uint8_t* data, size_t size, char delimiter, std::string_view name, char quote,
+                           char escape)
+    : data_(reinterpret_cast<const char*>(data)),
+      size_(size),
+      delimiter_(delimiter),
+      quote_(quote),
+      escape_(escape == 0 ? quote : escape),
+      name_(name) {
   if (size > 0 && std::memchr(data, '\n', size) == nullptr && std::memchr(data, '\r', size) != nullptr) {
     line_end_ = '\r';
   }
@@ -28,35 +34,51 @@ Result<bool> CsvTokenizer::Next(CsvRecord* record) {
   const char* p = data_ + pos_;
   const char delim = delimiter_;
   const char nl = line_end_;
+  const char quote_char = quote_;
+  const char esc = escape_;
   while (true) {
     const size_t field_line = line_;
-    if (p < end && *p == '"') {
-      // Quoted field: find the closing quote, skipping "" pairs and counting embedded newlines.
+    if (p < end && *p == quote_char) {
+      // Quoted field: find the closing quote, skipping escaped quotes ("" pairs, or the escape
+      // character before a quote or itself) and counting embedded newlines.
       const char* start = p + 1;
       const char* q = start;
       bool escaped = false;
-      const char* close;
-      while (true) {
-        const void* hit = std::memchr(q, '"', size_t(end - q));
-        if (hit == nullptr) {
-          return Error(field_line,
-                       "unterminated quoted field (the quote opened here is never closed)");
+      const char* close = nullptr;
+      if (esc == quote_char) {
+        while (true) {
+          const void* hit = std::memchr(q, quote_char, size_t(end - q));
+          if (hit == nullptr) break;
+          const char* quote = static_cast<const char*>(hit);
+          line_ += size_t(std::count(q, quote, nl));
+          if (quote + 1 < end && quote[1] == quote_char) {
+            escaped = true;
+            q = quote + 2;
+            continue;
+          }
+          close = quote;
+          break;
         }
-        const char* quote = static_cast<const char*>(hit);
-        line_ += size_t(std::count(q, quote, nl));
-        if (quote + 1 < end && quote[1] == '"') {
-          escaped = true;
-          q = quote + 2;
-          continue;
+      } else {
+        for (; q < end; ++q) {
+          if (*q == nl) ++line_;
+          if (*q == esc && q + 1 < end && (q[1] == quote_char || q[1] == esc)) {
+            escaped = true;
+            ++q;
+          } else if (*q == quote_char) {
+            close = q;
+            break;
+          }
         }
-        close = quote;
-        break;
+      }
+      if (close == nullptr) {
+        return Error(field_line, "unterminated quoted field (the quote opened here is never closed)");
       }
       if (escaped) {
         size_t at = scratch_.size();
         for (const char* c = start; c < close; ++c) {
+          if (*c == esc && c + 1 < close && (c[1] == quote_char || c[1] == esc)) ++c;  // the escaped character
           scratch_.push_back(*c);
-          if (*c == '"') ++c;  // inside the quotes every '"' is the first of a "" pair
         }
         pending_.push_back({record->size_, at, scratch_.size() - at});
       }
@@ -83,7 +105,9 @@ Result<bool> CsvTokenizer::Next(CsvRecord* record) {
       }
       return Error(line_, "unexpected character after the closing quote of field " +
                               std::to_string(record->size_) +
-                              " (a quote inside a quoted field must be doubled)");
+                              (esc == quote_char ? std::string(" (a quote inside a quoted field must be doubled)")
+                                                 : std::string(" (a quote inside a quoted field must follow the escape '") +
+                                                       esc + "')"));
     }
 
     // Unquoted field: runs to the next delimiter or line end.

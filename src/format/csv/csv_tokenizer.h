@@ -3,8 +3,9 @@
 // Accepted syntax (a superset of RFC 4180, chosen to read what spreadsheets and DuckDB write):
 //  * fields are separated by `delimiter`; records end in LF or CRLF; the final record may lack
 //    its line end;
-//  * a field that starts with '"' is quoted: it ends at the next lone '"', "" stands for one '"',
-//    and delimiters, CR and LF inside it are data. After the closing quote only a delimiter, a
+//  * a field that starts with '"' (or the quote character given) is quoted: it ends at the next
+//    lone quote, "" stands for one '"' (or, with an escape character given, the escape before a
+//    quote or itself stands for that character), and delimiters, CR and LF inside it are data. After the closing quote only a delimiter, a
 //    line end or the end of input may follow;
 //  * a '"' inside an unquoted field is an ordinary character (lenient, like Python's csv);
 //  * a CR is stripped only when it directly precedes the LF (or the end of input) that ends an
@@ -65,8 +66,11 @@ class CsvTokenizer {
     size_t line = 1;
   };
 
-  // `data` and `name` must outlive the tokenizer. `name` prefixes error messages.
-  CsvTokenizer(const uint8_t* data, size_t size, char delimiter, std::string_view name);
+  // `data` and `name` must outlive the tokenizer. `name` prefixes error messages. `quote` opens
+  // and closes a quoted field; inside one, `escape` before the quote or itself stands for that
+  // character (0: the quote itself, so "" is one '"', RFC 4180's way).
+  CsvTokenizer(const uint8_t* data, size_t size, char delimiter, std::string_view name, char quote = '"',
+               char escape = 0);
 
   // Splits the next record into `*record`. Returns false (and leaves *record empty) at the end of
   // input. Views in *record stay valid until the next call. Errors (InvalidArgument): an
@@ -95,6 +99,8 @@ class CsvTokenizer {
   const char* data_;
   size_t size_;
   char delimiter_;
+  char quote_;
+  char escape_;  // == quote_ for RFC 4180's doubled quotes
   char line_end_ = '\n';  // '\r' for input with CR line ends only
   std::string_view name_;
   size_t pos_ = 0;

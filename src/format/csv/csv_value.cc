@@ -1,6 +1,8 @@
 #include "format/csv/csv_value.h"
 
 #include <charconv>
+#include <cstdlib>
+#include <string>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -31,13 +33,25 @@ std::string_view StripPlus(std::string_view s) {
   return s;
 }
 
+// A floating decimal past the type's range is ±infinity, one below its smallest magnitude ±0 or
+// the nearest subnormal (as strtod rounds it, and as DuckDB and the filter language read them).
 template <typename T>
 bool ParseWhole(std::string_view text, T* out) {
   text = StripPlus(TrimBlanks(text));
   if (text.empty()) return false;
   T v;
   auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return false;
+  if (r.ptr != text.data() + text.size()) return false;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (r.ec == std::errc::result_out_of_range) {
+      const std::string copy(text);  // strtod needs a terminated string; a rare path
+      char* end = nullptr;
+      v = std::is_same_v<T, float> ? T(std::strtof(copy.c_str(), &end)) : T(std::strtod(copy.c_str(), &end));
+      if (end != copy.c_str() + copy.size()) return false;
+      r.ec = std::errc();
+    }
+  }
+  if (r.ec != std::errc()) return false;
   *out = v;
   return true;
 }
@@ -60,7 +74,7 @@ bool ParseBool(std::string_view text, bool* out) {
 bool ParseInt64(std::string_view text, int64_t* out) { return ParseWhole(text, out); }
 bool ParseInt32(std::string_view text, int32_t* out) { return ParseWhole(text, out); }
 // from_chars for floating point is exact (correctly rounded) and accepts nan/inf/infinity in any
-// case; it rejects hex without a 0x-aware format, and out-of-range magnitudes.
+// case; it rejects hex without a 0x-aware format.
 bool ParseDouble(std::string_view text, double* out) { return ParseWhole(text, out); }
 bool ParseFloat(std::string_view text, float* out) { return ParseWhole(text, out); }
 

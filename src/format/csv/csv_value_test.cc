@@ -66,12 +66,20 @@ TEST(CsvValue, DoubleIsExactAndKnowsSpecialValues) {
   EXPECT_EQ(d, 0.5);
   EXPECT_FALSE(ParseDouble("0x10", &d));
   EXPECT_FALSE(ParseDouble("1.5.2", &d));
-  EXPECT_FALSE(ParseDouble("1e400", &d));
+  // Past the range: infinities, as DuckDB and the filter language read them; below it: 0.
+  EXPECT_TRUE(ParseDouble("1e400", &d));
+  EXPECT_EQ(d, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(ParseDouble("-1e400", &d));
+  EXPECT_EQ(d, -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(ParseDouble("1e-400", &d));
+  EXPECT_EQ(d, 0.0);
+  EXPECT_FALSE(ParseDouble("1e400x", &d));
   EXPECT_FALSE(ParseDouble("", &d));
   float f = 0;
   EXPECT_TRUE(ParseFloat("0.1", &f));
   EXPECT_EQ(f, 0.1f);
-  EXPECT_FALSE(ParseFloat("1e39", &f));
+  EXPECT_TRUE(ParseFloat("1e39", &f));
+  EXPECT_EQ(f, std::numeric_limits<float>::infinity());
 }
 
 TypeId Infer(std::vector<std::string_view> values) {

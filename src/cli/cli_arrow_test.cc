@@ -1,0 +1,152 @@
+// `lakeindex query --format arrow` read back by an independent Arrow implementation: npm
+// apache-arrow (tests/arrow/read.mjs) must find every type, every NULL and every value the rows
+// were made with, over several record batches, to a file and to stdout, and for an empty result.
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "lakeindex/types.h"
+#include "util/duckdb_ref.h"
+#include "util/test_util.h"
+
+namespace lakeindex {
+namespace {
+
+using clitest::RunCli;
+using nlohmann::json;
+using testing::TempDir;
+
+constexpr int kRows = 3000;
+
+bool ArrowReaderAvailable() {
+  return std::filesystem::exists(testing::SourceDir() + "/tests/arrow/node_modules/apache-arrow/package.json");
+}
+
+// Row k of every column, as CSV text and as read.mjs prints it (null for NULL).
+struct Row {
+  std::string csv;
+  json expected;
+};
+
+Row MakeRow(int k) {
+  Row r;
+  json e = json::array();
+  std::vector<std::string> cells;
+  // bool
+  if (k % 7 == 0) { cells.push_back(""); e.push_back(nullptr); }
+  else { cells.push_back(k % 2 == 0 ? "true" : "false"); e.push_back(k % 2 == 0); }
+  // int32
+  if (k % 5 == 1) { cells.push_back(""); e.push_back(nullptr); }
+  else { const int v = k * 7919 % 100003 - 50000; cells.push_back(std::to_string(v)); e.push_back(v); }
+  // int64, past 32 bits
+  if (k % 11 == 2) { cells.push_back(""); e.push_back(nullptr); }
+  else { const int64_t v = (int64_t(k) - 1500) * 1000000007LL * 1000; cells.push_back(std::to_string(v)); e.push_back(std::to_string(v)); }
+  // float: NaN and infinities among exact values
+  if (k % 13 == 3) { cells.push_back(""); e.push_back(nullptr); }
+  else if (k == 4) { cells.push_back("nan"); e.push_back("NaN"); }
+  else if (k == 5) { cells.push_back("inf"); e.push_back("Infinity"); }
+  else if (k == 6) { cells.push_back("-inf"); e.push_back("-Infinity"); }
+  else { const double v = (k - 100) / 8.0; cells.push_back(std::to_string(v)); e.push_back(v); }
+  // double
+  if (k % 17 == 4) { cells.push_back(""); e.push_back(nullptr); }
+  else if (k == 7) { cells.push_back("1e300"); e.push_back(1e300); }
+  else { const double v = (k - 2000) * 0.25; cells.push_back(std::to_string(v)); e.push_back(v); }
+  // string: NULL, empty, non-ASCII, a delimiter
+  if (k % 19 == 5) { cells.push_back(""); e.push_back(nullptr); }
+  else if (k % 23 == 0) { cells.push_back("\"\""); e.push_back(""); }
+  else if (k % 3 == 0) { const std::string v = "s" + std::to_string(k) + " é✓"; cells.push_back(v); e.push_back(v); }
+  else { const std::string v = "a,b" + std::to_string(k); cells.push_back("\"" + v + "\""); e.push_back(v); }
+  // date, before and after 1970
+  if (k % 29 == 6) { cells.push_back(""); e.push_back(nullptr); }
+  else { const int32_t d = k * 37 - 40000; cells.push_back(FormatDate(d)); e.push_back(d); }
+  // timestamp with microseconds
+  if (k % 31 == 7) { cells.push_back(""); e.push_back(nullptr); }
+  else { const int64_t us = (int64_t(k) - 1000) * 3600000001LL; cells.push_back(FormatTimestamp(us)); e.push_back(std::to_string(us)); }
+  for (size_t c = 0; c < cells.size(); ++c) r.csv += (c ? "," : "") + cells[c];
+  r.expected = e;
+  return r;
+}
+
+class CliArrowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!ArrowReaderAvailable()) GTEST_FAIL() << "apache-arrow is not installed in tests/arrow: run scripts/install-deps.sh";
+    std::string csv = "b,i,l,f,d,s,dt,ts\n";
+    for (int k = 0; k < kRows; ++k) {
+      Row r = MakeRow(k);
+      csv += r.csv + "\n";
+      rows_.push_back(r.expected);
+    }
+    clitest::WriteFileText(dir_.Join("rows.csv"), csv);
+    auto created = RunCli(dir_, {"create", dir_.Join("t"), "--from", dir_.Join("rows.csv"), "--rows-per-file", "1000",
+                                 "--schema", "b:bool,i:int32,l:int64,f:float,d:double,s:string,dt:date,ts:timestamp"});
+    ASSERT_EQ(created.code, 0) << created.err;
+  }
+
+  // read.mjs's JSON of an Arrow stream file.
+  json Read(const std::string& path) {
+    auto got = testing::RunNodeScript(testing::SourceDir() + "/tests/arrow/read.mjs", {path});
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (!got.ok()) return json();
+    EXPECT_EQ(got->exit_code, 0) << got->err;
+    return json::parse(got->out, nullptr, false);
+  }
+
+  TempDir dir_;
+  std::vector<json> rows_;
+};
+
+TEST_F(CliArrowTest, EveryTypeNullAndValueReadsBackInApacheArrow) {
+  auto q = RunCli(dir_, {"query", dir_.Join("t"), "--format", "arrow", "--output", dir_.Join("all.arrow")});
+  ASSERT_EQ(q.code, 0) << q.err;
+  json got = Read(dir_.Join("all.arrow"));
+  ASSERT_TRUE(got.is_object()) << got;
+  const std::vector<std::pair<std::string, std::string>> fields = {
+      {"b", "Bool"}, {"i", "Int32"}, {"l", "Int64"}, {"f", "Float32"}, {"d", "Float64"},
+      {"s", "Utf8"}, {"dt", "Date32<DAY>"}, {"ts", "Timestamp<MICROSECOND>"}};
+  ASSERT_EQ(got["fields"].size(), fields.size()) << got["fields"];
+  for (size_t c = 0; c < fields.size(); ++c) {
+    EXPECT_EQ(got["fields"][c]["name"], fields[c].first);
+    EXPECT_EQ(got["fields"][c]["type"], fields[c].second) << "column " << fields[c].first;
+    EXPECT_EQ(got["fields"][c]["nullable"], true);
+  }
+  EXPECT_GE(got["batches"].get<int>(), 3) << "three files of 1,000 rows: a record batch or more each";
+  ASSERT_EQ(got["rows"].size(), size_t(kRows));
+  for (int k = 0; k < kRows; ++k) {
+    ASSERT_EQ(got["rows"][k], rows_[k]) << "row " << k;
+  }
+}
+
+TEST_F(CliArrowTest, AFilteredQueryToStdoutAndAnEmptyOneAreStreamsToo) {
+  auto q = RunCli(dir_, {"query", dir_.Join("t"), "--where", "i > 0 AND s IS NOT NULL", "--select", "s,l,dt",
+                         "--format", "arrow"});
+  ASSERT_EQ(q.code, 0) << q.err;
+  clitest::WriteFileText(dir_.Join("stdout.arrow"), q.out);
+  json got = Read(dir_.Join("stdout.arrow"));
+  ASSERT_TRUE(got.is_object()) << got;
+  std::vector<json> want;
+  for (const json& r : rows_) {
+    if (!r[1].is_null() && r[1].get<int>() > 0 && !r[5].is_null()) want.push_back(json::array({r[5], r[2], r[6]}));
+  }
+  ASSERT_GT(want.size(), 100u);
+  ASSERT_EQ(got["rows"].size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) ASSERT_EQ(got["rows"][k], want[k]) << "row " << k;
+  EXPECT_EQ(got["fields"][0]["name"], "s");
+  EXPECT_EQ(got["fields"][2]["type"], "Date32<DAY>");
+
+  auto none = RunCli(dir_, {"query", dir_.Join("t"), "--where", "i > 1000000", "--format", "arrow", "--output",
+                            dir_.Join("none.arrow")});
+  ASSERT_EQ(none.code, 0) << none.err;
+  json empty = Read(dir_.Join("none.arrow"));
+  ASSERT_TRUE(empty.is_object()) << empty;
+  EXPECT_EQ(empty["fields"].size(), 8u) << "an empty result still carries its schema";
+  EXPECT_EQ(empty["rows"].size(), 0u);
+}
+
+}  // namespace
+}  // namespace lakeindex

@@ -1,0 +1,328 @@
+// The Arrow C data / stream interfaces and the IPC stream writer (arrow.h).
+#include "format/arrow/arrow.h"
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "format/arrow/flatbuffer.h"
+
+namespace lakeindex::arrow {
+
+namespace {
+
+// A buffer that is never null, for empty columns (the spec allows null only for the validity).
+alignas(8) const uint8_t kEmpty[8] = {};
+
+// Row validity as an LSB-first bitmap, or empty when no value is NULL.
+std::vector<uint8_t> ValidityBits(const Column& c) {
+  std::vector<uint8_t> bits;
+  if (c.null_count() == 0) return bits;
+  bits.assign((c.length() + 7) / 8, 0);
+  for (size_t i = 0; i < c.length(); ++i) {
+    if (c.IsValid(i)) bits[i >> 3] |= uint8_t(1u << (i & 7));
+  }
+  return bits;
+}
+
+// A boolean column's values packed into an LSB-first bitmap.
+std::vector<uint8_t> PackedBooleans(const Column& c) {
+  std::vector<uint8_t> bits((c.length() + 7) / 8, 0);
+  const uint8_t* v = c.data<uint8_t>();
+  for (size_t i = 0; i < c.length(); ++i) {
+    if (v[i] != 0) bits[i >> 3] |= uint8_t(1u << (i & 7));
+  }
+  return bits;
+}
+
+Status CheckStringSize(const Column& c, const std::string& name) {
+  if (c.type() == TypeId::kString && c.chars().size() > size_t(std::numeric_limits<int32_t>::max())) {
+    return Status::InvalidArgument("column '" + name + "' holds " + std::to_string(c.chars().size()) +
+                                   " bytes of strings in one batch, more than Arrow's utf8 offsets address (2 GiB)");
+  }
+  return Status::OK();
+}
+
+// One column's Arrow buffers: [validity, values] or [validity, offsets, characters], pointing into
+// the column (kept alive by the owner) or into the bitmaps built here.
+struct ColumnBuffers {
+  std::vector<uint8_t> validity;
+  std::vector<uint8_t> packed;  // booleans
+  std::vector<const void*> pointers;
+  std::vector<size_t> sizes;
+};
+
+ColumnBuffers BuffersOf(const Column& c) {
+  ColumnBuffers b;
+  b.validity = ValidityBits(c);
+  b.pointers.push_back(b.validity.empty() ? nullptr : b.validity.data());
+  b.sizes.push_back(b.validity.size());
+  auto add = [&](const void* p, size_t size) {
+    b.pointers.push_back(size == 0 || p == nullptr ? kEmpty : p);
+    b.sizes.push_back(size);
+  };
+  if (c.type() == TypeId::kBool) {
+    b.packed = PackedBooleans(c);
+    add(b.packed.data(), b.packed.size());
+  } else if (c.type() == TypeId::kString) {
+    add(c.offsets().data(), c.offsets().size() * sizeof(uint32_t));
+    add(c.chars().data(), c.chars().size());
+  } else {
+    add(c.data<uint8_t>(), c.length() * size_t(FixedWidth(c.type())));
+  }
+  return b;
+}
+
+// --- C data interface ---
+
+struct SchemaPrivate {
+  std::string format, name;
+  std::vector<ArrowSchema*> children;
+};
+
+// The release callback of an ArrowSchema or ArrowArray whose private data is a P: children not
+// moved out by the consumer are released, then the struct marked released.
+template <typename S, typename P>
+void Release(S* s) {
+  auto* p = static_cast<P*>(s->private_data);
+  for (S* child : p->children) {
+    if (child->release != nullptr) child->release(child);
+    delete child;
+  }
+  delete p;
+  s->release = nullptr;
+}
+
+void FillSchema(ArrowSchema* out, std::string format, std::string name, int64_t flags, std::vector<ArrowSchema*> children) {
+  auto* p = new SchemaPrivate{std::move(format), std::move(name), std::move(children)};
+  out->format = p->format.c_str();
+  out->name = p->name.c_str();
+  out->metadata = nullptr;
+  out->flags = flags;
+  out->n_children = int64_t(p->children.size());
+  out->children = p->children.empty() ? nullptr : p->children.data();
+  out->dictionary = nullptr;
+  out->release = Release<ArrowSchema, SchemaPrivate>;
+  out->private_data = p;
+}
+
+struct ArrayPrivate {
+  std::shared_ptr<const Batch> batch;  // the columns the buffers point into
+  ColumnBuffers buffers;
+  std::vector<ArrowArray*> children;
+};
+
+void FillArray(ArrowArray* out, ArrayPrivate* p, int64_t length, int64_t null_count) {
+  out->length = length;
+  out->null_count = null_count;
+  out->offset = 0;
+  out->n_buffers = int64_t(p->buffers.pointers.size());
+  out->n_children = int64_t(p->children.size());
+  out->buffers = p->buffers.pointers.data();
+  out->children = p->children.empty() ? nullptr : p->children.data();
+  out->dictionary = nullptr;
+  out->release = Release<ArrowArray, ArrayPrivate>;
+  out->private_data = p;
+}
+
+struct StreamPrivate {
+  Schema schema;
+  NextBatch next;
+  std::string error;
+};
+
+int ErrnoOf(const Status& st) {
+  switch (st.code()) {
+    case StatusCode::kInvalidArgument: return EINVAL;
+    case StatusCode::kNotFound: return ENOENT;
+    case StatusCode::kNotSupported: return ENOSYS;
+    case StatusCode::kCorruption: return EIO;
+    case StatusCode::kIOError: return EIO;
+    default: return EINVAL;
+  }
+}
+
+StreamPrivate* StreamOf(ArrowArrayStream* s) { return static_cast<StreamPrivate*>(s->private_data); }
+
+int StreamGetSchema(ArrowArrayStream* s, ArrowSchema* out) {
+  try {
+    ExportSchema(StreamOf(s)->schema, out);
+    return 0;
+  } catch (const std::bad_alloc&) {
+    StreamOf(s)->error = "out of memory";
+    return ENOMEM;
+  }
+}
+
+int StreamGetNext(ArrowArrayStream* s, ArrowArray* out) {
+  StreamPrivate* p = StreamOf(s);
+  try {
+    Batch batch;
+    Result<bool> more = p->next(&batch);
+    Status st = more.status();
+    if (st.ok() && !*more) {
+      out->release = nullptr;  // the end of the stream
+      return 0;
+    }
+    if (st.ok()) st = ExportBatch(std::move(batch), out);
+    if (st.ok()) return 0;
+    p->error = st.ToString();
+    return ErrnoOf(st);
+  } catch (const std::bad_alloc&) {
+    p->error = "out of memory";
+    return ENOMEM;
+  }
+}
+
+const char* StreamGetLastError(ArrowArrayStream* s) {
+  StreamPrivate* p = StreamOf(s);
+  return p->error.empty() ? nullptr : p->error.c_str();
+}
+
+void StreamRelease(ArrowArrayStream* s) {
+  delete StreamOf(s);
+  s->release = nullptr;
+}
+
+}  // namespace
+
+const char* FormatOf(TypeId type) {
+  switch (type) {
+    case TypeId::kBool: return "b";
+    case TypeId::kInt32: return "i";
+    case TypeId::kInt64: return "l";
+    case TypeId::kFloat: return "f";
+    case TypeId::kDouble: return "g";
+    case TypeId::kString: return "u";
+    case TypeId::kDate: return "tdD";
+    case TypeId::kTimestamp: return "tsu:";
+  }
+  return "n";
+}
+
+void ExportSchema(const Schema& schema, ArrowSchema* out) {
+  std::vector<ArrowSchema*> children;
+  for (const Field& f : schema.fields()) {
+    auto* child = new ArrowSchema;
+    FillSchema(child, FormatOf(f.type), f.name, ARROW_FLAG_NULLABLE, {});
+    children.push_back(child);
+  }
+  FillSchema(out, "+s", "", 0, std::move(children));
+}
+
+Status ExportBatch(Batch batch, ArrowArray* out) {
+  for (size_t c = 0; c < batch.num_columns(); ++c) RETURN_IF_ERROR(CheckStringSize(batch.column(c), batch.schema().field(c).name));
+  auto shared = std::make_shared<const Batch>(std::move(batch));
+  auto* parent = new ArrayPrivate{shared, {}, {}};
+  parent->buffers.pointers.push_back(nullptr);  // a struct's validity: none
+  for (size_t c = 0; c < shared->num_columns(); ++c) {
+    const Column& column = shared->column(c);
+    auto* p = new ArrayPrivate{shared, BuffersOf(column), {}};
+    auto* child = new ArrowArray;
+    FillArray(child, p, int64_t(column.length()), int64_t(column.null_count()));
+    parent->children.push_back(child);
+  }
+  FillArray(out, parent, int64_t(shared->num_rows()), 0);
+  return Status::OK();
+}
+
+void ExportStream(Schema schema, NextBatch next, ArrowArrayStream* out) {
+  out->get_schema = StreamGetSchema;
+  out->get_next = StreamGetNext;
+  out->get_last_error = StreamGetLastError;
+  out->release = StreamRelease;
+  out->private_data = new StreamPrivate{std::move(schema), std::move(next), {}};
+}
+
+// --- IPC stream ---
+// Message.fbs / Schema.fbs of the Arrow format, as tables written by FlatBuilder.
+
+namespace {
+
+constexpr int16_t kMetadataV5 = 4;
+enum MessageHeader : uint8_t { kHeaderSchema = 1, kHeaderRecordBatch = 3 };
+enum TypeTag : uint8_t { kTypeInt = 2, kTypeFloatingPoint = 3, kTypeUtf8 = 5, kTypeBool = 6, kTypeDate = 8, kTypeTimestamp = 10 };
+
+// The Type union's table for `type` and its tag.
+std::pair<uint8_t, FlatTable> TypeTable(TypeId type) {
+  FlatTable t;
+  switch (type) {
+    case TypeId::kBool: return {kTypeBool, t};
+    case TypeId::kInt32: t.Int32(0, 32).Bool(1, true); return {kTypeInt, t};
+    case TypeId::kInt64: t.Int32(0, 64).Bool(1, true); return {kTypeInt, t};
+    case TypeId::kFloat: t.Int16(0, 1); return {kTypeFloatingPoint, t};   // SINGLE
+    case TypeId::kDouble: t.Int16(0, 2); return {kTypeFloatingPoint, t};  // DOUBLE
+    case TypeId::kString: return {kTypeUtf8, t};
+    case TypeId::kDate: t.Int16(0, 0); return {kTypeDate, t};        // DAY
+    case TypeId::kTimestamp: t.Int16(0, 2); return {kTypeTimestamp, t};  // MICROSECOND, no time zone
+  }
+  return {0, t};
+}
+
+// A message: continuation marker, metadata length, the Message flatbuffer padded to 8 bytes.
+void AppendMessage(const FlatTable& message, std::string* out) {
+  std::string meta = message.Finish();
+  meta.resize((meta.size() + 8 + 7) / 8 * 8 - 8, '\0');
+  const uint32_t continuation = 0xFFFFFFFFu;
+  const int32_t length = int32_t(meta.size());
+  out->append(reinterpret_cast<const char*>(&continuation), 4);
+  out->append(reinterpret_cast<const char*>(&length), 4);
+  out->append(meta);
+}
+
+}  // namespace
+
+IpcStreamWriter::IpcStreamWriter(Schema schema) : schema_(std::move(schema)) {}
+
+void IpcStreamWriter::WriteSchema(std::string* out) {
+  std::vector<FlatTable> fields;
+  for (const Field& f : schema_.fields()) {
+    auto [tag, type] = TypeTable(f.type);
+    FlatTable field;
+    field.String(0, f.name).Bool(1, true).UInt8(2, tag).Table(3, std::move(type)).Tables(5, {});
+    fields.push_back(std::move(field));
+  }
+  FlatTable schema;
+  schema.Int16(0, 0).Tables(1, std::move(fields));  // little-endian
+  FlatTable message;
+  message.Int16(0, kMetadataV5).UInt8(1, kHeaderSchema).Table(2, std::move(schema)).Int64(3, 0);
+  AppendMessage(message, out);
+  schema_written_ = true;
+}
+
+Status IpcStreamWriter::Write(const Batch& batch, std::string* out) {
+  if (!schema_written_) WriteSchema(out);
+  // The body: every column's buffers in order, each padded to 8 bytes.
+  std::vector<std::pair<int64_t, int64_t>> nodes;    // (length, null count)
+  std::vector<std::pair<int64_t, int64_t>> buffers;  // (offset in the body, length)
+  std::string body;
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    const Column& column = batch.column(c);
+    RETURN_IF_ERROR(CheckStringSize(column, batch.schema().field(c).name));
+    nodes.emplace_back(int64_t(column.length()), int64_t(column.null_count()));
+    ColumnBuffers b = BuffersOf(column);
+    for (size_t i = 0; i < b.pointers.size(); ++i) {
+      buffers.emplace_back(int64_t(body.size()), int64_t(b.sizes[i]));
+      if (b.sizes[i] > 0) body.append(static_cast<const char*>(b.pointers[i]), b.sizes[i]);
+      body.resize((body.size() + 7) / 8 * 8, '\0');
+    }
+  }
+  FlatTable record;
+  record.Int64(0, int64_t(batch.num_rows())).Structs(1, nodes).Structs(2, buffers);
+  FlatTable message;
+  message.Int16(0, kMetadataV5).UInt8(1, kHeaderRecordBatch).Table(2, std::move(record)).Int64(3, int64_t(body.size()));
+  AppendMessage(message, out);
+  out->append(body);
+  return Status::OK();
+}
+
+void IpcStreamWriter::Finish(std::string* out) {
+  if (!schema_written_) WriteSchema(out);
+  const uint32_t end[2] = {0xFFFFFFFFu, 0};
+  out->append(reinterpret_cast<const char*>(end), 8);
+}
+
+}  // namespace lakeindex::arrow

@@ -1,0 +1,109 @@
+// Results as Apache Arrow, the columnar format other engines take without copies:
+//  * the C data interface and C stream interface (ArrowSchema, ArrowArray, ArrowArrayStream,
+//    from https://arrow.apache.org/docs/format/CDataInterface.html and CStreamInterface.html),
+//    which Python's `__arrow_c_stream__` hands to pyarrow, Polars or DuckDB;
+//  * the IPC streaming format (`query --format arrow`): a Schema message, a RecordBatch message
+//    per batch, and the end-of-stream marker (https://arrow.apache.org/docs/format/Columnar.html).
+//
+// Types map one to one: bool -> boolean ("b"), int32 -> int32 ("i"), int64 -> int64 ("l"),
+// float -> float32 ("f"), double -> float64 ("g"), string -> utf8 ("u"), date -> date32 in days
+// ("tdD"), timestamp -> timestamp in microseconds without a time zone ("tsu:"). Every field is
+// nullable. Exported arrays share the Batch's buffers (values, offsets and validity are already
+// Arrow's layout); only booleans are packed into bits.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "lakeindex/batch.h"
+#include "lakeindex/status.h"
+#include "lakeindex/types.h"
+
+extern "C" {
+// The C data interface's structs, exactly as the specification declares them (ABI-stable).
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+  void (*release)(struct ArrowSchema*);
+  void* private_data;
+};
+
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+  void (*release)(struct ArrowArray*);
+  void* private_data;
+};
+
+#endif  // ARROW_C_DATA_INTERFACE
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+  void (*release)(struct ArrowArrayStream*);
+  void* private_data;
+};
+
+#endif  // ARROW_C_STREAM_INTERFACE
+}
+
+namespace lakeindex::arrow {
+
+// The Arrow format string of a column type ("l", "u", "tsu:", ...).
+const char* FormatOf(TypeId type);
+
+// `schema` as a struct ("+s") ArrowSchema with one child per field. `out` is owned by the caller
+// until it calls out->release.
+void ExportSchema(const Schema& schema, ArrowSchema* out);
+// `batch` as a struct array (one child per column, no validity of its own). The array holds the
+// batch (moved in) until released. InvalidArgument when a string column holds more than 2 GiB of
+// characters (utf8's 32-bit offsets).
+Status ExportBatch(Batch batch, ArrowArray* out);
+
+// A producer of a stream's batches: false at the end.
+using NextBatch = std::function<Result<bool>(Batch*)>;
+// A C stream over `next`'s batches with `schema`; get_next calls `next` (in the consumer's
+// thread), an error's message is kept for get_last_error and its code mapped to errno values
+// (EINVAL, ENOENT, EIO, ENOSYS, ...). `next` lives until the stream is released.
+void ExportStream(Schema schema, NextBatch next, ArrowArrayStream* out);
+
+// The IPC streaming format, written a message at a time into a string the caller drains
+// (CLI: to stdout or an output file). Buffers are 8-byte aligned, uncompressed, little-endian.
+class IpcStreamWriter {
+ public:
+  explicit IpcStreamWriter(Schema schema);
+  // Appends the Schema message (first call only) and `batch` as a RecordBatch message to *out.
+  Status Write(const Batch& batch, std::string* out);
+  // Appends the Schema message if no batch was written, then the end-of-stream marker.
+  void Finish(std::string* out);
+
+ private:
+  void WriteSchema(std::string* out);
+  Schema schema_;
+  bool schema_written_ = false;
+};
+
+}  // namespace lakeindex::arrow
