@@ -1,6 +1,8 @@
 #include "lakeindex/types.h"
 
+#include <cctype>
 #include <charconv>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 
@@ -11,6 +13,10 @@ constexpr const char* kTypeNames[] = {"bool",   "int32",  "int64", "float",
                                       "double", "string", "date",  "timestamp"};
 constexpr int64_t kMicrosPerSecond = 1000000;
 constexpr int64_t kMicrosPerDay = 86400 * kMicrosPerSecond;
+// DuckDB's (and PostgreSQL's) infinite dates and timestamps: the greatest value of the type and
+// its negation. They are written and read as "infinity" and "-infinity".
+constexpr int32_t kDateInfinity = std::numeric_limits<int32_t>::max();
+constexpr int64_t kTimestampInfinity = std::numeric_limits<int64_t>::max();
 
 // Parses exactly `n` decimal digits at s[pos].
 bool ParseDigits(std::string_view s, size_t pos, size_t n, int64_t* out) {
@@ -30,14 +36,20 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
   return m == 2 && leap ? 29 : kDays[m - 1];
 }
 
-// Parses "YYYY-MM-DD" (optionally with a leading '-' year sign) into days; sets *consumed.
+// Parses "YYYY-MM-DD" (optionally with a leading '-' year sign; years of 4 to 7 digits, so that
+// every date FormatDate writes reads back) into days; sets *consumed.
 bool ParseDatePart(std::string_view s, int64_t* days, size_t* consumed) {
   size_t pos = 0;
   bool negative = false;
   if (!s.empty() && s[0] == '-') { negative = true; pos = 1; }
+  size_t year_digits = 0;
+  while (pos + year_digits < s.size() && year_digits < 7 && s[pos + year_digits] >= '0' && s[pos + year_digits] <= '9') {
+    ++year_digits;
+  }
+  if (year_digits < 4) return false;
   int64_t y, m, d;
-  if (!ParseDigits(s, pos, 4, &y)) return false;
-  pos += 4;
+  if (!ParseDigits(s, pos, year_digits, &y)) return false;
+  pos += year_digits;
   if (pos >= s.size() || s[pos] != '-') return false;
   if (!ParseDigits(s, pos + 1, 2, &m)) return false;
   pos += 3;
@@ -228,16 +240,40 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
 }
 
+namespace {
+
+// +1 for "infinity" / "+infinity", -1 for "-infinity" (any case), else 0: PostgreSQL's and
+// DuckDB's words for the dates and timestamps past every other.
+int Infinity(std::string_view text) {
+  auto equals = [&](std::string_view word) {
+    if (text.size() != word.size()) return false;
+    for (size_t i = 0; i < word.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(text[i])) != word[i]) return false;
+    }
+    return true;
+  };
+  if (equals("infinity") || equals("+infinity")) return 1;
+  if (equals("-infinity")) return -1;
+  return 0;
+}
+
+}  // namespace
+
 Result<int32_t> ParseDate(std::string_view text) {
+  if (const int inf = Infinity(text)) return inf > 0 ? kDateInfinity : -kDateInfinity;
   int64_t days;
   size_t consumed;
   if (!ParseDatePart(text, &days, &consumed) || consumed != text.size()) {
-    return Status::InvalidArgument("invalid date '" + std::string(text) + "' (expected YYYY-MM-DD)");
+    return Status::InvalidArgument("invalid date '" + std::string(text) + "' (expected YYYY-MM-DD or [-]infinity)");
+  }
+  if (days > std::numeric_limits<int32_t>::max() || days < std::numeric_limits<int32_t>::min()) {
+    return Status::InvalidArgument("date '" + std::string(text) + "' is out of range");
   }
   return int32_t(days);
 }
 
 Result<int64_t> ParseTimestamp(std::string_view text) {
+  if (const int inf = Infinity(text)) return inf > 0 ? kTimestampInfinity : -kTimestampInfinity;
   auto bad = [&] {
     return Status::InvalidArgument("invalid timestamp '" + std::string(text) +
                                    "' (expected YYYY-MM-DD HH:MM:SS[.ffffff][Z|+HH:MM])");
@@ -245,6 +281,8 @@ Result<int64_t> ParseTimestamp(std::string_view text) {
   int64_t days;
   size_t pos;
   if (!ParseDatePart(text, &days, &pos)) return bad();
+  auto out_of_range = [&] { return Status::InvalidArgument("timestamp '" + std::string(text) + "' is out of range"); };
+  if (days > kTimestampInfinity / kMicrosPerDay || days < -(kTimestampInfinity / kMicrosPerDay) - 1) return out_of_range();
   int64_t micros = 0;
   if (pos < text.size()) {
     if (text[pos] != ' ' && text[pos] != 'T') return bad();
@@ -293,10 +331,14 @@ Result<int64_t> ParseTimestamp(std::string_view text) {
     }
     if (pos != text.size()) return bad();
   }
-  return days * kMicrosPerDay + micros;
+  const __int128 total = __int128(days) * kMicrosPerDay + micros;
+  if (total > std::numeric_limits<int64_t>::max() || total < std::numeric_limits<int64_t>::min()) return out_of_range();
+  return int64_t(total);
 }
 
 std::string FormatDate(int32_t days) {
+  if (days == kDateInfinity) return "infinity";
+  if (days == -kDateInfinity) return "-infinity";
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
@@ -310,6 +352,8 @@ std::string FormatDate(int32_t days) {
 }
 
 std::string FormatTimestamp(int64_t micros) {
+  if (micros == kTimestampInfinity) return "infinity";
+  if (micros == -kTimestampInfinity) return "-infinity";
   int64_t days = micros / kMicrosPerDay;
   int64_t rem = micros % kMicrosPerDay;
   if (rem < 0) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -64,6 +65,62 @@ TEST(TimestampTest, ParsesAndFormats) {
   EXPECT_EQ(FormatTimestamp(t), "2024-02-29 12:34:56.789012");
   for (const char* bad : {"2024-01-01 24:00:00", "2024-01-01 12:60:00", "2024-01-01 12:00:00.1234567",
                           "2024-01-01 12:00:00.", "2024-01-01 1:00:00"}) {
+    EXPECT_TRUE(ParseTimestamp(bad).status().IsInvalidArgument()) << bad;
+  }
+}
+
+TEST(DateTest, EveryDateAndTheInfinitiesRoundTripThroughText) {
+  // Any int32 of days and any int64 of microseconds: formatted, then read back (years past 9999 and
+  // before -9999 included); the types' extremes are DuckDB's and PostgreSQL's infinities.
+  EXPECT_EQ(FormatDate(std::numeric_limits<int32_t>::max()), "infinity");
+  EXPECT_EQ(FormatDate(-std::numeric_limits<int32_t>::max()), "-infinity");
+  EXPECT_EQ(*ParseDate("Infinity"), std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(*ParseDate("+infinity"), std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(*ParseDate("-INFINITY"), -std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(FormatTimestamp(std::numeric_limits<int64_t>::max()), "infinity");
+  EXPECT_EQ(FormatTimestamp(-std::numeric_limits<int64_t>::max()), "-infinity");
+  EXPECT_EQ(*ParseTimestamp("infinity"), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(*ParseTimestamp("-infinity"), -std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(*ParseDate("20000-01-01"), *ParseDate("2000-01-01") + 6574365);
+  uint64_t state = 42;
+  auto next = [&] {
+    state += 0x9E3779B97F4A7C15ULL;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  };
+  std::vector<int32_t> days = {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max() - 1, -1, 0};
+  std::vector<int64_t> micros = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max() - 1, -1, 0};
+  for (int i = 0; i < 20000; ++i) {
+    days.push_back(int32_t(uint32_t(next())));
+    micros.push_back(int64_t(next()));
+  }
+  for (int32_t d : days) {
+    auto back = ParseDate(FormatDate(d));
+    ASSERT_TRUE(back.ok()) << FormatDate(d) << ": " << back.status().ToString();
+    ASSERT_EQ(*back, d) << FormatDate(d);
+  }
+  for (int64_t us : micros) {
+    auto back = ParseTimestamp(FormatTimestamp(us));
+    ASSERT_TRUE(back.ok()) << FormatTimestamp(us) << ": " << back.status().ToString();
+    ASSERT_EQ(*back, us) << FormatTimestamp(us);
+  }
+  EXPECT_TRUE(ParseDate("99999999-01-01").status().IsInvalidArgument());
+  EXPECT_TRUE(ParseDate("5881581-01-01").status().IsInvalidArgument()) << "past int32 days";
+  EXPECT_TRUE(ParseTimestamp("294248-01-01 00:00:00").status().IsInvalidArgument()) << "past int64 microseconds";
+}
+
+TEST(TimestampTest, IsoOffsetsAndTheUtcDesignatorGiveUtc) {
+  const int64_t utc = *ParseTimestamp("2024-01-01 08:00:00");
+  EXPECT_EQ(*ParseTimestamp("2024-01-01T08:00:00Z"), utc);
+  EXPECT_EQ(*ParseTimestamp("2024-01-01T08:00:00z"), utc);
+  EXPECT_EQ(*ParseTimestamp("2024-01-01T10:00:00+02:00"), utc);
+  EXPECT_EQ(*ParseTimestamp("2024-01-01 10:00:00+0200"), utc);
+  EXPECT_EQ(*ParseTimestamp("2024-01-01 10:00+02"), utc);
+  EXPECT_EQ(*ParseTimestamp("2024-01-01T06:30:00.000000-01:30"), utc);
+  for (const char* bad : {"2024-01-01 10:00:00+2", "2024-01-01 10:00:00+02:6", "2024-01-01 10:00:00+19:00",
+                          "2024-01-01 10:00:00+02:60", "2024-01-01 10:00:00ZZ", "2024-01-01Z"}) {
     EXPECT_TRUE(ParseTimestamp(bad).status().IsInvalidArgument()) << bad;
   }
 }

@@ -22,7 +22,17 @@ Status ConvertInt64(int64_t* v, size_t n, ValueConversion conversion) {
       }
     }
   } else if (conversion == ValueConversion::kNanosToMicros) {
-    for (size_t i = 0; i < n; ++i) v[i] = v[i] / 1000 - ((v[i] % 1000) < 0 ? 1 : 0);
+    // Microseconds hold what a nanosecond timestamp says only when it is whole microseconds: a
+    // finer value is refused, never cut.
+    for (size_t i = 0; i < n; ++i) {
+      if (v[i] % 1000 != 0) {
+        return Status::NotSupported("nanosecond timestamp " + FormatTimestamp(v[i] / 1000 - (v[i] < 0 ? 1 : 0)) +
+                                    " and " + std::to_string(((v[i] % 1000) + 1000) % 1000) +
+                                    " ns has a part finer than the microseconds lakeindex keeps; cast the column to "
+                                    "microseconds first (DuckDB: ::TIMESTAMP)");
+      }
+      v[i] /= 1000;
+    }
   }
   return Status::OK();
 }

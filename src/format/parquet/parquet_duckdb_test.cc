@@ -333,7 +333,7 @@ TEST(ParquetDuckDBTest, AllNullDictionaryColumnIsReadableByDuckDB) {
 // Every type we read, with NULLs, NaN/inf, extremes, empty/non-ASCII/long, repetitive and
 // unique strings. `ours` is the lakeindex type the reader must map the column to; `read` is the
 // DuckDB expression over the column that renders as that type (casts for the widened types; the
-// nanosecond column floors to microseconds exactly like our reader does).
+// nanosecond column holds whole microseconds: finer ones are refused, see below).
 struct DuckColumn {
   const char* name;
   const char* expr;  // over i in range(kDuckRows)
@@ -377,10 +377,8 @@ const std::vector<DuckColumn>& DuckColumns() {
       {"u8", "(i % 256)::UTINYINT", TypeId::kInt32, ""},
       {"ts_ms", "CASE WHEN i % 59 = 0 THEN NULL ELSE make_timestamp((i * 7919 - 20000000)::BIGINT * 1000003)::TIMESTAMP_MS END",
        TypeId::kTimestamp, "CAST(ts_ms AS TIMESTAMP)"},
-      {"ts_ns", "CASE WHEN i % 61 = 0 THEN NULL ELSE make_timestamp_ns((i * 7919 - 20000000)::BIGINT * 1000000007) END",
-       TypeId::kTimestamp,
-       "make_timestamp(CASE WHEN epoch_ns(ts_ns) % 1000 < 0 THEN epoch_ns(ts_ns) // 1000 - 1"
-       " ELSE epoch_ns(ts_ns) // 1000 END)"},
+      {"ts_ns", "CASE WHEN i % 61 = 0 THEN NULL ELSE make_timestamp_ns((i * 7919 - 20000000)::BIGINT * 1000003000) END",
+       TypeId::kTimestamp, "CAST(ts_ns AS TIMESTAMP)"},
   };
   return cols;
 }
@@ -477,6 +475,7 @@ TEST(ParquetDuckDBTest, TypesOutsideOurSubsetAreNotSupportedNamingTheColumn) {
       {"mp", "MAP {'k': i}"},
       {"tm", "TIME '12:00:00' + to_seconds(i)"},
       {"uid", "uuid()"},
+      {"ns_finer", "make_timestamp_ns(1700000000000000001 + i * 1000)"},  // never cut to microseconds
   };
   std::string sql;
   for (const auto& [name, expr] : refused) {

@@ -27,7 +27,7 @@ enum class ValueConversion : uint8_t {
   kNone,
   kUint32ToInt64,   // INT32 bits reinterpreted as uint32, widened
   kMillisToMicros,  // x * 1000 (overflow is Corruption)
-  kNanosToMicros,   // floor(x / 1000)
+  kNanosToMicros,   // x / 1000; NotSupported when x is not whole microseconds
 };
 
 // A flat leaf column as the reader sees it.
