@@ -53,7 +53,9 @@ class Table:
     def create(cls, path, source, rows_per_file=None, schema=None, iceberg=False, iceberg_location=None,
                delimiter=None, quote=None, escape=None, header=None, null=None):
         """Creates version 1 from a .csv or .parquet file, or from rows in memory: a pandas
-        DataFrame or a dict of equal-length numpy arrays / lists (see _columns for the types).
+        DataFrame, a dict of equal-length numpy arrays / lists (see _columns for the types), or
+        any object with `__arrow_c_stream__` (a pyarrow Table or RecordBatchReader, a Polars
+        DataFrame, an ArrowStream; read batch by batch; types as docs/python.md "Arrow" says).
         `schema` ("id:int64,name:string") and the dialect apply to CSV sources, as the command
         line's options: `delimiter` (one character or "tab"; default ',' or the one of ';', TAB,
         '|' the header line uses), `quote` (default '"'), `escape` (default: the quote doubled),
@@ -64,6 +66,11 @@ class Table:
         a table exists there."""
         if iceberg and iceberg_location is None:
             iceberg_location = _native.location_uri(str(path))
+        if hasattr(source, "__arrow_c_stream__"):  # pyarrow / Polars / DuckDB results, an ArrowStream
+            if schema is not None:
+                raise InvalidArgument("schema applies to CSV files; Arrow data carries its own types")
+            return cls(_native.Table.create_from_arrow(str(path), source.__arrow_c_stream__(), rows_per_file,
+                                                       iceberg_location))
         if _in_memory(source):
             if schema is not None:
                 raise InvalidArgument("schema applies to CSV files; rows in memory carry their own types")
@@ -98,7 +105,9 @@ class Table:
         `memory_limit` (bytes; default a quarter of RAM); indexes are updated."""
         if memory_limit is not None:
             memory_limit = _memory_limit(memory_limit)
-        if _in_memory(source):
+        if hasattr(source, "__arrow_c_stream__"):
+            self._t.append_arrow(source.__arrow_c_stream__(), rows_per_file)
+        elif _in_memory(source):
             self._t.append_columns(_columns(source), rows_per_file)
         else:
             self._t.append(str(source), rows_per_file, _dialect(delimiter, quote, escape, header, null), memory_limit)

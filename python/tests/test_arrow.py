@@ -191,5 +191,40 @@ class ArrowStreamTest(unittest.TestCase):
             self.kinds.query(output="feather")
 
 
+class ArrowInputTest(unittest.TestCase):
+    """Tables created and appended from an object with `__arrow_c_stream__` (here our own
+    ArrowStream: pyarrow and Polars are not installable on this machine; the C++ ArrowImportTest
+    covers the formats they write)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = Workdir()
+        cls.events = lakeindex.Table.create(cls.dir.join("events"), gen_events(cls.dir.join("e.parquet"), 20000),
+                                            rows_per_file=7000)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.close()
+
+    def test_create_and_append_from_an_arrow_stream_keep_every_row(self):
+        copy = lakeindex.Table.create(self.dir.join("copy"), self.events.query(output="arrow"), rows_per_file=5000)
+        self.assertEqual(copy.schema, self.events.schema)
+        self.assertEqual(copy.count(), 20000)
+        self.assertGreaterEqual(len(copy.files()), 4, "rows_per_file applies")
+        copy.append(self.events.query(where="id < 100", output="arrow"))
+        self.assertEqual(copy.count(), 20100)
+        ids = np.sort(np.asarray(copy.query(select="id")["id"]))
+        want = np.sort(np.concatenate([np.asarray(self.events.query(select="id")["id"]),
+                                       np.asarray(self.events.query(where="id < 100", select="id")["id"])]))
+        self.assertTrue(np.array_equal(ids, want))
+        both = copy.aggregate("count(*), sum(score), count(maybe)", group_by=None)
+        one = self.events.aggregate("count(*), sum(score), count(maybe)")
+        extra = self.events.aggregate("count(*), sum(score), count(maybe)", where="id < 100")
+        for key in ("count(*)", "sum(score)", "count(maybe)"):
+            self.assertEqual(int(both[key][0]), int(one[key][0]) + int(extra[key][0]), key)
+        with self.assertRaises(lakeindex.InvalidArgument):
+            lakeindex.Table.create(self.dir.join("bad"), self.events.query(output="arrow"), schema="id:int64")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -184,6 +184,54 @@ class PyArrowStream {
   arrow::NextBatch next_;
 };
 
+// Every batch `next` gives, joined into one.
+Result<Batch> Drain(const Schema& schema, const std::function<Result<bool>(Batch*)>& next) {
+  Batch all(schema);
+  Batch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, next(&batch));
+    if (!more) break;
+    RETURN_IF_ERROR(all.Append(batch));
+  }
+  RETURN_IF_ERROR(all.Seal());
+  return all;
+}
+
+// The Arrow C stream in a PyCapsule from `__arrow_c_stream__()`, taken over by an importer.
+std::unique_ptr<arrow::StreamImporter> ImportCapsule(const py::object& capsule) {
+  auto* stream = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule.ptr(), "arrow_array_stream"));
+  if (stream == nullptr) throw py::error_already_set();
+  return Check(arrow::StreamImporter::Make(stream));
+}
+
+// The batches of an Arrow stream as a source, in pieces of at most the rows asked for.
+class ArrowSource : public table::BatchSource {
+ public:
+  explicit ArrowSource(std::unique_ptr<arrow::StreamImporter> importer) : importer_(std::move(importer)) {}
+  const Schema& schema() const override { return importer_->schema(); }
+  Result<bool> Next(size_t max_rows, Batch* out) override {
+    while (offset_ >= pending_.num_rows()) {
+      ASSIGN_OR_RETURN(bool more, importer_->Next(&pending_));
+      if (!more) return false;
+      offset_ = 0;
+    }
+    const size_t n = std::min(max_rows, pending_.num_rows() - offset_);
+    if (offset_ == 0 && n == pending_.num_rows()) {
+      *out = std::move(pending_);
+      pending_ = Batch();
+    } else {
+      *out = pending_.Slice(offset_, n);
+      offset_ += n;
+    }
+    return true;
+  }
+
+ private:
+  std::unique_ptr<arrow::StreamImporter> importer_;
+  Batch pending_;
+  size_t offset_ = 0;
+};
+
 // A CSV dialect from Python's {"delimiter", "quote", "escape": one character, "header": bool,
 // "null": str} (lakeindex._dialect checks the values).
 csv::Dialect DialectFrom(const py::dict& d) {
@@ -214,6 +262,15 @@ class PyTable {
     });
   }
 
+  // Create from an Arrow stream (a PyCapsule of `__arrow_c_stream__`), read as it is written.
+  static PyTable CreateFromArrow(const std::string& path, const py::object& capsule, std::optional<uint64_t> rows_per_file,
+                                 std::optional<std::string> iceberg_location) {
+    auto importer = std::make_shared<std::unique_ptr<arrow::StreamImporter>>(ImportCapsule(capsule));
+    return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
+      return std::unique_ptr<table::BatchSource>(new ArrowSource(std::move(*importer)));
+    });
+  }
+
   // Create from rows held in Python (BatchFromColumns' list).
   static PyTable CreateFromColumns(const std::string& path, const py::list& columns, std::optional<uint64_t> rows_per_file,
                                    std::optional<std::string> iceberg_location) {
@@ -239,9 +296,21 @@ class PyTable {
     return out;
   }
 
+  // Append the rows of an Arrow stream: read whole first (an append that starts over reads its
+  // rows again), then as AppendColumns.
+  void AppendArrow(const py::object& capsule, std::optional<uint64_t> rows_per_file) {
+    std::unique_ptr<arrow::StreamImporter> importer = ImportCapsule(capsule);
+    Batch rows = Check(Unlocked([&] { return Drain(importer->schema(), [&](Batch* b) { return importer->Next(b); }); }));
+    AppendRows(std::move(rows), rows_per_file);
+  }
+
   // Append rows held in Python: the table's visible columns by name (int32 and float widen).
   void AppendColumns(const py::list& columns, std::optional<uint64_t> rows_per_file) {
-    Batch rows = Check(BatchFromColumns(columns));
+    AppendRows(Check(BatchFromColumns(columns)), rows_per_file);
+  }
+
+  // As `lakeindex append` of rows in memory, conformed to the table's columns by name.
+  void AppendRows(Batch rows, std::optional<uint64_t> rows_per_file) {
     Check(Unlocked([&]() -> Status {
       auto open = [&](const Schema& wanted) -> Result<std::unique_ptr<table::BatchSource>> {
         ASSIGN_OR_RETURN(Batch conformed, ConformBatch(rows, wanted));
@@ -307,15 +376,7 @@ class PyTable {
         return std::move(result.rows);
       }
       ASSIGN_OR_RETURN(auto scanner, MakeScanner(where, select, sample, limit));
-      Batch out(scanner->schema());
-      Batch batch;
-      while (true) {
-        ASSIGN_OR_RETURN(bool more, scanner->Next(&batch));
-        if (!more) break;
-        RETURN_IF_ERROR(out.Append(batch));
-      }
-      RETURN_IF_ERROR(out.Seal());
-      return out;
+      return Drain(scanner->schema(), [&](Batch* b) { return scanner->Next(b); });
     }));
     return NamesAndColumns(all);
   }
@@ -765,6 +826,9 @@ PYBIND11_MODULE(_lakeindex, m) {
                   py::arg("rows_per_file") = py::none(), py::arg("iceberg_location") = py::none())
       .def("scan", &PyTable::Scan, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
       .def("append_columns", &PyTable::AppendColumns, py::arg("columns"), py::arg("rows_per_file") = py::none())
+      .def_static("create_from_arrow", &PyTable::CreateFromArrow, py::arg("path"), py::arg("capsule"),
+                  py::arg("rows_per_file") = py::none(), py::arg("iceberg_location") = py::none())
+      .def("append_arrow", &PyTable::AppendArrow, py::arg("capsule"), py::arg("rows_per_file") = py::none())
       .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
       .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none(),
            py::arg("csv") = py::dict(), py::arg("memory_limit") = py::none())

@@ -207,7 +207,7 @@ void ExportSchema(const Schema& schema, ArrowSchema* out) {
   std::vector<ArrowSchema*> children;
   for (const Field& f : schema.fields()) {
     auto* child = new ArrowSchema;
-    FillSchema(child, FormatOf(f.type), f.name, ARROW_FLAG_NULLABLE, {});
+    FillSchema(child, FormatOf(f.type), f.name, f.nullable ? ARROW_FLAG_NULLABLE : 0, {});
     children.push_back(child);
   }
   FillSchema(out, "+s", "", 0, std::move(children));
@@ -282,7 +282,7 @@ void IpcStreamWriter::WriteSchema(std::string* out) {
   for (const Field& f : schema_.fields()) {
     auto [tag, type] = TypeTable(f.type);
     FlatTable field;
-    field.String(0, f.name).Bool(1, true).UInt8(2, tag).Table(3, std::move(type)).Tables(5, {});
+    field.String(0, f.name).Bool(1, f.nullable).UInt8(2, tag).Table(3, std::move(type)).Tables(5, {});
     fields.push_back(std::move(field));
   }
   FlatTable schema;
@@ -323,6 +323,190 @@ void IpcStreamWriter::Finish(std::string* out) {
   if (!schema_written_) WriteSchema(out);
   const uint32_t end[2] = {0xFFFFFFFFu, 0};
   out->append(reinterpret_cast<const char*>(end), 8);
+}
+
+}  // namespace lakeindex::arrow
+
+// --- importing a C stream ---
+
+namespace lakeindex::arrow {
+
+namespace {
+
+// The column type a producer's format maps to, or NotSupported naming the column.
+Result<TypeId> ImportedType(const std::string& format, const std::string& name) {
+  static const std::vector<std::pair<std::string, TypeId>> kExact = {
+      {"b", TypeId::kBool},    {"c", TypeId::kInt32},  {"C", TypeId::kInt32},  {"s", TypeId::kInt32},
+      {"S", TypeId::kInt32},   {"i", TypeId::kInt32},  {"I", TypeId::kInt64},  {"l", TypeId::kInt64},
+      {"f", TypeId::kFloat},   {"g", TypeId::kDouble}, {"u", TypeId::kString}, {"U", TypeId::kString},
+      {"z", TypeId::kString},  {"Z", TypeId::kString}, {"tdD", TypeId::kDate}, {"tdm", TypeId::kDate}};
+  for (const auto& [f, type] : kExact) {
+    if (format == f) return type;
+  }
+  if (format.size() >= 4 && format.compare(0, 2, "ts") == 0 && format[3] == ':' &&
+      std::string("smun").find(format[2]) != std::string::npos) {
+    return TypeId::kTimestamp;
+  }
+  return Status::NotSupported("Arrow column '" + name + "' has format '" + format +
+                              "', which lakeindex does not read (booleans, integers but uint64, float32/64, strings, "
+                              "binaries, dates and timestamps)");
+}
+
+bool BitAt(const void* bits, int64_t i) { return (static_cast<const uint8_t*>(bits)[i >> 3] >> (i & 7)) & 1; }
+
+bool ValidAt(const ArrowArray& a, int64_t i) {
+  return a.buffers[0] == nullptr || a.null_count == 0 || BitAt(a.buffers[0], a.offset + i);
+}
+
+template <typename T>
+T FixedAt(const ArrowArray& a, int64_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const uint8_t*>(a.buffers[1]) + (a.offset + i) * int64_t(sizeof(T)), sizeof(T));
+  return v;
+}
+
+// Column `name` of `type` from the child array `a` of format `format`.
+Result<Column> ImportColumn(const ArrowArray& a, const std::string& format, TypeId type, const std::string& name) {
+  const int64_t n = a.length;
+  if (n < 0 || a.offset < 0 || a.n_buffers < (format == "u" || format == "U" || format == "z" || format == "Z" ? 3 : 2)) {
+    return Status::InvalidArgument("Arrow column '" + name + "': malformed array (length, offset or buffers)");
+  }
+  if (a.dictionary != nullptr) return Status::NotSupported("Arrow column '" + name + "' is dictionary-encoded");
+  Column out(type);
+  out.Reserve(size_t(n));
+  auto bad = [&](const std::string& what) { return Status::InvalidArgument("Arrow column '" + name + "': " + what); };
+  for (int64_t i = 0; i < n; ++i) {
+    if (!ValidAt(a, i)) {
+      out.AppendNull();
+      continue;
+    }
+    switch (format[0]) {
+      case 'b': out.Append<uint8_t>(BitAt(a.buffers[1], a.offset + i) ? 1 : 0); break;
+      case 'c': out.Append<int32_t>(FixedAt<int8_t>(a, i)); break;
+      case 'C': out.Append<int32_t>(FixedAt<uint8_t>(a, i)); break;
+      case 's': out.Append<int32_t>(FixedAt<int16_t>(a, i)); break;
+      case 'S': out.Append<int32_t>(FixedAt<uint16_t>(a, i)); break;
+      case 'i': out.Append<int32_t>(FixedAt<int32_t>(a, i)); break;
+      case 'I': out.Append<int64_t>(FixedAt<uint32_t>(a, i)); break;
+      case 'l': out.Append<int64_t>(FixedAt<int64_t>(a, i)); break;
+      case 'f': out.Append<float>(FixedAt<float>(a, i)); break;
+      case 'g': out.Append<double>(FixedAt<double>(a, i)); break;
+      case 'u': case 'z': case 'U': case 'Z': {
+        const bool large = format[0] == 'U' || format[0] == 'Z';
+        const int64_t lo = large ? FixedAt<int64_t>(a, i) : FixedAt<int32_t>(a, i);
+        const int64_t hi = large ? FixedAt<int64_t>(a, i + 1) : FixedAt<int32_t>(a, i + 1);
+        if (lo < 0 || hi < lo) return bad("string offsets decrease");
+        RETURN_IF_ERROR(out.AppendString(std::string_view(static_cast<const char*>(a.buffers[2]) + lo, size_t(hi - lo))));
+        break;
+      }
+      case 't': {
+        if (format[1] == 'd') {
+          if (format[2] == 'D') {
+            out.Append<int32_t>(FixedAt<int32_t>(a, i));
+          } else {  // date64: milliseconds of whole days
+            const int64_t ms = FixedAt<int64_t>(a, i);
+            if (ms % 86400000 != 0) return bad("date64 value " + std::to_string(ms) + " ms is not a whole day");
+            out.Append<int32_t>(int32_t(ms / 86400000));
+          }
+          break;
+        }
+        const int64_t v = FixedAt<int64_t>(a, i);
+        int64_t micros = v;
+        if (format[2] == 's' && __builtin_mul_overflow(v, int64_t(1000000), &micros)) return bad("timestamp out of range");
+        if (format[2] == 'm' && __builtin_mul_overflow(v, int64_t(1000), &micros)) return bad("timestamp out of range");
+        if (format[2] == 'n') {
+          if (v % 1000 != 0) {
+            return Status::NotSupported("Arrow column '" + name + "': nanosecond timestamp " + std::to_string(v) +
+                                        " has a part finer than the microseconds lakeindex keeps");
+          }
+          micros = v / 1000;
+        }
+        out.Append<int64_t>(micros);
+        break;
+      }
+      default:
+        return bad("format '" + format + "'");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StreamImporter>> StreamImporter::Make(ArrowArrayStream* stream) {
+  if (stream == nullptr || stream->release == nullptr) return Status::InvalidArgument("the Arrow stream was already released");
+  std::unique_ptr<StreamImporter> importer(new StreamImporter());
+  importer->stream_ = *stream;
+  stream->release = nullptr;  // moved: ours to release
+  ArrowArrayStream* s = &importer->stream_;
+  ArrowSchema schema{};
+  if (int rc = s->get_schema(s, &schema); rc != 0) {
+    const char* error = s->get_last_error(s);
+    return Status::IOError("the Arrow stream's schema: error " + std::to_string(rc) + (error ? std::string(": ") + error : ""));
+  }
+  struct Releaser {
+    ArrowSchema* s;
+    ~Releaser() {
+      if (s->release != nullptr) s->release(s);
+    }
+  } release_schema{&schema};
+  if (std::string(schema.format) != "+s") {
+    return Status::NotSupported("an Arrow stream of '" + std::string(schema.format) + "' values: expected record batches (a struct, '+s')");
+  }
+  for (int64_t c = 0; c < schema.n_children; ++c) {
+    const ArrowSchema& child = *schema.children[c];
+    const std::string name = child.name != nullptr ? child.name : "";
+    if (name.empty()) return Status::InvalidArgument("Arrow column " + std::to_string(c) + " has no name");
+    if (child.dictionary != nullptr) return Status::NotSupported("Arrow column '" + name + "' is dictionary-encoded");
+    ASSIGN_OR_RETURN(TypeId type, ImportedType(child.format, name));
+    if (importer->schema_.FindField(name) >= 0) return Status::InvalidArgument("Arrow columns named '" + name + "' twice");
+    importer->schema_.AddField(Field{name, type, (child.flags & ARROW_FLAG_NULLABLE) != 0});
+    importer->formats_.push_back(child.format);
+  }
+  if (importer->schema_.num_fields() == 0) return Status::InvalidArgument("the Arrow stream has no columns");
+  return importer;
+}
+
+StreamImporter::~StreamImporter() {
+  if (stream_.release != nullptr) stream_.release(&stream_);
+}
+
+Result<bool> StreamImporter::Next(Batch* out) {
+  ArrowArray array{};
+  if (int rc = stream_.get_next(&stream_, &array); rc != 0) {
+    const char* error = stream_.get_last_error(&stream_);
+    return Status::IOError("reading the Arrow stream: error " + std::to_string(rc) + (error ? std::string(": ") + error : ""));
+  }
+  if (array.release == nullptr) return false;
+  struct Releaser {
+    ArrowArray* a;
+    ~Releaser() {
+      if (a->release != nullptr) a->release(a);
+    }
+  } release_array{&array};
+  if (array.n_children != int64_t(schema_.num_fields())) {
+    return Status::InvalidArgument("an Arrow record batch of " + std::to_string(array.n_children) + " columns, the schema has " +
+                                   std::to_string(schema_.num_fields()));
+  }
+  if (array.null_count != 0 && array.n_buffers > 0 && array.buffers[0] != nullptr) {
+    return Status::NotSupported("an Arrow record batch with NULL rows (a struct's own validity)");
+  }
+  std::vector<Column> columns;
+  for (size_t c = 0; c < schema_.num_fields(); ++c) {
+    ArrowArray child = *array.children[c];
+    child.offset += array.offset;  // a sliced batch slices its columns
+    if (child.length < array.length) {
+      return Status::InvalidArgument("Arrow column '" + schema_.field(c).name + "' is shorter than its record batch");
+    }
+    child.length = array.length;
+    ASSIGN_OR_RETURN(Column column, ImportColumn(child, formats_[c], schema_.field(c).type, schema_.field(c).name));
+    if (!schema_.field(c).nullable && column.null_count() > 0) {
+      return Status::InvalidArgument("Arrow column '" + schema_.field(c).name + "' is declared not nullable but holds NULLs");
+    }
+    columns.push_back(std::move(column));
+  }
+  *out = Batch(schema_, std::move(columns), size_t(array.length));
+  return true;
 }
 
 }  // namespace lakeindex::arrow

@@ -7,14 +7,16 @@
 //
 // Types map one to one: bool -> boolean ("b"), int32 -> int32 ("i"), int64 -> int64 ("l"),
 // float -> float32 ("f"), double -> float64 ("g"), string -> utf8 ("u"), date -> date32 in days
-// ("tdD"), timestamp -> timestamp in microseconds without a time zone ("tsu:"). Every field is
-// nullable. Exported arrays share the Batch's buffers (values, offsets and validity are already
+// ("tdD"), timestamp -> timestamp in microseconds without a time zone ("tsu:"). Fields are
+// nullable unless the schema says NOT NULL. Exported arrays share the Batch's buffers (values, offsets and validity are already
 // Arrow's layout); only booleans are packed into bits.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "lakeindex/batch.h"
 #include "lakeindex/status.h"
@@ -89,6 +91,33 @@ using NextBatch = std::function<Result<bool>(Batch*)>;
 // thread), an error's message is kept for get_last_error and its code mapped to errno values
 // (EINVAL, ENOENT, EIO, ENOSYS, ...). `next` lives until the stream is released.
 void ExportStream(Schema schema, NextBatch next, ArrowArrayStream* out);
+
+// Batches from another producer's C stream (pyarrow, Polars, DuckDB, lakeindex itself), copied
+// into Columns. Types: boolean; int8, int16, int32, uint8, uint16 -> int32; int64, uint32 ->
+// int64; float32, float64; utf8, large_utf8, binary, large_binary -> string; date32, date64
+// (whole days) -> date; timestamps in s, ms, µs or ns (ns only whole microseconds), with or
+// without a time zone (their UTC instants) -> timestamp. Other types (uint64, float16, decimals,
+// dictionaries, nested) are NotSupported naming the column; a field without the nullable flag is
+// NOT NULL (InvalidArgument if it holds NULLs). Takes the stream over (moves it out
+// of *stream, which is left released) and releases it when destroyed.
+class StreamImporter {
+ public:
+  static Result<std::unique_ptr<StreamImporter>> Make(ArrowArrayStream* stream);
+  ~StreamImporter();
+  StreamImporter(const StreamImporter&) = delete;
+  StreamImporter& operator=(const StreamImporter&) = delete;
+
+  const Schema& schema() const { return schema_; }
+  // The next record batch as a Batch; false at the end. An error of the producer is IOError with
+  // its get_last_error message.
+  Result<bool> Next(Batch* out);
+
+ private:
+  StreamImporter() = default;
+  ArrowArrayStream stream_{};
+  Schema schema_;
+  std::vector<std::string> formats_;
+};
 
 // The IPC streaming format, written a message at a time into a string the caller drains
 // (CLI: to stdout or an output file). Buffers are 8-byte aligned, uncompressed, little-endian.

@@ -75,6 +75,15 @@ void ExpectArrayEquals(const ArrowArray& array, const std::vector<std::string>& 
   }
 }
 
+// A C stream of `batches` (copied), in order.
+void ExportBatches(const Schema& schema, const std::vector<Batch>& batches, ArrowArrayStream* out) {
+  ExportStream(schema, [batches, next = size_t{0}](Batch* b) mutable -> Result<bool> {
+    if (next == batches.size()) return false;
+    *b = batches[next++];
+    return true;
+  }, out);
+}
+
 TEST(ArrowExportTest, SchemaHasTheSpecsFormatsNamesAndFlags) {
   ArrowSchema schema;
   ExportSchema(AllTypes(), &schema);
@@ -102,13 +111,8 @@ TEST(ArrowExportTest, StreamGivesEveryBatchValueByValueThenEnds) {
   const Schema schema = AllTypes();
   std::vector<Batch> batches = {testing::RandomBatch(schema, 1000, 1, 0.2), testing::RandomBatch(schema, 0, 2),
                                 testing::RandomBatch(schema, 77, 3, 0.0)};
-  size_t next = 0;
   ArrowArrayStream stream;
-  ExportStream(schema, [&](Batch* out) -> Result<bool> {
-    if (next == batches.size()) return false;
-    *out = batches[next++];
-    return true;
-  }, &stream);
+  ExportBatches(schema, batches, &stream);
   ArrowSchema s;
   ASSERT_EQ(stream.get_schema(&stream, &s), 0);
   std::vector<std::string> formats;
@@ -165,6 +169,188 @@ TEST(ArrowExportTest, IpcStreamFramesItsMessages) {
   EXPECT_EQ(length % 8, 0);
   EXPECT_EQ(out.size() % 8, 0u);
   EXPECT_EQ(out.substr(out.size() - 8), std::string("\xff\xff\xff\xff\0\0\0\0", 8));
+}
+
+}  // namespace
+}  // namespace lakeindex::arrow
+
+namespace lakeindex::arrow {
+namespace {
+
+// What ExportStream gives, StreamImporter takes back: the same values, whole or sliced.
+TEST(ArrowImportTest, OurOwnStreamReadsBackValueByValueAndSliced) {
+  const Schema schema = AllTypes();
+  std::vector<Batch> batches = {testing::RandomBatch(schema, 1000, 5, 0.2), testing::RandomBatch(schema, 37, 6, 0.0)};
+  ArrowArrayStream stream;
+  ExportBatches(schema, batches, &stream);
+  auto importer = StreamImporter::Make(&stream);
+  ASSERT_TRUE(importer.ok()) << importer.status().ToString();
+  EXPECT_EQ(stream.release, nullptr) << "the importer took the stream over";
+  EXPECT_EQ((*importer)->schema(), schema);
+  for (const Batch& want : batches) {
+    Batch got;
+    auto more = (*importer)->Next(&got);
+    ASSERT_TRUE(more.ok() && *more) << more.status().ToString();
+    ASSERT_EQ(got.num_rows(), want.num_rows());
+    for (size_t c = 0; c < want.num_columns(); ++c) {
+      for (size_t i = 0; i < want.num_rows(); ++i) {
+        ASSERT_EQ(Show(got.column(c).GetValue(i)), Show(want.column(c).GetValue(i))) << c << " " << i;
+      }
+    }
+  }
+  Batch end;
+  EXPECT_FALSE(*(*importer)->Next(&end));
+
+  // A sliced record batch (offset 13 on the struct, children at their own offsets 0).
+  ArrowArrayStream sliced;
+  bool given = false;
+  ExportStream(schema, [&](Batch* out) -> Result<bool> {
+    if (given) return false;
+    given = true;
+    *out = batches[0];
+    return true;
+  }, &sliced);
+  ArrowArrayStream wrapper = sliced;  // a producer that slices what ours gives
+  struct Slicer {
+    ArrowArrayStream inner;
+  };
+  static Slicer slicer;
+  slicer.inner = sliced;
+  wrapper.private_data = &slicer;
+  wrapper.get_schema = [](ArrowArrayStream* s, ArrowSchema* out) {
+    auto* in = &static_cast<Slicer*>(s->private_data)->inner;
+    return in->get_schema(in, out);
+  };
+  wrapper.get_next = [](ArrowArrayStream* s, ArrowArray* out) {
+    auto* in = &static_cast<Slicer*>(s->private_data)->inner;
+    int rc = in->get_next(in, out);
+    if (rc == 0 && out->release != nullptr) {
+      out->offset = 13;
+      out->length -= 13 + 7;
+    }
+    return rc;
+  };
+  wrapper.get_last_error = [](ArrowArrayStream* s) {
+    auto* in = &static_cast<Slicer*>(s->private_data)->inner;
+    return in->get_last_error(in);
+  };
+  wrapper.release = [](ArrowArrayStream* s) {
+    auto* in = &static_cast<Slicer*>(s->private_data)->inner;
+    in->release(in);
+    s->release = nullptr;
+  };
+  auto sliced_importer = StreamImporter::Make(&wrapper);
+  ASSERT_TRUE(sliced_importer.ok()) << sliced_importer.status().ToString();
+  Batch got;
+  ASSERT_TRUE(*(*sliced_importer)->Next(&got));
+  const Batch want = batches[0].Slice(13, batches[0].num_rows() - 20);
+  ASSERT_EQ(got.num_rows(), want.num_rows());
+  for (size_t c = 0; c < want.num_columns(); ++c) {
+    for (size_t i = 0; i < want.num_rows(); ++i) {
+      ASSERT_EQ(Show(got.column(c).GetValue(i)), Show(want.column(c).GetValue(i))) << c << " " << i;
+    }
+  }
+}
+
+// A hand-made producer of the formats other libraries write (pyarrow, Polars): narrow and
+// unsigned integers, large strings, date64, timestamps in s / ms / ns with a time zone.
+TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
+  struct Column1 {
+    std::string format;
+    std::vector<uint8_t> values;  // raw little-endian
+    std::vector<uint8_t> data;    // strings
+  };
+  auto bytes = [](auto... v) {
+    std::vector<uint8_t> out;
+    ((out.insert(out.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + sizeof(v))), ...);
+    return out;
+  };
+  static std::vector<Column1> cols;
+  cols = {{"c", bytes(int8_t(-5), int8_t(7)), {}},
+          {"S", bytes(uint16_t(65535), uint16_t(1)), {}},
+          {"I", bytes(uint32_t(4294967295u), uint32_t(0)), {}},
+          {"U", bytes(int64_t(0), int64_t(3), int64_t(5)), {'a', 'b', 'c', 'd', 'e'}},
+          {"tdm", bytes(int64_t(86400000) * 19782, int64_t(-86400000)), {}},
+          {"tss:UTC", bytes(int64_t(1), int64_t(-2)), {}},
+          {"tsm:", bytes(int64_t(1500), int64_t(0)), {}},
+          {"tsn:Europe/Paris", bytes(int64_t(3000), int64_t(-1000)), {}}};
+  static const char* names[] = {"i8", "u16", "u32", "big", "d64", "ts_s", "ts_ms", "ts_ns"};
+  ArrowArrayStream stream{};
+  static bool given;
+  given = false;
+  stream.get_schema = [](ArrowArrayStream*, ArrowSchema* out) {
+    static std::vector<ArrowSchema> children(cols.size());
+    static std::vector<ArrowSchema*> pointers;
+    pointers.clear();
+    for (size_t c = 0; c < cols.size(); ++c) {
+      children[c] = ArrowSchema{cols[c].format.c_str(), names[c], nullptr, ARROW_FLAG_NULLABLE, 0, nullptr, nullptr,
+                                [](ArrowSchema* s) { s->release = nullptr; }, nullptr};
+      pointers.push_back(&children[c]);
+    }
+    *out = ArrowSchema{"+s", "", nullptr, 0, int64_t(cols.size()), pointers.data(), nullptr,
+                       [](ArrowSchema* s) { s->release = nullptr; }, nullptr};
+    return 0;
+  };
+  stream.get_next = [](ArrowArrayStream*, ArrowArray* out) {
+    if (given) {
+      out->release = nullptr;
+      return 0;
+    }
+    given = true;
+    static std::vector<ArrowArray> children(cols.size());
+    static std::vector<ArrowArray*> pointers;
+    static std::vector<std::vector<const void*>> buffers(cols.size());
+    static const void* parent_buffers[1] = {nullptr};
+    pointers.clear();
+    for (size_t c = 0; c < cols.size(); ++c) {
+      buffers[c] = {nullptr, cols[c].values.data()};
+      if (!cols[c].data.empty()) buffers[c].push_back(cols[c].data.data());
+      children[c] = ArrowArray{2, 0, 0, int64_t(buffers[c].size()), 0, buffers[c].data(), nullptr, nullptr,
+                               [](ArrowArray* a) { a->release = nullptr; }, nullptr};
+      pointers.push_back(&children[c]);
+    }
+    *out = ArrowArray{2, 0, 0, 1, int64_t(cols.size()), parent_buffers, pointers.data(), nullptr,
+                      [](ArrowArray* a) { a->release = nullptr; }, nullptr};
+    return 0;
+  };
+  stream.get_last_error = [](ArrowArrayStream*) -> const char* { return nullptr; };
+  stream.release = [](ArrowArrayStream* s) { s->release = nullptr; };
+  auto importer = StreamImporter::Make(&stream);
+  ASSERT_TRUE(importer.ok()) << importer.status().ToString();
+  EXPECT_EQ((*importer)->schema().ToString(),
+            "i8:int32,u16:int32,u32:int64,big:string,d64:date,ts_s:timestamp,ts_ms:timestamp,ts_ns:timestamp");
+  Batch got;
+  ASSERT_TRUE(*(*importer)->Next(&got));
+  ASSERT_EQ(got.num_rows(), 2u);
+  std::vector<std::string> row0, row1;
+  for (size_t c = 0; c < got.num_columns(); ++c) {
+    row0.push_back(Show(got.column(c).GetValue(0)));
+    row1.push_back(Show(got.column(c).GetValue(1)));
+  }
+  EXPECT_EQ(row0, (std::vector<std::string>{"-5", "65535", "4294967295", "abc", "2024-02-29", "1970-01-01 00:00:01",
+                                            "1970-01-01 00:00:01.5", "1970-01-01 00:00:00.000003"}));
+  EXPECT_EQ(row1, (std::vector<std::string>{"7", "1", "0", "de", "1969-12-31", "1969-12-31 23:59:58", "1970-01-01 00:00:00",
+                                            "1969-12-31 23:59:59.999999"}));
+
+  // Refused, naming the column: a type we do not hold, and nanoseconds finer than microseconds.
+  cols = {{"L", bytes(uint64_t(1), uint64_t(2)), {}}};
+  given = false;
+  ArrowArrayStream again = stream;
+  again.release = [](ArrowArrayStream* s) { s->release = nullptr; };
+  auto refused = StreamImporter::Make(&again);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.status().IsNotSupported());
+  EXPECT_NE(refused.status().message().find("'i8' has format 'L'"), std::string::npos) << refused.status().ToString();
+  cols = {{"tsn:", bytes(int64_t(1001), int64_t(0)), {}}};
+  given = false;
+  ArrowArrayStream fine = stream;
+  fine.release = [](ArrowArrayStream* s) { s->release = nullptr; };
+  auto ns = StreamImporter::Make(&fine);
+  ASSERT_TRUE(ns.ok()) << ns.status().ToString();
+  Batch b;
+  auto r = (*ns)->Next(&b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsNotSupported()) << r.status().ToString();
 }
 
 }  // namespace
