@@ -255,6 +255,31 @@ TEST(CliTest, DateAndTimestampInfinitiesRoundTripWithDuckDB) {
   }
 }
 
+// Bytes that are not UTF-8 (a DuckDB BLOB, read as a string): the table shows them as \xHH, as
+// DuckDB prints the BLOB, and JSON stays valid UTF-8.
+TEST(CliTest, BytesThatAreNotTextPrintEscapedAndJsonStaysValid) {
+  if (!testing::DuckDBAvailable()) GTEST_FAIL() << testing::DuckDBMissingMessage();
+  TempDir dir;
+  const std::string parquet = dir.Join("blob.parquet");
+  auto made = testing::RunDuckDB("COPY (SELECT 1 AS k, '\\xFF\\x00ab'::BLOB AS b, 'ok é'::VARCHAR AS c) TO " +
+                                 testing::SqlQuote(parquet) + " (FORMAT parquet); SELECT '\\xFF\\x00ab'::BLOB::VARCHAR");
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  const std::string duck_text = made->rows[0][0].value_or("");
+  ASSERT_EQ(duck_text, "\\xFF\\x00ab");
+  ASSERT_EQ(RunCli(dir, {"create", dir.Join("t"), "--from", parquet}).code, 0);
+  CliResult table = RunCli(dir, {"query", dir.Join("t")});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find(duck_text), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("ok é"), std::string::npos) << "text stays as it is";
+  EXPECT_EQ(table.out.find('\0'), std::string::npos);
+  CliResult json = RunCli(dir, {"query", dir.Join("t"), "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto parsed = nlohmann::json::parse(json.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(parsed.is_discarded()) << "not valid JSON: " << json.out;
+  EXPECT_EQ(parsed["b"], std::string("\\xFF\0ab", 7));
+  EXPECT_EQ(parsed["c"], "ok é");
+}
+
 TEST(CliTest, FilesListsTheLiveFilesAndDuckDBReadsExactlyTheLiveRows) {
   if (!lakeindex::testing::DuckDBAvailable()) GTEST_FAIL() << lakeindex::testing::DuckDBMissingMessage();
   TempDir dir;

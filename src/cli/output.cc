@@ -5,11 +5,16 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/utf8.h"
+
 namespace lakeindex::cli {
 
 namespace {
+// A cell for people: bytes that are not UTF-8, and controls, as \xHH.
 std::string CellText(const Column& c, size_t row) {
-  return c.IsNull(row) ? "NULL" : c.GetValue(row).ToString();
+  if (c.IsNull(row)) return "NULL";
+  if (c.type() == TypeId::kString) return EscapeBytes(c.GetString(row), /*controls=*/true);
+  return c.GetValue(row).ToString();
 }
 
 // Counts UTF-8 code points, which is what a terminal column roughly shows.
@@ -19,7 +24,12 @@ size_t DisplayWidth(const std::string& s) {
   return w;
 }
 
+// A JSON string of `s`; JSON is UTF-8, so bytes that are not are written as the text \xHH.
 void AppendJsonString(std::string_view s, std::string* out) {
+  if (!IsValidUtf8(s)) {
+    const std::string escaped = EscapeBytes(s, /*controls=*/false);
+    return AppendJsonString(escaped, out);
+  }
   out->push_back('"');
   for (unsigned char ch : s) {
     switch (ch) {

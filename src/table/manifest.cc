@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "common/utf8.h"
 #include "lakeindex/object_store.h"
 
 namespace lakeindex::table {
@@ -14,20 +15,6 @@ namespace lakeindex::table {
 using nlohmann::json;
 
 namespace {
-
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += n;
-  }
-  return true;
-}
 
 std::string Hex16(uint64_t v) {
   char buf[17];

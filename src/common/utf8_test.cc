@@ -1,0 +1,28 @@
+#include "common/utf8.h"
+
+#include <gtest/gtest.h>
+
+namespace lakeindex {
+namespace {
+
+TEST(Utf8Test, WellFormedSequencesAndTheRest) {
+  EXPECT_TRUE(IsValidUtf8(""));
+  EXPECT_TRUE(IsValidUtf8("plain ascii\n"));
+  EXPECT_TRUE(IsValidUtf8("ü€😀 ключ"));
+  EXPECT_FALSE(IsValidUtf8("\xFF"));
+  EXPECT_FALSE(IsValidUtf8("ab\xC3"));            // cut short
+  EXPECT_FALSE(IsValidUtf8("\xE2\x82x"));         // a continuation byte missing
+  EXPECT_FALSE(IsValidUtf8("\x80 continuation"));  // no lead byte
+}
+
+TEST(Utf8Test, EscapesOnlyWhatIsNotText) {
+  EXPECT_EQ(EscapeBytes("ü€😀 ok", true), "ü€😀 ok");
+  EXPECT_EQ(EscapeBytes(std::string("\xFF\0ab", 4), true), "\\xFF\\x00ab");  // as DuckDB prints the BLOB
+  EXPECT_EQ(EscapeBytes(std::string("\xFF\0ab", 4), false), std::string("\\xFF\0ab", 7));
+  EXPECT_EQ(EscapeBytes("tab\tand\nlines\r", true), "tab\tand\nlines\r");
+  EXPECT_EQ(EscapeBytes("ab\xC3", false), "ab\\xC3");
+  EXPECT_TRUE(IsValidUtf8(EscapeBytes("\x80\xFE\xC3(", false)));
+}
+
+}  // namespace
+}  // namespace lakeindex
