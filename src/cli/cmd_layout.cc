@@ -8,6 +8,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "common/text.h"
 #include "layout/otree/layout_writer.h"
 #include "ops/operations.h"
 #include "query/binder.h"
@@ -106,18 +107,6 @@ std::string AxisValue(const layout::otree::Transform& t, double f) {
   return number(IsFloating(v.type()) ? v.double_value() : double(v.int_value()));
 }
 
-// Text safe inside SVG.
-std::string Escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -160,7 +149,7 @@ Result<PlotSummary> WriteCubesSvg(const table::Table& table, const std::string& 
   auto text = [](double x, double y, const std::string& body, const std::string& attributes) {
     char buf[128];
     std::snprintf(buf, sizeof(buf), "<text x=\"%.1f\" y=\"%.1f\" font-family=\"sans-serif\" ", x, y);
-    return std::string(buf) + attributes + ">" + Escaped(body) + "</text>\n";
+    return std::string(buf) + attributes + ">" + XmlEscape(body) + "</text>\n";
   };
   std::set<int> read;
   std::vector<layout::otree::Box> boxes;

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common/utf8.h"
+#include "common/text.h"
 
 namespace lakeindex::cli {
 

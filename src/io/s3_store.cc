@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "common/text.h"
 #include "common/thread_pool.h"
 #include "io/http_client.h"
 #include "io/object_path.h"
@@ -78,21 +79,6 @@ std::vector<std::string> XmlValues(std::string_view xml, std::string_view tag) {
   return out;
 }
 
-// Text for an XML element.
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
 
 std::string XmlValue(std::string_view xml, std::string_view tag) {
   auto v = XmlValues(xml, tag);

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <set>
 
-#include "common/utf8.h"
+#include "common/text.h"
 #include "lakeindex/object_store.h"
 
 namespace lakeindex::table {

@@ -17,23 +17,12 @@ namespace {
 // A buffer that is never null, for empty columns (the spec allows null only for the validity).
 alignas(8) const uint8_t kEmpty[8] = {};
 
-// Row validity as an LSB-first bitmap, or empty when no value is NULL.
-std::vector<uint8_t> ValidityBits(const Column& c) {
-  std::vector<uint8_t> bits;
-  if (c.null_count() == 0) return bits;
-  bits.assign((c.length() + 7) / 8, 0);
-  for (size_t i = 0; i < c.length(); ++i) {
-    if (c.IsValid(i)) bits[i >> 3] |= uint8_t(1u << (i & 7));
-  }
-  return bits;
-}
-
-// A boolean column's values packed into an LSB-first bitmap.
-std::vector<uint8_t> PackedBooleans(const Column& c) {
-  std::vector<uint8_t> bits((c.length() + 7) / 8, 0);
-  const uint8_t* v = c.data<uint8_t>();
-  for (size_t i = 0; i < c.length(); ++i) {
-    if (v[i] != 0) bits[i >> 3] |= uint8_t(1u << (i & 7));
+// An LSB-first bitmap of n bits, bit i set when set(i).
+template <typename Set>
+std::vector<uint8_t> Bitmap(size_t n, Set set) {
+  std::vector<uint8_t> bits((n + 7) / 8, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (set(i)) bits[i >> 3] |= uint8_t(1u << (i & 7));
   }
   return bits;
 }
@@ -47,7 +36,8 @@ Status CheckStringSize(const Column& c, const std::string& name) {
 }
 
 // One column's Arrow buffers: [validity, values] or [validity, offsets, characters], pointing into
-// the column (kept alive by the owner) or into the bitmaps built here.
+// the column (kept alive by the owner) or into the bitmaps built here (validity, booleans: Column
+// keeps its validity private).
 struct ColumnBuffers {
   std::vector<uint8_t> validity;
   std::vector<uint8_t> packed;  // booleans
@@ -57,7 +47,7 @@ struct ColumnBuffers {
 
 ColumnBuffers BuffersOf(const Column& c) {
   ColumnBuffers b;
-  b.validity = ValidityBits(c);
+  if (c.null_count() > 0) b.validity = Bitmap(c.length(), [&](size_t i) { return c.IsValid(i); });
   b.pointers.push_back(b.validity.empty() ? nullptr : b.validity.data());
   b.sizes.push_back(b.validity.size());
   auto add = [&](const void* p, size_t size) {
@@ -65,7 +55,7 @@ ColumnBuffers BuffersOf(const Column& c) {
     b.sizes.push_back(size);
   };
   if (c.type() == TypeId::kBool) {
-    b.packed = PackedBooleans(c);
+    b.packed = Bitmap(c.length(), [v = c.data<uint8_t>()](size_t i) { return v[i] != 0; });
     add(b.packed.data(), b.packed.size());
   } else if (c.type() == TypeId::kString) {
     add(c.offsets().data(), c.offsets().size() * sizeof(uint32_t));
@@ -295,27 +285,34 @@ void IpcStreamWriter::WriteSchema(std::string* out) {
 
 Status IpcStreamWriter::Write(const Batch& batch, std::string* out) {
   if (!schema_written_) WriteSchema(out);
-  // The body: every column's buffers in order, each padded to 8 bytes.
+  // The body: every column's buffers in order, each padded to 8 bytes; placed first, then
+  // appended after the message that describes them.
   std::vector<std::pair<int64_t, int64_t>> nodes;    // (length, null count)
   std::vector<std::pair<int64_t, int64_t>> buffers;  // (offset in the body, length)
-  std::string body;
+  std::vector<ColumnBuffers> columns;
+  int64_t body = 0;
   for (size_t c = 0; c < batch.num_columns(); ++c) {
     const Column& column = batch.column(c);
     RETURN_IF_ERROR(CheckStringSize(column, batch.schema().field(c).name));
     nodes.emplace_back(int64_t(column.length()), int64_t(column.null_count()));
-    ColumnBuffers b = BuffersOf(column);
-    for (size_t i = 0; i < b.pointers.size(); ++i) {
-      buffers.emplace_back(int64_t(body.size()), int64_t(b.sizes[i]));
-      if (b.sizes[i] > 0) body.append(static_cast<const char*>(b.pointers[i]), b.sizes[i]);
-      body.resize((body.size() + 7) / 8 * 8, '\0');
+    columns.push_back(BuffersOf(column));
+    for (size_t size : columns.back().sizes) {
+      buffers.emplace_back(body, int64_t(size));
+      body += (int64_t(size) + 7) / 8 * 8;
     }
   }
   FlatTable record;
   record.Int64(0, int64_t(batch.num_rows())).Structs(1, nodes).Structs(2, buffers);
   FlatTable message;
-  message.Int16(0, kMetadataV5).UInt8(1, kHeaderRecordBatch).Table(2, std::move(record)).Int64(3, int64_t(body.size()));
+  message.Int16(0, kMetadataV5).UInt8(1, kHeaderRecordBatch).Table(2, std::move(record)).Int64(3, body);
   AppendMessage(message, out);
-  out->append(body);
+  out->reserve(out->size() + size_t(body));
+  for (const ColumnBuffers& b : columns) {
+    for (size_t i = 0; i < b.pointers.size(); ++i) {
+      if (b.sizes[i] > 0) out->append(static_cast<const char*>(b.pointers[i]), b.sizes[i]);
+      out->resize((out->size() + 7) / 8 * 8, '\0');  // messages start 8-aligned, so the body does
+    }
+  }
   return Status::OK();
 }
 
@@ -325,11 +322,7 @@ void IpcStreamWriter::Finish(std::string* out) {
   out->append(reinterpret_cast<const char*>(end), 8);
 }
 
-}  // namespace lakeindex::arrow
-
 // --- importing a C stream ---
-
-namespace lakeindex::arrow {
 
 namespace {
 

@@ -8,8 +8,8 @@
 // Types map one to one: bool -> boolean ("b"), int32 -> int32 ("i"), int64 -> int64 ("l"),
 // float -> float32 ("f"), double -> float64 ("g"), string -> utf8 ("u"), date -> date32 in days
 // ("tdD"), timestamp -> timestamp in microseconds without a time zone ("tsu:"). Fields are
-// nullable unless the schema says NOT NULL. Exported arrays share the Batch's buffers (values, offsets and validity are already
-// Arrow's layout); only booleans are packed into bits.
+// nullable unless the schema says NOT NULL. Exported arrays share the Batch's values and string offsets and
+// characters (already Arrow's layout); validity and booleans are written as bitmaps.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "common/utf8.h"
+#include "common/text.h"
 
 #include <cstdio>
 
@@ -43,6 +43,21 @@ std::string EscapeBytes(std::string_view s, bool controls) {
     }
     out.append(s.substr(i, n));
     i += n;
+  }
+  return out;
+}
+
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out.push_back(c);
+    }
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// UTF-8 checks for text that leaves the library (JSON must be UTF-8; terminals show bytes).
+// Text that leaves the library: UTF-8 checks (JSON must be UTF-8; terminals show bytes) and XML
+// escaping (S3 requests, the plot's SVG).
 #pragma once
 
 #include <string>
@@ -13,5 +14,8 @@ bool IsValidUtf8(std::string_view s);
 // prints a BLOB), and, with `controls`, each ASCII control but TAB, LF and CR too. Text that is
 // already clean comes back unchanged.
 std::string EscapeBytes(std::string_view s, bool controls);
+
+// `text` for an XML element or attribute value (& < > " ' as entities).
+std::string XmlEscape(std::string_view text);
 
 }  // namespace lakeindex

@@ -1,4 +1,4 @@
-#include "common/utf8.h"
+#include "common/text.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +22,11 @@ TEST(Utf8Test, EscapesOnlyWhatIsNotText) {
   EXPECT_EQ(EscapeBytes("tab\tand\nlines\r", true), "tab\tand\nlines\r");
   EXPECT_EQ(EscapeBytes("ab\xC3", false), "ab\\xC3");
   EXPECT_TRUE(IsValidUtf8(EscapeBytes("\x80\xFE\xC3(", false)));
+}
+
+TEST(TextTest, XmlEscapeWritesTheFiveEntities) {
+  EXPECT_EQ(XmlEscape("a<b & \"c\" > 'd'"), "a&lt;b &amp; &quot;c&quot; &gt; &apos;d&apos;");
+  EXPECT_EQ(XmlEscape("plain é"), "plain é");
 }
 
 }  // namespace
