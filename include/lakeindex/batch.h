@@ -51,7 +51,7 @@ class Column {
  public:
   Column() = default;
   explicit Column(TypeId type) : type_(type) {
-    if (type == TypeId::kString) offsets_.push_back(0);  // other types keep no offsets (no allocation)
+    if (IsBytes(type)) offsets_.push_back(0);  // other types keep no offsets (no allocation)
   }
 
   TypeId type() const { return type_; }
@@ -71,7 +71,7 @@ class Column {
   template <typename T>
   T Get(size_t i) const { T v; std::memcpy(&v, fixed_.data() + i * sizeof(T), sizeof(T)); return v; }
 
-  // REQUIRES: type() == kString.
+  // REQUIRES: IsBytes(type()).
   std::string_view GetString(size_t i) const {
     return std::string_view(chars_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]);
   }
@@ -80,7 +80,7 @@ class Column {
   // Asks the CPU to fetch row i's value (a string's offsets) and validity ahead of a read: a
   // caller visiting many pages issues these first so that their cache misses overlap.
   void Prefetch(size_t i) const {
-    if (type_ == TypeId::kString) {
+    if (IsBytes(type_)) {
       if (i < offsets_.size()) __builtin_prefetch(offsets_.data() + i);
     } else if (i < length_) {
       __builtin_prefetch(fixed_.data() + i * size_t(FixedWidth(type_)));
@@ -121,12 +121,12 @@ class Column {
     AppendValidityBits(valid_bits, n);
     return reinterpret_cast<T*>(fixed_.data() + at);
   }
-  // REQUIRES: type() == kString. Fails when the column would exceed 4 GiB of characters.
+  // REQUIRES: IsBytes(type()). Fails when the column would exceed 4 GiB of characters.
   Status AppendString(std::string_view s);
   // Bulk form of AppendString + AppendNull: appends n rows; with `valid_bits` (as for
   // AppendValues) row i is NULL when its bit is clear, and `values` holds one string per valid
   // row, in order (all n when valid_bits is nullptr). Characters and offsets grow once per
-  // call. REQUIRES: type() == kString. InvalidArgument, with nothing appended, when the column
+  // call. REQUIRES: IsBytes(type()). InvalidArgument, with nothing appended, when the column
   // would exceed 4 GiB of characters.
   Status AppendStrings(const std::string_view* values, size_t n, const uint8_t* valid_bits = nullptr);
   // Reserves room for `chars` more characters of string data (Reserve covers the rows).

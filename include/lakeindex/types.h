@@ -6,6 +6,12 @@
 //   kString    -> bytes (UTF-8 expected, compared bytewise)
 //   kDate      -> int32_t days since 1970-01-01
 //   kTimestamp -> int64_t microseconds since 1970-01-01 00:00:00 (no time zone)
+//   kTimestampTz -> int64_t microseconds since 1970-01-01 00:00:00 UTC (an instant)
+//   kTimestampNs -> int64_t nanoseconds since 1970-01-01 00:00:00 (no time zone)
+//   kBinary    -> bytes (any), compared bytewise
+//   kUuid      -> bytes: exactly 16, in RFC 4122 order (so bytewise order is the text's order)
+// The byte types (IsBytes) share the string layout everywhere: Column offsets + characters,
+// Value::string_value.
 // Thread safety: values; safe to copy between threads.
 #pragma once
 
@@ -30,16 +36,31 @@ enum class TypeId : uint8_t {
   kString = 5,
   kDate = 6,
   kTimestamp = 7,
+  kTimestampTz = 8,
+  kTimestampNs = 9,
+  kBinary = 10,
+  kUuid = 11,
 };
 
-// "bool", "int32", "int64", "float", "double", "string", "date", "timestamp".
+// "bool", "int32", "int64", "float", "double", "string", "date", "timestamp", "timestamptz",
+// "timestamp_ns", "binary", "uuid".
 const char* TypeName(TypeId type);
+// The names above and DuckDB's aliases (bigint, varchar, blob, "timestamp with time zone", ...).
 Result<TypeId> ParseTypeName(std::string_view name);
-// Width in bytes of one value in a Column buffer; 0 for kString.
+// Width in bytes of one value in a Column buffer; 0 for the byte types.
 int FixedWidth(TypeId type);
-bool IsInteger(TypeId type);   // int32, int64
-bool IsFloating(TypeId type);  // float, double
-bool IsNumeric(TypeId type);   // integer or floating
+bool IsInteger(TypeId type);    // int32, int64
+bool IsFloating(TypeId type);   // float, double
+bool IsNumeric(TypeId type);    // integer or floating
+bool IsBytes(TypeId type);      // string, binary, uuid: held as bytes
+bool IsTimestamp(TypeId type);  // timestamp, timestamptz, timestamp_ns
+bool IsTemporal(TypeId type);   // date or a timestamp
+// Units of a temporal type's value per day: 1 (date), 86,400,000,000 (timestamp and timestamptz:
+// microseconds), 86,400,000,000,000 (timestamp_ns). REQUIRES: IsTemporal(type).
+int64_t TemporalUnitsPerDay(TypeId type);
+// Compares temporal values of any two temporal types exactly (-1, 0, 1): a date counts as its
+// midnight, and the infinite timestamps of every unit equal one another.
+int CompareTemporal(TypeId a_type, int64_t a, TypeId b_type, int64_t b);
 
 struct Field {
   std::string name;
@@ -89,9 +110,14 @@ class Value {
   static Value Int64(int64_t x) { return Int(TypeId::kInt64, x); }
   static Value Date(int32_t days) { return Int(TypeId::kDate, days); }
   static Value Timestamp(int64_t micros) { return Int(TypeId::kTimestamp, micros); }
+  static Value TimestampTz(int64_t micros) { return Int(TypeId::kTimestampTz, micros); }
+  static Value TimestampNs(int64_t nanos) { return Int(TypeId::kTimestampNs, nanos); }
   static Value Float(float x) { Value v; v.type_ = TypeId::kFloat; v.data_ = double(x); return v; }
   static Value Double(double x) { Value v; v.type_ = TypeId::kDouble; v.data_ = x; return v; }
-  static Value String(std::string s) { Value v; v.type_ = TypeId::kString; v.data_ = std::move(s); return v; }
+  static Value String(std::string s) { return Bytes(TypeId::kString, std::move(s)); }
+  static Value Binary(std::string s) { return Bytes(TypeId::kBinary, std::move(s)); }
+  // REQUIRES: type is a byte type (IsBytes); a kUuid holds 16 bytes.
+  static Value Bytes(TypeId type, std::string s) { Value v; v.type_ = type; v.data_ = std::move(s); return v; }
   static Value Int(TypeId type, int64_t x) { Value v; v.type_ = type; v.data_ = x; return v; }
 
   TypeId type() const { return type_; }
@@ -102,7 +128,9 @@ class Value {
   double double_value() const { return std::get<double>(data_); }
   const std::string& string_value() const { return std::get<std::string>(data_); }
 
-  // Renders as SQL/CSV text: 42, 1.5, abc, 2024-01-31, 2024-01-31 12:00:00.5, true, NULL.
+  // Renders as SQL/CSV text as DuckDB does: 42, 1.5, abc, 2024-01-31, 2024-01-31 12:00:00.5,
+  // 2024-01-31 12:00:00+00 (timestamptz, in UTC), \x00ab (binary: bytes outside printable ASCII
+  // and backslash as \xHH), a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11, true, NULL.
   std::string ToString() const;
   bool operator==(const Value& o) const { return type_ == o.type_ && data_ == o.data_; }
 
@@ -113,7 +141,8 @@ class Value {
 
 // Total order used for statistics and sorting (NULL handled by callers): numbers compare
 // numerically, NaN is above every number and equal to NaN, strings compare bytewise.
-// REQUIRES: both non-null and of comparable types (both numeric/temporal, both string or both bool).
+// REQUIRES: both non-null and of comparable types (both numeric, both temporal, both bytes or
+// both bool).
 int CompareValues(const Value& a, const Value& b);
 
 // Civil-date helpers (proleptic Gregorian). Parse errors are InvalidArgument.
@@ -125,6 +154,20 @@ std::string FormatDate(int32_t days);
 // Shortest text that reads back to the same double; "nan", "inf", "-inf".
 std::string FormatDouble(double x);
 std::string FormatTimestamp(int64_t micros);                 // fraction printed only when non-zero
+// As ParseTimestamp with up to 9 fractional digits, into nanoseconds (1677-09-21 to 2262-04-11).
+Result<int64_t> ParseTimestampNs(std::string_view text);
+std::string FormatTimestampNs(int64_t nanos);
+// A timestamp_ns of `micros` (a timestamp's or timestamptz's value); InvalidArgument past 2262.
+Result<int64_t> MicrosToNanos(int64_t micros);
+// "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", also without hyphens, in braces and in capitals (as
+// DuckDB reads them); the 16 bytes.
+Result<std::string> ParseUuid(std::string_view text);
+std::string FormatUuid(std::string_view bytes);
+// Binary values as text: \xHH escapes for bytes outside printable ASCII and for backslash
+// (DuckDB's BLOB text). ParseBinary reads \xHH escapes and takes every other byte as it is; a
+// backslash not starting \xHH is an error.
+Result<std::string> ParseBinary(std::string_view text);
+std::string FormatBinary(std::string_view bytes);
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
 void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d);
 

@@ -2,8 +2,9 @@
 
 A Table is one version of a table directory (Parquet data files + JSON manifests). Queries
 return a dict of numpy arrays, one per selected column: numbers and booleans with their dtype,
-dates as datetime64[D], timestamps as datetime64[us] (numpy masked arrays when a column has
-NULLs), strings as object arrays of str with None for NULL.
+dates as datetime64[D], timestamps and timestamptz (UTC) as datetime64[us], timestamp_ns as
+datetime64[ns] (numpy masked arrays when a column has NULLs), strings as object arrays of str,
+binary of bytes, uuid of uuid.UUID, with None for NULL.
 
 Errors are raised as lakeindex.Error subclasses carrying the library's message:
 InvalidArgument (also a ValueError), NotFound (also a LookupError), Conflict, Corruption,
@@ -157,15 +158,16 @@ class Table:
         if output == "arrow":
             return self._t.arrow_query(where or "", _names(select), sample, limit, order_by or "")
         names, columns = self._t.query(where or "", _names(select), sample, limit, order_by or "")
-        return _output(dict(zip(names, columns)), output)
+        return _output(dict(zip(names, columns)), output, _zoned(self.schema))
 
     def scan(self, where=None, select=None, sample=None, limit=None, output="numpy"):
         """The rows `query` would return, as an iterator of batches ({column: numpy array}, or
         DataFrames with output="pandas"), read as they are asked for: for results larger than
         memory. It reads the version the table was at when it started, whatever happens after."""
         _check_output(output)
+        zoned = _zoned(self.schema)
         for names, columns in self._t.scan(where or "", _names(select), sample, limit):
-            yield _output(dict(zip(names, columns)), output)
+            yield _output(dict(zip(names, columns)), output, zoned)
 
     def count(self, where=None):
         """How many rows `where` (SQL) holds for (every live row when None). A filter that a
@@ -266,17 +268,25 @@ def _columns(source):
     """Rows in memory as [(name, type, data, mask)] for the native module: a pandas DataFrame or a
     dict {name: numpy array, masked array, pandas Series or list}. Types: bool -> bool, integers
     of at most 32 bits -> int32, other integers -> int64, float32 -> float, float64 -> double,
-    datetime64[D] -> date, other datetime64 -> timestamp (microseconds), str / bytes / object ->
-    string. NULL: masked values, pandas' missing values (None, NaN in object columns, NaT, <NA>);
-    NaN in a float column stays NaN."""
+    datetime64[D] -> date, other datetime64 -> timestamp (microseconds; timestamp_ns when a value
+    is finer), pandas' time-zone-aware timestamps -> timestamptz (in UTC), objects that are all
+    bytes -> binary, all uuid.UUID -> uuid, other str / bytes / object -> string. NULL: masked
+    values, pandas' missing values (None, NaN in object columns, NaT, <NA>); NaN in a float
+    column stays NaN."""
     import numpy as np
+    import uuid
     items = source.items() if isinstance(source, dict) else ((c, source[c]) for c in source.columns)
     out = []
     for name, values in items:
         mask = None
+        zoned = False
         if hasattr(values, "isna") and hasattr(values, "to_numpy"):  # a pandas Series
             numpy_dtype = getattr(values.dtype, "numpy_dtype", None)
-            if numpy_dtype is not None:  # nullable Int64 / Float64 / boolean: values, NULLs masked
+            if getattr(values.dtype, "tz", None) is not None:  # instants: kept in UTC
+                zoned = True
+                mask = values.isna().to_numpy()
+                values = values.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+            elif numpy_dtype is not None:  # nullable Int64 / Float64 / boolean: values, NULLs masked
                 mask = values.isna().to_numpy()
                 values = values.to_numpy(dtype=numpy_dtype, na_value=numpy_dtype.type(0))
             elif isinstance(values.dtype, np.dtype):  # plain numpy columns (NaN stays a value)
@@ -305,14 +315,28 @@ def _columns(source):
                 out.append((name, "date", values.astype(np.int64).astype(np.int32), mask))
             else:
                 us = values.astype("datetime64[us]")
-                if not np.array_equal(us.astype(values.dtype)[~mask], values[~mask]):
-                    raise InvalidArgument(f"column {name!r}: timestamps finer than microseconds would be cut")
-                out.append((name, "timestamp", us.astype(np.int64), mask))
+                if np.array_equal(us.astype(values.dtype)[~mask], values[~mask]):
+                    out.append((name, "timestamptz" if zoned else "timestamp", us.astype(np.int64), mask))
+                elif zoned:
+                    raise InvalidArgument(f"column {name!r}: timestamps with a time zone finer than microseconds "
+                                          "would be cut (timestamptz keeps microseconds)")
+                else:  # finer than microseconds: kept as nanoseconds
+                    ns = values.astype("datetime64[ns]")
+                    if not np.array_equal(ns.astype(values.dtype)[~mask], values[~mask]):
+                        raise InvalidArgument(f"column {name!r}: timestamps finer than nanoseconds would be cut")
+                    out.append((name, "timestamp_ns", ns.astype(np.int64), mask))
         elif kind in "OUS":
             objects = values.astype(object)
             nulls = np.array([v is None or (isinstance(v, float) and v != v) for v in objects], dtype=bool)
             mask = nulls if mask is None else (mask | nulls)
-            out.append((name, "string", [None if m else v for v, m in zip(objects, mask)], mask))
+            present = [v for v, m in zip(objects, mask) if not m]
+            type_name = "string"
+            if present and all(isinstance(v, (bytes, bytearray)) for v in present):
+                type_name = "binary"
+                objects = np.array([bytes(v) if isinstance(v, bytearray) else v for v in objects], dtype=object)
+            elif present and all(isinstance(v, uuid.UUID) for v in present):
+                type_name = "uuid"
+            out.append((name, type_name, [None if m else v for v, m in zip(objects, mask)], mask))
         else:
             raise InvalidArgument(f"column {name!r}: numpy dtype {values.dtype} has no lakeindex type")
     return out
@@ -324,10 +348,17 @@ def _check_output(output, allowed=("numpy", "pandas")):
         raise InvalidArgument(f"output must be {names}, got {output!r}")
 
 
-def _output(columns, output):
+def _zoned(schema):
+    """The names of the timestamptz columns of a schema string ("name:type,...")."""
+    return {entry.rsplit(":", 1)[0] for entry in schema.split(",")
+            if entry.rsplit(":", 1)[-1].rstrip("!") == "timestamptz"}
+
+
+def _output(columns, output, zoned=()):
     """{name: numpy array} as asked: as it is, or a pandas DataFrame with NULLs as pandas' own
     missing values (masked numbers and booleans as nullable extension arrays, masked timestamps
-    as NaT, strings as objects with None)."""
+    as NaT, strings as objects with None); the columns named in `zoned` (timestamptz) are marked
+    UTC in pandas (numpy's datetime64 has no time zone)."""
     if output == "numpy":
         return columns
     import numpy as np
@@ -354,7 +385,11 @@ def _output(columns, output):
             v = values.astype(object)
             v[mask] = None
             data[name] = v
-    return pd.DataFrame(data)
+    frame = pd.DataFrame(data)
+    for name in zoned:
+        if name in frame.columns:
+            frame[name] = frame[name].dt.tz_localize("UTC")
+    return frame
 
 
 def _names(select):

@@ -63,10 +63,14 @@ std::string RenderOurs(const Value& v) {
     case TypeId::kInt32:
     case TypeId::kInt64:
     case TypeId::kDate: return std::to_string(v.int_value());
-    case TypeId::kTimestamp: return std::to_string(v.int_value() / 1000);  // as JS: BigInt division
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz: return std::to_string(v.int_value() / 1000);  // as JS: BigInt division
+    case TypeId::kTimestampNs: return std::to_string(v.int_value() / 1000000);
     case TypeId::kFloat:
     case TypeId::kDouble: return RenderDouble(v.double_value());
     case TypeId::kString: return nlohmann::json(v.string_value()).dump();
+    case TypeId::kBinary:
+    case TypeId::kUuid: return nlohmann::json(FormatBinary(v.string_value())).dump();
   }
   return "?";
 }
@@ -514,10 +518,14 @@ Value DecodeBound(const std::string& hex, TypeId type) {
     case TypeId::kInt32: return Value::Int32(le(int32_t{}));
     case TypeId::kDate: return Value::Date(le(int32_t{}));
     case TypeId::kInt64: return Value::Int64(le(int64_t{}));
-    case TypeId::kTimestamp: return Value::Timestamp(le(int64_t{}));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return Value::Int(type, le(int64_t{}));
     case TypeId::kFloat: return Value::Float(le(float{}));
     case TypeId::kDouble: return Value::Double(le(double{}));
-    case TypeId::kString: return Value::String(b);
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: return Value::Bytes(type, b);
   }
   return Value::Null(type);
 }

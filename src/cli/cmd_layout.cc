@@ -100,8 +100,8 @@ std::string AxisValue(const layout::otree::Transform& t, double f) {
   if (t.kind == layout::otree::Transform::Kind::kLinear) return number(t.lo + f * (t.hi - t.lo));
   if (t.bounds.empty()) return "";
   const Value& v = t.bounds[size_t(std::lround(f * double(t.bounds.size() - 1)))];
-  if (v.type() == TypeId::kString) {
-    std::string text = v.string_value();
+  if (IsBytes(v.type())) {
+    std::string text = v.ToString();
     return text.size() > 14 ? text.substr(0, 13) + "…" : text;
   }
   return number(IsFloating(v.type()) ? v.double_value() : double(v.int_value()));

@@ -57,7 +57,7 @@ void OrBitsAt(uint8_t* dst, size_t start, const uint8_t* src, size_t n) {
 }  // namespace
 
 void Column::Reserve(size_t n) {
-  if (type_ == TypeId::kString) {
+  if (IsBytes(type_)) {
     offsets_.reserve(n + 1);
   } else {
     fixed_.reserve(n * size_t(FixedWidth(type_)));
@@ -150,7 +150,7 @@ void Column::AppendNull() {
   } else {
     EnsureValidityFor(length_ + 1);
   }
-  if (type_ == TypeId::kString) {
+  if (IsBytes(type_)) {
     offsets_.push_back(offsets_.back());
   } else {
     fixed_.resize(fixed_.size() + size_t(FixedWidth(type_)), 0);
@@ -185,7 +185,7 @@ Status Column::AppendValue(const Value& v) {
       return Status::OK();
     case TypeId::kInt32:
     case TypeId::kDate: {
-      if (IsFloating(v.type()) || v.type() == TypeId::kString || v.type() == TypeId::kBool) return mismatch();
+      if (IsFloating(v.type()) || IsBytes(v.type()) || v.type() == TypeId::kBool) return mismatch();
       int64_t x = v.int_value();
       if (x < std::numeric_limits<int32_t>::min() || x > std::numeric_limits<int32_t>::max()) {
         return Status::InvalidArgument("value " + std::to_string(x) + " out of range for " + TypeName(type_));
@@ -195,7 +195,13 @@ Status Column::AppendValue(const Value& v) {
     }
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-      if (IsFloating(v.type()) || v.type() == TypeId::kString || v.type() == TypeId::kBool) return mismatch();
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+      if (IsFloating(v.type()) || IsBytes(v.type()) || v.type() == TypeId::kBool) return mismatch();
+      // Nanoseconds and microseconds are not interchangeable (the binder converts between them).
+      if (IsTimestamp(v.type()) && (v.type() == TypeId::kTimestampNs) != (type_ == TypeId::kTimestampNs)) {
+        return mismatch();
+      }
       Append<int64_t>(v.int_value());
       return Status::OK();
     case TypeId::kFloat:
@@ -216,7 +222,15 @@ Status Column::AppendValue(const Value& v) {
       return Status::OK();
     }
     case TypeId::kString:
-      if (v.type() != TypeId::kString) return mismatch();
+    case TypeId::kBinary:
+      // Text is bytes too: a string value goes into a binary column as it is.
+      if (v.type() != type_ && v.type() != TypeId::kString) return mismatch();
+      return AppendString(v.string_value());
+    case TypeId::kUuid:
+      if (v.type() != TypeId::kUuid) return mismatch();
+      if (v.string_value().size() != 16) {
+        return Status::InvalidArgument("a uuid holds 16 bytes, got " + std::to_string(v.string_value().size()));
+      }
       return AppendString(v.string_value());
   }
   return mismatch();
@@ -229,10 +243,14 @@ Value Column::GetValue(size_t i) const {
     case TypeId::kInt32: return Value::Int32(Get<int32_t>(i));
     case TypeId::kDate: return Value::Date(Get<int32_t>(i));
     case TypeId::kInt64: return Value::Int64(Get<int64_t>(i));
-    case TypeId::kTimestamp: return Value::Timestamp(Get<int64_t>(i));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return Value::Int(type_, Get<int64_t>(i));
     case TypeId::kFloat: return Value::Float(Get<float>(i));
     case TypeId::kDouble: return Value::Double(Get<double>(i));
-    case TypeId::kString: return Value::String(std::string(GetString(i)));
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: return Value::Bytes(type_, std::string(GetString(i)));
   }
   return Value::Null(type_);
 }
@@ -240,7 +258,7 @@ Value Column::GetValue(size_t i) const {
 void Column::AppendSlice(const Column& other, size_t offset, size_t count) {
   if (count == 0) return;
   // Values are copied as they lie (NULL slots hold zeros, or empty strings); validity after.
-  if (type_ == TypeId::kString) {
+  if (IsBytes(type_)) {
     uint32_t base = other.offsets_[offset];
     uint32_t end = other.offsets_[offset + count];
     uint32_t shift = uint32_t(chars_.size());
@@ -276,7 +294,7 @@ Column Column::Scattered(const std::vector<const Column*>& pieces, const uint32_
   for (const Column* p : pieces) {
     n += p->length_;
     out.null_count_ += p->null_count_;
-    if (p->type_ == TypeId::kString) chars += p->chars_.size();
+    if (IsBytes(p->type_)) chars += p->chars_.size();
   }
   out.length_ = n;
   if (out.null_count_ > 0) {
@@ -289,7 +307,7 @@ Column Column::Scattered(const std::vector<const Column*>& pieces, const uint32_
       t += p->length_;
     }
   }
-  if (out.type_ == TypeId::kString) {
+  if (IsBytes(out.type_)) {
     // Lengths to their new rows, a prefix sum, then the characters.
     out.offsets_.assign(n + 1, 0);
     const uint32_t* t = to;
@@ -339,7 +357,7 @@ void Column::PermuteRange(size_t offset, size_t count, const uint32_t* from) {
       validity_[i >> 3] = uint8_t((validity_[i >> 3] & ~(1u << (i & 7))) | (unsigned(valid[k]) << (i & 7)));
     }
   }
-  if (type_ == TypeId::kString) {
+  if (IsBytes(type_)) {
     const uint32_t base = offsets_[offset];
     const std::string chars(chars_.data() + base, offsets_[offset + count] - base);
     const std::vector<uint32_t> old(offsets_.begin() + std::ptrdiff_t(offset),
@@ -380,7 +398,7 @@ void Column::AppendSelected(const Column& other, const uint32_t* rows, size_t co
     }
     valid_bits = bits.data();
   }
-  if (type_ == TypeId::kString) {
+  if (IsBytes(type_)) {
     std::vector<std::string_view> values;
     values.reserve(count);
     constexpr size_t kAhead = 16;
@@ -416,10 +434,11 @@ bool Column::Equals(const Column& other) const {
   for (size_t i = 0; i < length_; ++i) {
     if (IsNull(i) != other.IsNull(i)) return false;
     if (IsNull(i)) continue;
+    if (IsBytes(type_)) {
+      if (GetString(i) != other.GetString(i)) return false;
+      continue;
+    }
     switch (type_) {
-      case TypeId::kString:
-        if (GetString(i) != other.GetString(i)) return false;
-        break;
       case TypeId::kFloat: {
         float a = Get<float>(i), b = other.Get<float>(i);
         if (std::memcmp(&a, &b, 4) != 0 && !(std::isnan(a) && std::isnan(b))) return false;

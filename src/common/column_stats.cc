@@ -67,14 +67,24 @@ ColumnStats ComputeColumnStats(const Column& c, size_t offset, size_t count) {
     case TypeId::kInt32: FixedStats<int32_t>(c, offset, count, Value::Int32, &s); break;
     case TypeId::kDate: FixedStats<int32_t>(c, offset, count, Value::Date, &s); break;
     case TypeId::kInt64: FixedStats<int64_t>(c, offset, count, Value::Int64, &s); break;
-    case TypeId::kTimestamp: FixedStats<int64_t>(c, offset, count, Value::Timestamp, &s); break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: {
+      const TypeId type = c.type();
+      FixedStats<int64_t>(c, offset, count, [type](int64_t v) { return Value::Int(type, v); }, &s);
+      break;
+    }
     case TypeId::kFloat: FixedStats<float>(c, offset, count, Value::Float, &s); break;
     case TypeId::kDouble: FixedStats<double>(c, offset, count, Value::Double, &s); break;
     case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: {
+      const TypeId type = c.type();
       MinMaxStats<std::string_view>(
           c, offset, count, [&c](size_t i) { return c.GetString(i); },
-          [](std::string_view v) { return Value::String(std::string(v)); }, &s);
+          [type](std::string_view v) { return Value::Bytes(type, std::string(v)); }, &s);
       break;
+    }
   }
   return s;
 }

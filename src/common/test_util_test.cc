@@ -58,15 +58,15 @@ TEST(RandomDataTest, SameSeedSameBatchOtherSeedOtherBatch) {
   EXPECT_EQ(RandomSchema(3, 12), schema);
 }
 
-TEST(RandomDataTest, SchemaOfEightColumnsHasEveryType) {
+TEST(RandomDataTest, SchemaOfTwelveColumnsHasEveryType) {
   for (uint64_t seed = 0; seed < 50; ++seed) {
     Schema schema = RandomSchema(seed, 20);
     ASSERT_GE(schema.num_fields(), 1u);
     ASSERT_LE(schema.num_fields(), 20u);
     std::set<TypeId> types;
     for (const Field& f : schema.fields()) types.insert(f.type);
-    if (schema.num_fields() >= 8) {
-      EXPECT_EQ(types.size(), 8u) << schema.ToString();
+    if (schema.num_fields() >= 12) {
+      EXPECT_EQ(types.size(), 12u) << schema.ToString();
     }
   }
 }

@@ -9,10 +9,10 @@
 namespace lakeindex {
 
 namespace {
-constexpr const char* kTypeNames[] = {"bool",   "int32",  "int64", "float",
-                                      "double", "string", "date",  "timestamp"};
+constexpr const char* kTypeNames[] = {"bool",   "int32",     "int64",       "float",  "double", "string",
+                                      "date",   "timestamp", "timestamptz", "timestamp_ns", "binary", "uuid"};
 constexpr int64_t kMicrosPerSecond = 1000000;
-constexpr int64_t kMicrosPerDay = 86400 * kMicrosPerSecond;
+constexpr int64_t kNanosPerSecond = 1000000000;
 // DuckDB's (and PostgreSQL's) infinite dates and timestamps: the greatest value of the type and
 // its negation. They are written and read as "infinity" and "-infinity".
 constexpr int32_t kDateInfinity = std::numeric_limits<int32_t>::max();
@@ -76,8 +76,11 @@ Result<TypeId> ParseTypeName(std::string_view name) {
   if (name == "boolean") return TypeId::kBool;
   if (name == "int" || name == "bigint") return TypeId::kInt64;
   if (name == "varchar" || name == "text") return TypeId::kString;
+  if (name == "timestamp with time zone") return TypeId::kTimestampTz;
+  if (name == "blob" || name == "bytea" || name == "varbinary") return TypeId::kBinary;
   return Status::InvalidArgument("unknown type '" + std::string(name) +
-                                 "' (expected bool, int32, int64, float, double, string, date or timestamp)");
+                                 "' (expected bool, int32, int64, float, double, string, date, timestamp, "
+                                 "timestamptz, timestamp_ns, binary or uuid)");
 }
 
 int FixedWidth(TypeId type) {
@@ -88,8 +91,12 @@ int FixedWidth(TypeId type) {
     case TypeId::kDate: return 4;
     case TypeId::kInt64:
     case TypeId::kDouble:
-    case TypeId::kTimestamp: return 8;
-    case TypeId::kString: return 0;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return 8;
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: return 0;
   }
   return 0;
 }
@@ -97,6 +104,30 @@ int FixedWidth(TypeId type) {
 bool IsInteger(TypeId t) { return t == TypeId::kInt32 || t == TypeId::kInt64; }
 bool IsFloating(TypeId t) { return t == TypeId::kFloat || t == TypeId::kDouble; }
 bool IsNumeric(TypeId t) { return IsInteger(t) || IsFloating(t); }
+bool IsBytes(TypeId t) { return t == TypeId::kString || t == TypeId::kBinary || t == TypeId::kUuid; }
+bool IsTimestamp(TypeId t) {
+  return t == TypeId::kTimestamp || t == TypeId::kTimestampTz || t == TypeId::kTimestampNs;
+}
+bool IsTemporal(TypeId t) { return t == TypeId::kDate || IsTimestamp(t); }
+
+int64_t TemporalUnitsPerDay(TypeId t) {
+  if (t == TypeId::kDate) return 1;
+  return t == TypeId::kTimestampNs ? 86400 * kNanosPerSecond : 86400 * kMicrosPerSecond;
+}
+
+int CompareTemporal(TypeId a_type, int64_t a, TypeId b_type, int64_t b) {
+  if (a_type == b_type) return a < b ? -1 : (a > b ? 1 : 0);
+  // An infinite timestamp is past every value of every unit.
+  auto rank = [](TypeId t, int64_t v) {
+    if (!IsTimestamp(t)) return 0;
+    return v == kTimestampInfinity ? 1 : (v == -kTimestampInfinity ? -1 : 0);
+  };
+  const int ra = rank(a_type, a), rb = rank(b_type, b);
+  if (ra != 0 || rb != 0) return ra < rb ? -1 : (ra > rb ? 1 : 0);
+  // a / ua vs b / ub, exactly: |a * ub| < 2^63 * 2^47.
+  const __int128 x = __int128(a) * TemporalUnitsPerDay(b_type), y = __int128(b) * TemporalUnitsPerDay(a_type);
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
 
 Result<Schema> Schema::Parse(std::string_view text) {
   Schema schema;
@@ -172,18 +203,27 @@ std::string Value::ToString() const {
     }
     case TypeId::kDouble: return FormatDouble(double_value());
     case TypeId::kString: return string_value();
+    case TypeId::kBinary: return FormatBinary(string_value());
+    case TypeId::kUuid: return FormatUuid(string_value());
     case TypeId::kDate: return FormatDate(int32_t(int_value()));
     case TypeId::kTimestamp: return FormatTimestamp(int_value());
+    case TypeId::kTimestampTz: {
+      std::string text = FormatTimestamp(int_value());
+      const bool infinite = int_value() == kTimestampInfinity || int_value() == -kTimestampInfinity;
+      return infinite ? text : text + "+00";
+    }
+    case TypeId::kTimestampNs: return FormatTimestampNs(int_value());
   }
   return "?";
 }
 
 int CompareValues(const Value& a, const Value& b) {
-  if (a.type() == TypeId::kString || b.type() == TypeId::kString) {
+  if (IsBytes(a.type()) || IsBytes(b.type())) {
     int c = a.string_value().compare(b.string_value());
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
   if (a.type() == TypeId::kBool) return int(a.bool_value()) - int(b.bool_value());
+  if (IsTemporal(a.type()) && IsTemporal(b.type())) return CompareTemporal(a.type(), a.int_value(), b.type(), b.int_value());
   bool a_float = IsFloating(a.type()), b_float = IsFloating(b.type());
   if (!a_float && !b_float) {
     int64_t x = a.int_value(), y = b.int_value();
@@ -272,68 +312,213 @@ Result<int32_t> ParseDate(std::string_view text) {
   return int32_t(days);
 }
 
-Result<int64_t> ParseTimestamp(std::string_view text) {
-  if (const int inf = Infinity(text)) return inf > 0 ? kTimestampInfinity : -kTimestampInfinity;
-  auto bad = [&] {
-    return Status::InvalidArgument("invalid timestamp '" + std::string(text) +
-                                   "' (expected YYYY-MM-DD HH:MM:SS[.ffffff][Z|+HH:MM])");
-  };
-  int64_t days;
+namespace {
+
+// Parses a timestamp's text with up to `max_digits` fractional digits into days and the
+// nanoseconds past that day's midnight, an offset from UTC applied (so they may fall outside
+// [0, one day)). False for text that is not a timestamp; *too_fine when only the number of
+// fractional digits is wrong.
+bool ParseTimestampParts(std::string_view text, int max_digits, int64_t* days, int64_t* nanos, bool* too_fine) {
   size_t pos;
-  if (!ParseDatePart(text, &days, &pos)) return bad();
-  auto out_of_range = [&] { return Status::InvalidArgument("timestamp '" + std::string(text) + "' is out of range"); };
-  if (days > kTimestampInfinity / kMicrosPerDay || days < -(kTimestampInfinity / kMicrosPerDay) - 1) return out_of_range();
-  int64_t micros = 0;
-  if (pos < text.size()) {
-    if (text[pos] != ' ' && text[pos] != 'T') return bad();
-    int64_t h, mi, s;
-    if (!ParseDigits(text, pos + 1, 2, &h) || pos + 3 >= text.size() || text[pos + 3] != ':' ||
-        !ParseDigits(text, pos + 4, 2, &mi)) {
-      return bad();
-    }
-    pos += 6;
-    s = 0;
-    if (pos < text.size() && text[pos] == ':') {
-      if (!ParseDigits(text, pos + 1, 2, &s)) return bad();
-      pos += 3;
-    }
-    if (h > 23 || mi > 59 || s > 59) return bad();
-    micros = ((h * 60 + mi) * 60 + s) * kMicrosPerSecond;
-    if (pos < text.size() && text[pos] == '.') {
-      ++pos;
-      int64_t frac = 0;
-      int digits = 0;
-      while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-        if (digits == 6) return bad();  // sub-microsecond precision would be silently lost
-        frac = frac * 10 + (text[pos] - '0');
-        ++digits;
-        ++pos;
-      }
-      if (digits == 0) return bad();
-      for (int i = digits; i < 6; ++i) frac *= 10;
-      micros += frac;
-    }
-    // ISO 8601's UTC designator or offset from UTC: the value is kept in UTC.
-    if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
-      ++pos;
-    } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
-      const int64_t sign = text[pos] == '+' ? 1 : -1;
-      int64_t oh = 0, om = 0;
-      if (!ParseDigits(text, pos + 1, 2, &oh)) return bad();
-      pos += 3;
-      if (pos < text.size() && text[pos] == ':') ++pos;
-      if (pos < text.size()) {
-        if (!ParseDigits(text, pos, 2, &om)) return bad();
-        pos += 2;
-      }
-      if (oh > 18 || om > 59) return bad();
-      micros -= sign * (oh * 60 + om) * 60 * kMicrosPerSecond;
-    }
-    if (pos != text.size()) return bad();
+  *too_fine = false;
+  if (!ParseDatePart(text, days, &pos)) return false;
+  *nanos = 0;
+  if (pos == text.size()) return true;
+  if (text[pos] != ' ' && text[pos] != 'T') return false;
+  int64_t h, mi, s = 0;
+  if (!ParseDigits(text, pos + 1, 2, &h) || pos + 3 >= text.size() || text[pos + 3] != ':' ||
+      !ParseDigits(text, pos + 4, 2, &mi)) {
+    return false;
   }
-  const __int128 total = __int128(days) * kMicrosPerDay + micros;
-  if (total > std::numeric_limits<int64_t>::max() || total < std::numeric_limits<int64_t>::min()) return out_of_range();
+  pos += 6;
+  if (pos < text.size() && text[pos] == ':') {
+    if (!ParseDigits(text, pos + 1, 2, &s)) return false;
+    pos += 3;
+  }
+  if (h > 23 || mi > 59 || s > 59) return false;
+  *nanos = ((h * 60 + mi) * 60 + s) * kNanosPerSecond;
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    int64_t frac = 0;
+    int digits = 0;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      if (digits == max_digits) {  // finer precision would be silently lost
+        *too_fine = true;
+        return false;
+      }
+      frac = frac * 10 + (text[pos] - '0');
+      ++digits;
+      ++pos;
+    }
+    if (digits == 0) return false;
+    for (int i = digits; i < 9; ++i) frac *= 10;
+    *nanos += frac;
+  }
+  // ISO 8601's UTC designator or offset from UTC: the value is kept in UTC.
+  if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
+    ++pos;
+  } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+    const int64_t sign = text[pos] == '+' ? 1 : -1;
+    int64_t oh = 0, om = 0;
+    if (!ParseDigits(text, pos + 1, 2, &oh)) return false;
+    pos += 3;
+    if (pos < text.size() && text[pos] == ':') ++pos;
+    if (pos < text.size()) {
+      if (!ParseDigits(text, pos, 2, &om)) return false;
+      pos += 2;
+    }
+    if (oh > 18 || om > 59) return false;
+    *nanos -= sign * (oh * 60 + om) * 60 * kNanosPerSecond;
+  }
+  return pos == text.size();
+}
+
+// A timestamp's text in `units` per second (10^6 or 10^9), [-]infinity as the type's extremes.
+Result<int64_t> ParseTimestampIn(std::string_view text, int64_t units) {
+  if (const int inf = Infinity(text)) return inf > 0 ? kTimestampInfinity : -kTimestampInfinity;
+  const bool nanos = units == kNanosPerSecond;
+  int64_t days, ns;
+  bool too_fine;
+  if (!ParseTimestampParts(text, nanos ? 9 : 6, &days, &ns, &too_fine)) {
+    return Status::InvalidArgument(
+        "invalid " + std::string(nanos ? "timestamp_ns" : "timestamp") + " '" + std::string(text) + "' (expected " +
+        (too_fine ? std::string("at most ") + (nanos ? "9" : "6") + " fractional digits: finer ones would be lost)"
+                  : std::string("YYYY-MM-DD HH:MM:SS[.") + (nanos ? "fffffffff" : "ffffff") + "][Z|+HH:MM])"));
+  }
+  // Days past int64's range cannot come from ParseDatePart (7-digit years), so the sum fits i128.
+  const __int128 total = __int128(days) * 86400 * units + (nanos ? ns : ns / 1000);
+  if (total > std::numeric_limits<int64_t>::max() || total < std::numeric_limits<int64_t>::min()) {
+    return Status::InvalidArgument(std::string(nanos ? "timestamp_ns" : "timestamp") + " '" + std::string(text) +
+                                   "' is out of range" + (nanos ? " (1677-09-21 to 2262-04-11)" : ""));
+  }
   return int64_t(total);
+}
+
+// "YYYY-MM-DD HH:MM:SS" and a fraction of `digits` digits with its trailing zeros dropped.
+std::string FormatTimestampIn(int64_t value, int64_t units, int digits) {
+  if (value == kTimestampInfinity) return "infinity";
+  if (value == -kTimestampInfinity) return "-infinity";
+  const int64_t per_day = 86400 * units;
+  int64_t days = value / per_day;
+  int64_t rem = value % per_day;
+  if (rem < 0) {
+    rem += per_day;
+    --days;
+  }
+  int64_t secs = rem / units, frac = rem % units;
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), " %02lld:%02lld:%02lld", static_cast<long long>(secs / 3600),
+                static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
+  std::string out = FormatDate(int32_t(days)) + buf;
+  if (frac != 0) {
+    std::snprintf(buf, sizeof(buf), ".%0*lld", digits, static_cast<long long>(frac));
+    std::string f = buf;
+    while (f.back() == '0') f.pop_back();
+    out += f;
+  }
+  return out;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+Result<int64_t> ParseTimestamp(std::string_view text) { return ParseTimestampIn(text, kMicrosPerSecond); }
+Result<int64_t> ParseTimestampNs(std::string_view text) { return ParseTimestampIn(text, kNanosPerSecond); }
+
+Result<int64_t> MicrosToNanos(int64_t micros) {
+  if (micros == kTimestampInfinity || micros == -kTimestampInfinity) return micros;
+  int64_t nanos;
+  if (__builtin_mul_overflow(micros, int64_t(1000), &nanos) || nanos == kTimestampInfinity ||
+      nanos == -kTimestampInfinity) {
+    return Status::InvalidArgument("timestamp " + FormatTimestamp(micros) +
+                                   " is out of timestamp_ns's range (1677-09-21 to 2262-04-11)");
+  }
+  return nanos;
+}
+
+Result<std::string> ParseUuid(std::string_view text) {
+  std::string_view t = text;
+  if (t.size() >= 2 && t.front() == '{' && t.back() == '}') t = t.substr(1, t.size() - 2);
+  std::string bytes;
+  int high = -1;
+  for (size_t i = 0; i < t.size(); ++i) {
+    // Hyphens only between groups of 4 hex digits, as DuckDB reads them.
+    if (t[i] == '-' && high < 0 && i > 0 && bytes.size() % 2 == 0 && bytes.size() < 16 && t[i - 1] != '-') continue;
+    const int d = HexDigit(t[i]);
+    if (d < 0 || bytes.size() == 16) {
+      return Status::InvalidArgument("invalid uuid '" + std::string(text) +
+                                     "' (expected 32 hex digits, as a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11)");
+    }
+    if (high < 0) {
+      high = d;
+    } else {
+      bytes.push_back(char(high << 4 | d));
+      high = -1;
+    }
+  }
+  if (bytes.size() != 16 || high >= 0) {
+    return Status::InvalidArgument("invalid uuid '" + std::string(text) +
+                                   "' (expected 32 hex digits, as a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11)");
+  }
+  return bytes;
+}
+
+std::string FormatUuid(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+Result<std::string> ParseBinary(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out.push_back(text[i]);
+      continue;
+    }
+    int hi = -1, lo = -1;
+    if (i + 3 < text.size() && (text[i + 1] == 'x' || text[i + 1] == 'X')) {
+      hi = HexDigit(text[i + 2]);
+      lo = HexDigit(text[i + 3]);
+    }
+    if (hi < 0 || lo < 0) {
+      return Status::InvalidArgument("invalid binary '" + std::string(text) + "' at byte " + std::to_string(i + 1) +
+                                     ": a backslash starts a \\xHH escape (write \\x5C for a backslash)");
+    }
+    out.push_back(char(hi << 4 | lo));
+    i += 3;
+  }
+  return out;
+}
+
+std::string FormatBinary(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(bytes.size());
+  for (char ch : bytes) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (b >= 0x20 && b < 0x7F && b != '\\') {
+      out.push_back(ch);
+    } else {
+      out += "\\x";
+      out.push_back(kHex[b >> 4]);
+      out.push_back(kHex[b & 15]);
+    }
+  }
+  return out;
 }
 
 std::string FormatDate(int32_t days) {
@@ -351,27 +536,7 @@ std::string FormatDate(int32_t days) {
   return buf;
 }
 
-std::string FormatTimestamp(int64_t micros) {
-  if (micros == kTimestampInfinity) return "infinity";
-  if (micros == -kTimestampInfinity) return "-infinity";
-  int64_t days = micros / kMicrosPerDay;
-  int64_t rem = micros % kMicrosPerDay;
-  if (rem < 0) {
-    rem += kMicrosPerDay;
-    --days;
-  }
-  int64_t secs = rem / kMicrosPerSecond, frac = rem % kMicrosPerSecond;
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), " %02lld:%02lld:%02lld", static_cast<long long>(secs / 3600),
-                static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
-  std::string out = FormatDate(int32_t(days)) + buf;
-  if (frac != 0) {
-    std::snprintf(buf, sizeof(buf), ".%06lld", static_cast<long long>(frac));
-    std::string f = buf;
-    while (f.back() == '0') f.pop_back();
-    out += f;
-  }
-  return out;
-}
+std::string FormatTimestamp(int64_t micros) { return FormatTimestampIn(micros, kMicrosPerSecond, 6); }
+std::string FormatTimestampNs(int64_t nanos) { return FormatTimestampIn(nanos, kNanosPerSecond, 9); }
 
 }  // namespace lakeindex

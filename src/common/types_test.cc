@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -158,6 +159,95 @@ TEST(ValueTest, ToString) {
   EXPECT_EQ(Value::Null(TypeId::kString).ToString(), "NULL");
   EXPECT_EQ(Value::Date(0).ToString(), "1970-01-01");
   EXPECT_EQ(Value::Bool(true).ToString(), "true");
+}
+
+
+TEST(TypesTest, NewTypesHaveNamesAndAliases) {
+  for (TypeId t : {TypeId::kTimestampTz, TypeId::kTimestampNs, TypeId::kBinary, TypeId::kUuid}) {
+    auto back = ParseTypeName(TypeName(t));
+    ASSERT_TRUE(back.ok()) << TypeName(t);
+    EXPECT_EQ(*back, t);
+  }
+  EXPECT_EQ(*ParseTypeName("blob"), TypeId::kBinary);
+  EXPECT_EQ(*ParseTypeName("timestamp with time zone"), TypeId::kTimestampTz);
+  auto schema = Schema::Parse("a:timestamptz!,b:timestamp_ns,c:binary,d:uuid!");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  EXPECT_EQ(schema->ToString(), "a:timestamptz!,b:timestamp_ns,c:binary,d:uuid!");
+  EXPECT_TRUE(IsBytes(TypeId::kUuid) && IsBytes(TypeId::kBinary) && !IsBytes(TypeId::kTimestampNs));
+  EXPECT_EQ(FixedWidth(TypeId::kTimestampNs), 8);
+  EXPECT_EQ(FixedWidth(TypeId::kUuid), 0);
+}
+
+TEST(TimestampTest, NanosecondsParseFormatAndKeepTheirRange) {
+  EXPECT_EQ(*ParseTimestampNs("1970-01-01 00:00:00.000000001"), 1);
+  EXPECT_EQ(*ParseTimestampNs("1969-12-31 23:59:59.999999999"), -1);
+  EXPECT_EQ(*ParseTimestampNs("2024-01-01T10:00:00.123456789+02:00"), 1704096000123456789);
+  EXPECT_EQ(FormatTimestampNs(1704096000123456789), "2024-01-01 08:00:00.123456789");
+  EXPECT_EQ(FormatTimestampNs(1704096000500000000), "2024-01-01 08:00:00.5");
+  EXPECT_EQ(*ParseTimestampNs("infinity"), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(FormatTimestampNs(-std::numeric_limits<int64_t>::max()), "-infinity");
+  EXPECT_FALSE(ParseTimestampNs("1677-09-21 00:00:00").ok());  // before the range
+  EXPECT_FALSE(ParseTimestampNs("2262-04-12 00:00:00").ok());  // after it
+  EXPECT_FALSE(ParseTimestampNs("2024-01-01 00:00:00.1234567891").ok());  // a tenth digit
+  // Microsecond timestamps refuse a seventh digit, naming why.
+  auto seven = ParseTimestamp("2024-01-01 00:00:00.1234567");
+  ASSERT_FALSE(seven.ok());
+  EXPECT_NE(seven.status().message().find("at most 6 fractional digits"), std::string::npos) << seven.status().ToString();
+  // Every nanosecond value but the sentinels round-trips through text.
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    int64_t v = int64_t(rng());
+    if (v == std::numeric_limits<int64_t>::min() || v == std::numeric_limits<int64_t>::max() ||
+        v == -std::numeric_limits<int64_t>::max()) {
+      continue;
+    }
+    auto back = ParseTimestampNs(FormatTimestampNs(v));
+    ASSERT_TRUE(back.ok()) << v << " " << FormatTimestampNs(v) << ": " << back.status().ToString();
+    ASSERT_EQ(*back, v) << FormatTimestampNs(v);
+  }
+  EXPECT_EQ(*MicrosToNanos(1), 1000);
+  EXPECT_FALSE(MicrosToNanos(int64_t{1} << 62).ok());
+  EXPECT_EQ(*MicrosToNanos(std::numeric_limits<int64_t>::max()), std::numeric_limits<int64_t>::max());
+}
+
+TEST(ValueTest, TemporalValuesOfEveryUnitCompareExactly) {
+  // One instant in three units; a date counts as its midnight.
+  const int64_t day = 19723;  // 2024-01-01
+  const int64_t us = day * 86400000000LL, ns = us * 1000;
+  EXPECT_EQ(CompareValues(Value::Date(int32_t(day)), Value::TimestampNs(ns)), 0);
+  EXPECT_EQ(CompareValues(Value::Timestamp(us), Value::TimestampNs(ns + 1)), -1);
+  EXPECT_EQ(CompareValues(Value::TimestampNs(ns - 1), Value::TimestampTz(us)), -1);
+  EXPECT_EQ(CompareValues(Value::TimestampTz(us), Value::Timestamp(us)), 0);
+  // Infinite timestamps of every unit equal one another and pass every finite value.
+  const int64_t inf = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(CompareValues(Value::Timestamp(inf), Value::TimestampNs(inf)), 0);
+  EXPECT_EQ(CompareValues(Value::Timestamp(inf / 1000 * 999), Value::TimestampNs(inf)), -1);
+  EXPECT_EQ(CompareValues(Value::TimestampNs(-inf), Value::Timestamp(-inf / 1000 * 999)), -1);
+}
+
+TEST(ValueTest, BinaryAndUuidTextRoundTripsAsDuckDBWritesThem) {
+  const std::string bytes("\0ab\\\x7f\xff ~", 8);
+  EXPECT_EQ(Value::Binary(bytes).ToString(), "\\x00ab\\x5C\\x7F\\xFF ~");
+  EXPECT_EQ(*ParseBinary(Value::Binary(bytes).ToString()), bytes);
+  EXPECT_EQ(*ParseBinary("\\xc3\\xA9"), "\xc3\xa9");
+  EXPECT_FALSE(ParseBinary("a\\b").ok());
+  EXPECT_FALSE(ParseBinary("a\\x4").ok());
+  auto u = ParseUuid("A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11");
+  ASSERT_TRUE(u.ok());
+  EXPECT_EQ(u->size(), 16u);
+  EXPECT_EQ(Value::Bytes(TypeId::kUuid, *u).ToString(), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+  EXPECT_EQ(*ParseUuid("{a0eebc999c0b4ef8bb6d6bb9bd380a11}"), *u);
+  for (const char* bad : {"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a111",
+                          "-a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0eebc99--9c0b-4ef8-bb6d-6bb9bd380a11",
+                          "g0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", ""}) {
+    EXPECT_FALSE(ParseUuid(bad).ok()) << bad;
+  }
+  // Bytewise order is the text's order.
+  EXPECT_LT(CompareValues(Value::Bytes(TypeId::kUuid, *ParseUuid("7fffffff-ffff-ffff-ffff-ffffffffffff")),
+                          Value::Bytes(TypeId::kUuid, *ParseUuid("80000000-0000-0000-0000-000000000000"))),
+            0);
+  EXPECT_EQ(Value::TimestampTz(1704103200000000).ToString(), "2024-01-01 10:00:00+00");
+  EXPECT_EQ(*ParseTimestamp("2024-01-01 10:00:00+00"), 1704103200000000);
 }
 
 }  // namespace

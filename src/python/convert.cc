@@ -51,15 +51,19 @@ void Raise(const Status& status) {
 
 py::object ColumnToNumpy(const Column& c) {
   const size_t n = c.length();
-  if (c.type() == TypeId::kString) {
+  if (IsBytes(c.type())) {
+    // Objects: str (bytes when a value is not UTF-8), bytes for binary, uuid.UUID for uuid.
     py::array out(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(n)});
     auto* items = static_cast<PyObject**>(out.mutable_data());
+    const py::object uuid_class = c.type() == TypeId::kUuid ? py::module_::import("uuid").attr("UUID") : py::none();
     for (size_t i = 0; i < n; ++i) {
       py::object v = py::none();
       if (c.IsValid(i)) {
         std::string_view s = c.GetString(i);
-        PyObject* text = PyUnicode_DecodeUTF8(s.data(), py::ssize_t(s.size()), nullptr);
-        if (text == nullptr) {
+        PyObject* text = c.type() == TypeId::kString ? PyUnicode_DecodeUTF8(s.data(), py::ssize_t(s.size()), nullptr) : nullptr;
+        if (c.type() == TypeId::kUuid) {
+          v = uuid_class(py::arg("bytes") = py::bytes(s.data(), s.size()));
+        } else if (text == nullptr) {
           PyErr_Clear();
           v = py::bytes(s.data(), s.size());
         } else {
@@ -79,8 +83,13 @@ py::object ColumnToNumpy(const Column& c) {
     case TypeId::kFloat: data = Numbers<float>(c, "float32"); break;
     case TypeId::kDouble: data = Numbers<double>(c, "float64"); break;
     case TypeId::kDate: data = Numbers<int32_t>(c, "int32").attr("astype")("int64").attr("view")("datetime64[D]"); break;
-    case TypeId::kTimestamp: data = Numbers<int64_t>(c, "int64").attr("view")("datetime64[us]"); break;
-    case TypeId::kString: break;
+    // numpy's datetime64 has no time zone: a timestamptz's values are UTC (pandas output marks them).
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz: data = Numbers<int64_t>(c, "int64").attr("view")("datetime64[us]"); break;
+    case TypeId::kTimestampNs: data = Numbers<int64_t>(c, "int64").attr("view")("datetime64[ns]"); break;
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: break;
   }
   if (c.null_count() == 0) return data;
   py::array_t<bool> mask(std::vector<py::ssize_t>{py::ssize_t(n)});
@@ -134,21 +143,36 @@ Result<Batch> BatchFromColumns(const py::list& columns) {
       case TypeId::kInt32:
       case TypeId::kDate: RETURN_IF_ERROR(fixed(int32_t{}, "int32")); break;
       case TypeId::kInt64:
-      case TypeId::kTimestamp: RETURN_IF_ERROR(fixed(int64_t{}, "int64")); break;
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+      case TypeId::kTimestampNs: RETURN_IF_ERROR(fixed(int64_t{}, "int64")); break;
       case TypeId::kFloat: RETURN_IF_ERROR(fixed(float{}, "float32")); break;
       case TypeId::kDouble: RETURN_IF_ERROR(fixed(double{}, "float64")); break;
-      case TypeId::kString: {
+      case TypeId::kString:
+      case TypeId::kBinary:
+      case TypeId::kUuid: {
+        // str, bytes (or a uuid.UUID for uuid, whose .bytes are taken) or None.
+        const py::object uuid_class = type == TypeId::kUuid ? py::module_::import("uuid").attr("UUID") : py::none();
         size_t i = 0;
         for (py::handle v : data) {
+          const std::string row = "column '" + name + "' row " + std::to_string(i);
           if (null[i] || v.is_none()) {
             c.AppendNull();
-          } else if (py::isinstance<py::str>(v)) {
-            RETURN_IF_ERROR(c.AppendString(v.cast<std::string>()));
-          } else if (py::isinstance<py::bytes>(v)) {
-            RETURN_IF_ERROR(c.AppendString(std::string(v.cast<py::bytes>())));
+          } else if (type == TypeId::kUuid && py::isinstance(v, uuid_class)) {
+            RETURN_IF_ERROR(c.AppendString(std::string(v.attr("bytes").cast<py::bytes>())));
+          } else if (type == TypeId::kUuid && py::isinstance<py::str>(v)) {
+            Result<std::string> bytes = ParseUuid(v.cast<std::string>());
+            if (!bytes.ok()) return bytes.status().WithContext(row);
+            RETURN_IF_ERROR(c.AppendString(*bytes));
+          } else if (py::isinstance<py::str>(v) || py::isinstance<py::bytes>(v)) {
+            const std::string bytes = py::isinstance<py::str>(v) ? v.cast<std::string>() : std::string(v.cast<py::bytes>());
+            if (type == TypeId::kUuid && bytes.size() != 16) {
+              return Status::InvalidArgument(row + ": a uuid of " + std::to_string(bytes.size()) + " bytes (16 expected)");
+            }
+            RETURN_IF_ERROR(c.AppendString(bytes));
           } else {
-            return Status::InvalidArgument("column '" + name + "' row " + std::to_string(i) + ": expected str, bytes or None, got " +
-                                           std::string(py::str(v.get_type().attr("__name__"))));
+            return Status::InvalidArgument(row + ": expected " + (type == TypeId::kUuid ? "uuid.UUID, " : "") +
+                                           "str, bytes or None, got " + std::string(py::str(v.get_type().attr("__name__"))));
           }
           ++i;
         }
@@ -204,7 +228,9 @@ py::object ValueToPy(const Value& v) {
     case TypeId::kBool: return py::bool_(v.bool_value());
     case TypeId::kFloat:
     case TypeId::kDouble: return py::float_(v.double_value());
-    case TypeId::kString: return py::bytes(v.string_value());
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: return py::bytes(v.string_value());
     default: return py::int_(v.int_value());
   }
 }
@@ -215,7 +241,9 @@ Value ValueFromPy(const py::handle& o, TypeId type) {
     case TypeId::kBool: return Value::Bool(o.cast<bool>());
     case TypeId::kFloat: return Value::Float(float(o.cast<double>()));
     case TypeId::kDouble: return Value::Double(o.cast<double>());
-    case TypeId::kString: return Value::String(o.cast<std::string>());
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: return Value::Bytes(type, o.cast<std::string>());
     default: return Value::Int(type, o.cast<int64_t>());
   }
 }

@@ -43,7 +43,9 @@ void AppendKey(const Column& c, size_t row, std::string* key) {
       break;
     }
     case TypeId::kInt64:
-    case TypeId::kTimestamp: {
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: {
       const int64_t v = c.Get<int64_t>(row);
       put(&v, sizeof(v));
       break;
@@ -56,7 +58,9 @@ void AppendKey(const Column& c, size_t row, std::string* key) {
       put(&v, sizeof(v));
       break;
     }
-    case TypeId::kString: {
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: {
       const std::string_view s = c.GetString(row);
       const uint32_t n = uint32_t(s.size());
       put(&n, sizeof(n));
@@ -305,7 +309,7 @@ void Aggregation::Impl::GroupIds(const Batch& batch) {
   ids.resize(n);
   const Column& first = batch.column(size_t(group_columns[0]));
   const TypeId type = first.type();
-  if (group_columns.size() == 1 && type == TypeId::kString) {
+  if (group_columns.size() == 1 && IsBytes(type)) {
     // One string column (the common GROUP BY category): looked up by view, no key built.
     for (size_t r = 0; r < n; ++r) {
       if (first.IsNull(r)) {
@@ -318,14 +322,14 @@ void Aggregation::Impl::GroupIds(const Batch& batch) {
     }
     return;
   }
-  if (group_columns.size() == 1 && (type == TypeId::kInt64 || type == TypeId::kTimestamp || type == TypeId::kInt32 ||
+  if (group_columns.size() == 1 && (type == TypeId::kInt64 || IsTimestamp(type) || type == TypeId::kInt32 ||
                                     type == TypeId::kDate || type == TypeId::kBool)) {
     for (size_t r = 0; r < n; ++r) {
       if (first.IsNull(r)) {
         ids[r] = null_group != kNoGroup ? null_group : (null_group = NewGroup(batch, r));
         continue;
       }
-      const int64_t v = type == TypeId::kInt64 || type == TypeId::kTimestamp ? first.Get<int64_t>(r)
+      const int64_t v = type == TypeId::kInt64 || IsTimestamp(type) ? first.Get<int64_t>(r)
                         : type == TypeId::kBool                               ? int64_t(first.Get<uint8_t>(r))
                                                                               : int64_t(first.Get<int32_t>(r));
       const uint32_t id = int_groups.Insert(v);

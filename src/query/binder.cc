@@ -25,15 +25,29 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-enum class Family { kNull, kBool, kNumeric, kTemporal, kString };
+enum class Family { kNull, kBool, kNumeric, kTemporal, kString, kBinary, kUuid };
 
 Family FamilyOf(const Expr& e) {
   if (e.is_null_literal()) return Family::kNull;
   TypeId t = e.kind == ExprKind::kColumn ? e.type : e.value.type();
   if (t == TypeId::kBool) return Family::kBool;
   if (IsNumeric(t)) return Family::kNumeric;
-  if (t == TypeId::kDate || t == TypeId::kTimestamp) return Family::kTemporal;
+  if (IsTemporal(t)) return Family::kTemporal;
+  if (t == TypeId::kBinary) return Family::kBinary;
+  if (t == TypeId::kUuid) return Family::kUuid;
   return Family::kString;
+}
+
+// The order in which temporal operands decide a predicate's type: the finest unit wins, and a
+// timestamptz over a timestamp (as DuckDB's implicit casts go).
+int TemporalRank(TypeId t) {
+  switch (t) {
+    case TypeId::kDate: return 0;
+    case TypeId::kTimestamp: return 1;
+    case TypeId::kTimestampTz: return 2;
+    case TypeId::kTimestampNs: return 3;
+    default: return -1;
+  }
 }
 
 TypeId TypeOf(const Expr& e) { return e.kind == ExprKind::kColumn ? e.type : e.value.type(); }
@@ -120,14 +134,21 @@ class Binder {
   }
 
   // Gives all operands of one predicate a common domain and checks that they are comparable.
-  // As in DuckDB, the predicate has one type: a timestamp if any operand is one, else a date if
-  // any is; string literals are read as (and date literals promoted to) that type. Errors point
-  // at the first operand that does not fit the first non-NULL one.
+  // As in DuckDB, the predicate has one type: the finest temporal type among the operands
+  // (timestamp_ns, timestamptz, timestamp, date), or binary or uuid when an operand is one;
+  // string literals are read as (and date literals promoted to) that type. Errors point at the
+  // first operand that does not fit the first non-NULL one.
   Status UnifyAll(std::vector<ExprPtr>* ops) {
     std::optional<TypeId> temporal;
     for (const auto& op : *ops) {
       if (op->is_null_literal() || FamilyOf(*op) != Family::kTemporal) continue;
-      if (TypeOf(*op) == TypeId::kTimestamp || !temporal) temporal = TypeOf(*op);
+      if (!temporal || TemporalRank(TypeOf(*op)) > TemporalRank(*temporal)) temporal = TypeOf(*op);
+    }
+    for (const auto& op : *ops) {
+      const Family f = op->is_null_literal() ? Family::kNull : FamilyOf(*op);
+      if (f != Family::kBinary && f != Family::kUuid) continue;
+      for (auto& other : *ops) RETURN_IF_ERROR(CoerceBytesLiteral(TypeOf(*op), *op, &other));
+      break;
     }
     if (temporal) {
       const Expr* witness = nullptr;  // a temporal operand, for messages
@@ -148,31 +169,51 @@ class Binder {
     return Status::OK();
   }
 
-  // Rewrites a string or date literal *lit into the `target` temporal type.
+  // Rewrites a string or date literal *lit into the `target` temporal type (a timestamp literal
+  // into a timestamp of another unit when it fits; the comparison kernels order the rest).
   Status CoerceTemporalLiteral(TypeId target, const Expr& witness, ExprPtr* lit) {
     const Expr& l = **lit;
     if (l.kind != ExprKind::kLiteral || l.value.is_null()) return Status::OK();
     if (l.value.type() == TypeId::kString) {
       const std::string& text = l.value.string_value();
-      auto micros = ParseTimestamp(text);
-      if (!micros.ok()) {
+      auto value = target == TypeId::kTimestampNs ? ParseTimestampNs(text) : ParseTimestamp(text);
+      if (!value.ok()) {
         return ErrorAt(l.position, "cannot read '" + text + "' as a " + TypeName(target) + " to compare with " +
-                                       Describe(witness) + " (expected YYYY-MM-DD[ HH:MM:SS[.ffffff]])");
+                                       Describe(witness) + ": " + value.status().message());
       }
       if (target == TypeId::kDate) {
         // Like DuckDB's cast of a string to DATE: a time of day is dropped.
-        int64_t days = *micros / kMicrosPerDay - (*micros % kMicrosPerDay < 0 ? 1 : 0);
+        int64_t days = *value / kMicrosPerDay - (*value % kMicrosPerDay < 0 ? 1 : 0);
         *lit = MakeLiteral(Value::Date(int32_t(days)), l.position);
       } else {
-        *lit = MakeLiteral(Value::Timestamp(*micros), l.position);
+        *lit = MakeLiteral(Value::Int(target, *value), l.position);
       }
       return Status::OK();
     }
-    constexpr int64_t kMaxDays = std::numeric_limits<int64_t>::max() / kMicrosPerDay;
-    if (l.value.type() == TypeId::kDate && target == TypeId::kTimestamp && l.value.int_value() <= kMaxDays &&
-        l.value.int_value() >= -kMaxDays) {
-      *lit = MakeLiteral(Value::Timestamp(l.value.int_value() * kMicrosPerDay), l.position);
+    const TypeId from = l.value.type();
+    if (!IsTemporal(from) || from == target || target == TypeId::kDate) return Status::OK();
+    const __int128 scaled = __int128(l.value.int_value()) * TemporalUnitsPerDay(target) / TemporalUnitsPerDay(from);
+    const bool infinite = IsTimestamp(from) && (l.value.int_value() == std::numeric_limits<int64_t>::max() ||
+                                                l.value.int_value() == -std::numeric_limits<int64_t>::max());
+    const bool exact = __int128(l.value.int_value()) * TemporalUnitsPerDay(target) % TemporalUnitsPerDay(from) == 0;
+    if (infinite) {
+      *lit = MakeLiteral(Value::Int(target, l.value.int_value()), l.position);
+    } else if (exact && scaled < std::numeric_limits<int64_t>::max() && scaled > -std::numeric_limits<int64_t>::max()) {
+      *lit = MakeLiteral(Value::Int(target, int64_t(scaled)), l.position);
     }
+    return Status::OK();
+  }
+
+  // Rewrites a string literal *lit into `target`, binary (\xHH escapes read) or uuid.
+  Status CoerceBytesLiteral(TypeId target, const Expr& witness, ExprPtr* lit) {
+    const Expr& l = **lit;
+    if (l.kind != ExprKind::kLiteral || l.value.is_null() || l.value.type() != TypeId::kString) return Status::OK();
+    auto bytes = target == TypeId::kUuid ? ParseUuid(l.value.string_value()) : ParseBinary(l.value.string_value());
+    if (!bytes.ok()) {
+      return ErrorAt(l.position, "cannot read " + l.ToString() + " as a " + TypeName(target) + " to compare with " +
+                                     Describe(witness) + ": " + bytes.status().message());
+    }
+    *lit = MakeLiteral(Value::Bytes(target, std::move(*bytes)), l.position);
     return Status::OK();
   }
 

@@ -14,16 +14,18 @@ namespace lakeindex::query::internal {
 namespace {
 
 using i128 = __int128;
-constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
 constexpr i128 kHuge = i128(1) << 100;  // beyond every int64: "+infinity" of integer bounds
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-enum class Family { kBool, kNumeric, kTemporal, kString };
+// Values of one family compare; a string literal becomes a binary or uuid in the binder.
+enum class Family { kBool, kNumeric, kTemporal, kString, kBinary, kUuid };
 
 Family FamilyOf(TypeId t) {
   if (t == TypeId::kBool) return Family::kBool;
   if (IsNumeric(t)) return Family::kNumeric;
-  if (t == TypeId::kDate || t == TypeId::kTimestamp) return Family::kTemporal;
+  if (IsTemporal(t)) return Family::kTemporal;
+  if (t == TypeId::kBinary) return Family::kBinary;
+  if (t == TypeId::kUuid) return Family::kUuid;
   return Family::kString;
 }
 
@@ -62,14 +64,29 @@ Result<IntBounds> IntBoundsOf(TypeId col, const Value& lit) {
       b.upper = i128(static_cast<int64_t>(std::floor(d)));
       b.exact = b.lower == b.upper;
     }
-  } else if (col == TypeId::kDate && lt == TypeId::kTimestamp) {
-    i128 t = lit.int_value();
-    b.lower = CeilDiv(t, kMicrosPerDay);
-    b.upper = FloorDiv(t, kMicrosPerDay);
+  } else if (IsTemporal(col) && col != lt) {
+    // Another temporal unit: the literal in the column's units, as CompareTemporal orders them.
+    constexpr i128 kInfinite = std::numeric_limits<int64_t>::max();
+    const bool timestamps = IsTimestamp(col) && IsTimestamp(lt);
+    const i128 v = lit.int_value();
+    if (timestamps && (v == kInfinite || v == -kInfinite)) {
+      b.lower = b.upper = v;
+      b.exact = true;
+      return b;
+    }
+    const i128 scaled = v * TemporalUnitsPerDay(col);
+    b.lower = CeilDiv(scaled, TemporalUnitsPerDay(lt));
+    b.upper = FloorDiv(scaled, TemporalUnitsPerDay(lt));
     b.exact = b.lower == b.upper;
-  } else if (col == TypeId::kTimestamp && lt == TypeId::kDate) {
-    b.lower = b.upper = i128(lit.int_value()) * kMicrosPerDay;
-    b.exact = true;
+    if (timestamps && b.lower >= kInfinite) {  // finite: below the column's infinity
+      b.lower = kInfinite;
+      b.upper = kInfinite - 1;
+      b.exact = false;
+    } else if (timestamps && b.upper <= -kInfinite) {
+      b.upper = -kInfinite;
+      b.lower = -kInfinite + 1;
+      b.exact = false;
+    }
   } else {
     b.lower = b.upper = lit.int_value();
     b.exact = true;
@@ -310,9 +327,10 @@ int CompareDoubles(double x, double y) {
 }
 
 // Column values widened to one representation per family.
-void WidenInts(const Column& c, size_t n, std::vector<i128>* out, bool to_micros) {
+// The first n values of an integer-like column as i128, times `scale`; with `infinities`, a
+// timestamp's infinite values become +-kHuge (past every scaled value).
+void WidenInts(const Column& c, size_t n, std::vector<i128>* out, i128 scale = 1, bool infinities = false) {
   out->resize(n);
-  i128 scale = to_micros ? kMicrosPerDay : 1;
   switch (c.type()) {
     case TypeId::kBool:
       for (size_t i = 0; i < n; ++i) (*out)[i] = c.data<uint8_t>()[i];
@@ -322,7 +340,11 @@ void WidenInts(const Column& c, size_t n, std::vector<i128>* out, bool to_micros
       for (size_t i = 0; i < n; ++i) (*out)[i] = i128(c.data<int32_t>()[i]) * scale;
       break;
     default:
-      for (size_t i = 0; i < n; ++i) (*out)[i] = c.data<int64_t>()[i];
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t v = c.data<int64_t>()[i];
+        constexpr int64_t kInfinite = std::numeric_limits<int64_t>::max();
+        (*out)[i] = infinities && (v == kInfinite || v == -kInfinite) ? (v > 0 ? kHuge : -kHuge) : i128(v) * scale;
+      }
       break;
   }
 }
@@ -350,11 +372,15 @@ Status CompareColumnLiteral(const Column& col, CompareOp op, const Value& lit, s
     case TypeId::kInt32:
     case TypeId::kDate: return IntCompare<int32_t>(col, op, lit, n, out);
     case TypeId::kInt64:
-    case TypeId::kTimestamp: return IntCompare<int64_t>(col, op, lit, n, out);
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return IntCompare<int64_t>(col, op, lit, n, out);
     case TypeId::kFloat: return DoubleCompare<float>(col, op, lit, n, out);
     case TypeId::kDouble: return DoubleCompare<double>(col, op, lit, n, out);
     case TypeId::kString:
-      if (lit.type() != TypeId::kString) return Incomparable(col.type(), lit.type());
+    case TypeId::kBinary:
+    case TypeId::kUuid:
+      if (!Comparable(col.type(), lit.type())) return Incomparable(col.type(), lit.type());
       StringCompare(col, op, lit.string_value(), n, out);
       return Status::OK();
   }
@@ -368,12 +394,16 @@ Status BetweenColumnLiterals(const Column& col, const Value& low, const Value& h
     case TypeId::kInt32:
     case TypeId::kDate: return IntBetween<int32_t>(col, low, high, negated, n, out);
     case TypeId::kInt64:
-    case TypeId::kTimestamp: return IntBetween<int64_t>(col, low, high, negated, n, out);
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return IntBetween<int64_t>(col, low, high, negated, n, out);
     case TypeId::kFloat: return DoubleBetween<float>(col, low, high, negated, n, out);
     case TypeId::kDouble: return DoubleBetween<double>(col, low, high, negated, n, out);
-    case TypeId::kString: {
-      if (low.type() != TypeId::kString) return Incomparable(col.type(), low.type());
-      if (high.type() != TypeId::kString) return Incomparable(col.type(), high.type());
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: {
+      if (!Comparable(col.type(), low.type())) return Incomparable(col.type(), low.type());
+      if (!Comparable(col.type(), high.type())) return Incomparable(col.type(), high.type());
       std::string_view lo = low.string_value(), hi = high.string_value();
       for (size_t i = 0; i < n; ++i) {
         std::string_view s = col.GetString(i);
@@ -390,7 +420,7 @@ Status CompareColumns(const Column& a, CompareOp op, const Column& b, size_t n, 
   TypeId ta = a.type(), tb = b.type();
   if (!Comparable(ta, tb)) return Incomparable(ta, tb);
   std::vector<int8_t> cmp(n);
-  if (ta == TypeId::kString) {
+  if (IsBytes(ta)) {
     for (size_t i = 0; i < n; ++i) {
       int c = a.GetString(i).compare(b.GetString(i));
       cmp[i] = int8_t(c < 0 ? -1 : (c > 0 ? 1 : 0));
@@ -405,16 +435,18 @@ Status CompareColumns(const Column& a, CompareOp op, const Column& b, size_t n, 
     const Column& dc = IsFloating(ta) ? a : b;
     std::vector<i128> x;
     std::vector<double> y;
-    WidenInts(ic, n, &x, false);
+    WidenInts(ic, n, &x);
     WidenDoubles(dc, n, &y);
     int sign = IsFloating(ta) ? -1 : 1;
     for (size_t i = 0; i < n; ++i) cmp[i] = int8_t(sign * CompareIntDouble(int64_t(x[i]), y[i]));
   } else {
-    // Integer-like on both sides; a date next to a timestamp counts in microseconds.
-    bool mixed = ta != tb && FamilyOf(ta) == Family::kTemporal;
+    // Integer-like on both sides; temporal values of two units count in the finer one (as
+    // CompareTemporal orders them).
+    const bool mixed = ta != tb && FamilyOf(ta) == Family::kTemporal;
+    const bool timestamps = mixed && IsTimestamp(ta) && IsTimestamp(tb);
     std::vector<i128> x, y;
-    WidenInts(a, n, &x, mixed && ta == TypeId::kDate);
-    WidenInts(b, n, &y, mixed && tb == TypeId::kDate);
+    WidenInts(a, n, &x, mixed ? TemporalUnitsPerDay(tb) : 1, timestamps);
+    WidenInts(b, n, &y, mixed ? TemporalUnitsPerDay(ta) : 1, timestamps);
     for (size_t i = 0; i < n; ++i) cmp[i] = int8_t(x[i] < y[i] ? -1 : (x[i] > y[i] ? 1 : 0));
   }
   ApplyOp(op, cmp, out);
@@ -426,7 +458,7 @@ Status InColumnLiterals(const Column& col, const std::vector<const Value*>& item
   for (const Value* v : items) {
     if (!Comparable(t, v->type())) return Incomparable(t, v->type());
   }
-  if (t == TypeId::kString) {
+  if (IsBytes(t)) {
     std::vector<std::string_view> set;
     for (const Value* v : items) set.push_back(v->string_value());
     std::sort(set.begin(), set.end());
@@ -459,7 +491,7 @@ Status InColumnLiterals(const Column& col, const std::vector<const Value*>& item
   }
   std::sort(set.begin(), set.end());
   std::vector<i128> x;
-  WidenInts(col, n, &x, false);
+  WidenInts(col, n, &x);
   for (size_t i = 0; i < n; ++i) {
     out[i] = std::binary_search(set.begin(), set.end(), x[i]) ? kTriTrue : kTriFalse;
   }

@@ -7,7 +7,6 @@ namespace lakeindex::query {
 
 namespace {
 
-constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
 constexpr const char* kReservedWords[] = {"AND",  "OR",   "NOT",    "BETWEEN", "IN",   "IS",
                                           "NULL", "LIKE", "ESCAPE", "TRUE",    "FALSE"};
 
@@ -56,8 +55,12 @@ std::string LiteralToSql(const Value& v) {
       return s;
     }
     case TypeId::kString: return SqlString(v.string_value());
-    case TypeId::kDate: return "DATE " + SqlString(FormatDate(int32_t(v.int_value())));
-    case TypeId::kTimestamp: return "TIMESTAMP " + SqlString(FormatTimestamp(v.int_value()));
+    case TypeId::kDate: return "DATE " + SqlString(v.ToString());
+    case TypeId::kTimestamp: return "TIMESTAMP " + SqlString(v.ToString());
+    case TypeId::kTimestampTz: return "TIMESTAMPTZ " + SqlString(v.ToString());
+    case TypeId::kTimestampNs: return "TIMESTAMP_NS " + SqlString(v.ToString());
+    case TypeId::kBinary: return "BLOB " + SqlString(v.ToString());
+    case TypeId::kUuid: return "UUID " + SqlString(v.ToString());
   }
   return "NULL";
 }
@@ -123,8 +126,6 @@ void AppendSql(const Expr& e, std::string* out) {
       return;
   }
 }
-
-bool IsTemporal(TypeId t) { return t == TypeId::kDate || t == TypeId::kTimestamp; }
 
 }  // namespace
 
@@ -279,8 +280,10 @@ std::string QuoteIdentifierIfNeeded(std::string_view name) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (!ok) plain = false;
   }
-  // DATE/TIMESTAMP followed by a string would read as a literal; quoting is never wrong.
-  if (EqualsIgnoreCase(name, "DATE") || EqualsIgnoreCase(name, "TIMESTAMP")) plain = false;
+  // A type's keyword followed by a string would read as a typed literal; quoting is never wrong.
+  for (const char* keyword : {"DATE", "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP_NS", "BLOB", "UUID"}) {
+    if (EqualsIgnoreCase(name, keyword)) plain = false;
+  }
   if (plain) return std::string(name);
   std::string out = "\"";
   for (char c : name) {
@@ -292,13 +295,7 @@ std::string QuoteIdentifierIfNeeded(std::string_view name) {
 }
 
 int CompareLiteralValues(const Value& a, const Value& b) {
-  if (IsTemporal(a.type()) && IsTemporal(b.type()) && a.type() != b.type()) {
-    // Date vs timestamp: compare days * micros-per-day exactly (it may exceed int64).
-    bool a_date = a.type() == TypeId::kDate;
-    __int128 x = a_date ? __int128(a.int_value()) * kMicrosPerDay : __int128(a.int_value());
-    __int128 y = a_date ? __int128(b.int_value()) : __int128(b.int_value()) * kMicrosPerDay;
-    return x < y ? -1 : (x > y ? 1 : 0);
-  }
+  // Temporal values of two units compare exactly in CompareValues (CompareTemporal).
   if (IsFloating(a.type()) && IsFloating(b.type())) {
     double x = a.double_value(), y = b.double_value();
     bool xn = std::isnan(x), yn = std::isnan(y);

@@ -28,7 +28,9 @@ int CompareCells(const Column& c, size_t a, size_t b) {
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case TypeId::kInt64:
-    case TypeId::kTimestamp: {
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: {
       const int64_t x = c.Get<int64_t>(a), y = c.Get<int64_t>(b);
       return x < y ? -1 : x > y ? 1 : 0;
     }
@@ -39,7 +41,9 @@ int CompareCells(const Column& c, size_t a, size_t b) {
       if (std::isnan(x) || std::isnan(y)) return int(std::isnan(x)) - int(std::isnan(y));
       return x < y ? -1 : x > y ? 1 : 0;
     }
-    case TypeId::kString: {
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: {
       const int cmp = c.GetString(a).compare(c.GetString(b));
       return cmp < 0 ? -1 : cmp > 0 ? 1 : 0;
     }

@@ -246,6 +246,32 @@ bool EndsWithEscape(std::string_view pattern, char escape) {
   return escaped;
 }
 
+// The value of a typed literal's text (see ParsePrimary).
+Result<Value> TypedLiteral(TypeId type, const std::string& text) {
+  switch (type) {
+    case TypeId::kDate: {
+      ASSIGN_OR_RETURN(int32_t days, ParseDate(text));
+      return Value::Date(days);
+    }
+    case TypeId::kTimestampNs: {
+      ASSIGN_OR_RETURN(int64_t nanos, ParseTimestampNs(text));
+      return Value::TimestampNs(nanos);
+    }
+    case TypeId::kBinary: {
+      ASSIGN_OR_RETURN(std::string bytes, ParseBinary(text));
+      return Value::Binary(std::move(bytes));
+    }
+    case TypeId::kUuid: {
+      ASSIGN_OR_RETURN(std::string bytes, ParseUuid(text));
+      return Value::Bytes(TypeId::kUuid, std::move(bytes));
+    }
+    default: {  // timestamp, timestamptz
+      ASSIGN_OR_RETURN(int64_t micros, ParseTimestamp(text));
+      return Value::Int(type, micros);
+    }
+  }
+}
+
 class Parser {
  public:
   explicit Parser(std::vector<Token> tokens) : toks_(std::move(tokens)) {}
@@ -453,17 +479,20 @@ class Parser {
       Next();
       return MakeLiteral(Value(), position);
     }
-    if ((KeywordIs(t, "DATE") || KeywordIs(t, "TIMESTAMP")) && Peek(1).kind == Tok::kString) {
-      bool is_date = KeywordIs(Next(), "DATE");
-      const Token& s = Next();
-      if (is_date) {
-        auto days = ParseDate(s.text);
-        if (!days.ok()) return ErrorAt(s.position, days.status().message());
-        return MakeLiteral(Value::Date(*days), position);
+    if (Peek(1).kind == Tok::kString) {
+      // A typed literal, as DuckDB writes them: DATE '...', TIMESTAMP '...', TIMESTAMPTZ '...',
+      // TIMESTAMP_NS '...', BLOB '\x..', UUID '...'.
+      static constexpr std::pair<const char*, TypeId> kTyped[] = {
+          {"DATE", TypeId::kDate},         {"TIMESTAMP", TypeId::kTimestamp}, {"TIMESTAMPTZ", TypeId::kTimestampTz},
+          {"TIMESTAMP_NS", TypeId::kTimestampNs}, {"BLOB", TypeId::kBinary}, {"UUID", TypeId::kUuid}};
+      for (const auto& [keyword, type] : kTyped) {
+        if (!KeywordIs(t, keyword)) continue;
+        Next();
+        const Token& s = Next();
+        Result<Value> v = TypedLiteral(type, s.text);
+        if (!v.ok()) return ErrorAt(s.position, v.status().message());
+        return MakeLiteral(std::move(*v), position);
       }
-      auto micros = ParseTimestamp(s.text);
-      if (!micros.ok()) return ErrorAt(s.position, micros.status().message());
-      return MakeLiteral(Value::Timestamp(*micros), position);
     }
     if (IsReservedWord(t.text)) {
       return ErrorAt(position, "expected a column or literal, found keyword " + Describe(t) +

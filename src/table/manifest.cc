@@ -266,7 +266,9 @@ json ValueToJson(const Value& v) {
     case TypeId::kInt32:
     case TypeId::kInt64:
     case TypeId::kDate:
-    case TypeId::kTimestamp: return v.int_value();
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return v.int_value();
     case TypeId::kFloat:
     case TypeId::kDouble: {
       double d = v.double_value();
@@ -277,6 +279,8 @@ json ValueToJson(const Value& v) {
     case TypeId::kString:
       if (!IsValidUtf8(v.string_value())) return nullptr;
       return v.string_value();
+    case TypeId::kBinary:
+    case TypeId::kUuid: return v.ToString();  // text: \xHH escapes, the uuid's hex
   }
   return nullptr;
 }
@@ -294,6 +298,8 @@ Result<Value> ValueFromJson(const json& j, TypeId type) {
       return Value::Int(type, j.get<int64_t>());
     case TypeId::kInt64:
     case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
       if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX))) return bad();
       return Value::Int(type, j.get<int64_t>());
     case TypeId::kFloat:
@@ -313,6 +319,13 @@ Result<Value> ValueFromJson(const json& j, TypeId type) {
     case TypeId::kString:
       if (!j.is_string()) return bad();
       return Value::String(j.get<std::string>());
+    case TypeId::kBinary:
+    case TypeId::kUuid: {
+      if (!j.is_string()) return bad();
+      auto bytes = type == TypeId::kUuid ? ParseUuid(j.get<std::string>()) : ParseBinary(j.get<std::string>());
+      if (!bytes.ok()) return bad();
+      return Value::Bytes(type, std::move(*bytes));
+    }
   }
   return bad();
 }

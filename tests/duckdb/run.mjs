@@ -13,6 +13,9 @@
 //   DATE -> "YYYY-MM-DD" (proleptic Gregorian, astronomical years: year 0 = 1 BC, written
 //           "-0044-03-15" before year 0 and with more digits after 9999; "infinity"/"-infinity")
 //   TIMESTAMP -> string of the integer microseconds since 1970-01-01 00:00:00
+//   TIMESTAMPTZ -> string of the integer microseconds since 1970-01-01 00:00:00 UTC
+//   TIMESTAMP_NS -> string of the integer nanoseconds since 1970-01-01 00:00:00
+//   BLOB -> "hex:" and the bytes in lower-case hex    UUID -> its text (8-4-4-4-12, lower case)
 //   NULL -> null                anything else -> String(value) (DuckDB's own text form)
 // On an SQL error: prints {"error": "..."} and exits 1. If DuckDB itself cannot be loaded:
 // prints {"error": "..."} naming scripts/install-deps.sh and exits 2.
@@ -147,7 +150,12 @@ function render(value, typeId, T) {
     case T.DATE:
       return formatDate(value.days);
     case T.TIMESTAMP:
+    case T.TIMESTAMP_TZ:
       return value.micros.toString();
+    case T.TIMESTAMP_NS:
+      return value.nanos.toString();
+    case T.BLOB:
+      return 'hex:' + Buffer.from(value.bytes).toString('hex');
     default:
       return String(value);
   }

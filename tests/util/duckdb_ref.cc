@@ -284,9 +284,26 @@ const char* DuckTypeName(TypeId type) {
     case TypeId::kString: return "VARCHAR";
     case TypeId::kDate: return "DATE";
     case TypeId::kTimestamp: return "TIMESTAMP";
+    case TypeId::kTimestampTz: return "TIMESTAMP WITH TIME ZONE";
+    case TypeId::kTimestampNs: return "TIMESTAMP_NS";
+    case TypeId::kBinary: return "BLOB";
+    case TypeId::kUuid: return "UUID";
   }
   return "UNKNOWN";
 }
+
+namespace {
+// Lower-case hex of bytes (run.mjs renders a BLOB so).
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+}  // namespace
 
 std::string FormatDoubleLikeDuckDB(double x) { return FormatFloating(x); }
 std::string FormatFloatLikeDuckDB(float x) { return FormatFloating(x); }
@@ -306,10 +323,14 @@ std::optional<std::string> RenderLikeDuckDB(const Value& v) {
     case TypeId::kBool: return v.bool_value() ? "true" : "false";
     case TypeId::kInt32:
     case TypeId::kInt64:
-    case TypeId::kTimestamp: return std::to_string(v.int_value());
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return std::to_string(v.int_value());
     case TypeId::kFloat: return FormatFloatLikeDuckDB(static_cast<float>(v.double_value()));
     case TypeId::kDouble: return FormatDoubleLikeDuckDB(v.double_value());
     case TypeId::kString: return v.string_value();
+    case TypeId::kBinary: return "hex:" + Hex(v.string_value());
+    case TypeId::kUuid: return FormatUuid(v.string_value());
     case TypeId::kDate: return FormatDate(static_cast<int32_t>(v.int_value()));
   }
   return std::nullopt;
@@ -328,6 +349,11 @@ std::string SqlLiteral(const Value& v) {
     case TypeId::kString: return SqlQuote(v.string_value());
     case TypeId::kDate: return "DATE " + SqlQuote(*RenderLikeDuckDB(v));
     case TypeId::kTimestamp: return "make_timestamp(" + std::to_string(v.int_value()) + ")";
+    // An instant whatever DuckDB's TimeZone setting: the epoch plus an interval.
+    case TypeId::kTimestampTz: return "(to_timestamp(0) + to_microseconds(" + std::to_string(v.int_value()) + "))";
+    case TypeId::kTimestampNs: return "make_timestamp_ns(" + std::to_string(v.int_value()) + ")";
+    case TypeId::kBinary: return "from_hex(" + SqlQuote(Hex(v.string_value())) + ")";
+    case TypeId::kUuid: return "UUID " + SqlQuote(FormatUuid(v.string_value()));
   }
   return "NULL";
 }

@@ -160,6 +160,26 @@ std::vector<Value> HostileValues(TypeId type) {
         out.push_back(Value::Timestamp(t));
       }
       break;
+    case TypeId::kTimestampTz:
+      for (const Value& v : HostileValues(TypeId::kTimestamp)) out.push_back(Value::TimestampTz(v.int_value()));
+      break;
+    case TypeId::kTimestampNs:  // the ends of its range (1677..2262), sub-microsecond digits
+      for (int64_t t : {int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{999}, int64_t{1'000}, int64_t{-1'001},
+                        // DuckDB's least TIMESTAMP_NS is 1677-09-22 (below it, its text and
+                        // statistics conversions fail, on its own files too).
+                        std::numeric_limits<int64_t>::max() - 1, int64_t{-9'223'286'400'000'000'000},
+                        int64_t{1'700'000'000'123'456'789}}) {
+        out.push_back(Value::TimestampNs(t));
+      }
+      break;
+    case TypeId::kBinary:
+      for (const char* s : kHostileStrings) out.push_back(Value::Binary(s));
+      out.push_back(Value::Binary(std::string("\0\\x\xff\x80\x7f", 6)));
+      out.push_back(Value::Binary(std::string(3, '\0')));
+      break;
+    case TypeId::kUuid:
+      for (char fill : {'\0', '\xff', '\x7f', '\x80'}) out.push_back(Value::Bytes(TypeId::kUuid, std::string(16, fill)));
+      break;
   }
   return out;
 }
@@ -187,8 +207,20 @@ Value RandomValue(TypeId type, Rng& rng) {
     case TypeId::kDate:
       return Value::Date(static_cast<int32_t>(rng.Range(Days(1, 1, 1), Days(9999, 12, 31))));
     case TypeId::kTimestamp:
-      return Value::Timestamp(rng.Range(Days(1, 1, 1) * kMicrosPerDay,
-                                        Days(10000, 1, 1) * kMicrosPerDay - 1));
+    case TypeId::kTimestampTz:
+      return Value::Int(type, rng.Range(Days(1, 1, 1) * kMicrosPerDay, Days(10000, 1, 1) * kMicrosPerDay - 1));
+    case TypeId::kTimestampNs:  // about 1824..2116
+      return Value::TimestampNs(static_cast<int64_t>(rng.Next()) / 2);
+    case TypeId::kBinary: {
+      std::string bytes(rng.Uniform(12), '\0');
+      for (char& c : bytes) c = static_cast<char>(rng.Next());
+      return Value::Binary(std::move(bytes));
+    }
+    case TypeId::kUuid: {
+      std::string bytes(16, '\0');
+      for (char& c : bytes) c = static_cast<char>(rng.Next());
+      return Value::Bytes(TypeId::kUuid, std::move(bytes));
+    }
   }
   return Value::Null(type);
 }
@@ -196,7 +228,7 @@ Value RandomValue(TypeId type, Rng& rng) {
 Schema RandomSchema(uint64_t seed, int max_columns) {
   Rng rng(seed);
   std::vector<TypeId> order;
-  for (int t = 0; t <= static_cast<int>(TypeId::kTimestamp); ++t) order.push_back(TypeId(t));
+  for (int t = 0; t <= static_cast<int>(TypeId::kUuid); ++t) order.push_back(TypeId(t));
   for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng.Uniform(i + 1)]);
   int n = 1 + static_cast<int>(rng.Uniform(static_cast<uint64_t>(std::max(max_columns, 1))));
   Schema schema;

@@ -2,9 +2,12 @@
 #include "format/arrow/arrow.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,7 +31,7 @@ std::vector<uint8_t> Bitmap(size_t n, Set set) {
 }
 
 Status CheckStringSize(const Column& c, const std::string& name) {
-  if (c.type() == TypeId::kString && c.chars().size() > size_t(std::numeric_limits<int32_t>::max())) {
+  if (IsBytes(c.type()) && c.chars().size() > size_t(std::numeric_limits<int32_t>::max())) {
     return Status::InvalidArgument("column '" + name + "' holds " + std::to_string(c.chars().size()) +
                                    " bytes of strings in one batch, more than Arrow's utf8 offsets address (2 GiB)");
   }
@@ -40,7 +43,7 @@ Status CheckStringSize(const Column& c, const std::string& name) {
 // keeps its validity private).
 struct ColumnBuffers {
   std::vector<uint8_t> validity;
-  std::vector<uint8_t> packed;  // booleans
+  std::vector<uint8_t> packed;  // booleans; uuids (16 bytes a row, NULLs zero)
   std::vector<const void*> pointers;
   std::vector<size_t> sizes;
 };
@@ -57,7 +60,13 @@ ColumnBuffers BuffersOf(const Column& c) {
   if (c.type() == TypeId::kBool) {
     b.packed = Bitmap(c.length(), [v = c.data<uint8_t>()](size_t i) { return v[i] != 0; });
     add(b.packed.data(), b.packed.size());
-  } else if (c.type() == TypeId::kString) {
+  } else if (c.type() == TypeId::kUuid) {
+    b.packed.assign(c.length() * 16, 0);
+    for (size_t i = 0; i < c.length(); ++i) {
+      if (c.IsValid(i)) std::memcpy(b.packed.data() + i * 16, c.GetString(i).data(), 16);
+    }
+    add(b.packed.data(), b.packed.size());
+  } else if (IsBytes(c.type())) {
     add(c.offsets().data(), c.offsets().size() * sizeof(uint32_t));
     add(c.chars().data(), c.chars().size());
   } else {
@@ -69,9 +78,28 @@ ColumnBuffers BuffersOf(const Column& c) {
 // --- C data interface ---
 
 struct SchemaPrivate {
-  std::string format, name;
+  std::string format, name, metadata;
   std::vector<ArrowSchema*> children;
 };
+
+// The C data interface's metadata: the number of pairs, then each key and value after its length
+// (int32s in native order).
+std::string EncodeMetadata(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  std::string out;
+  auto put = [&](int32_t n) { out.append(reinterpret_cast<const char*>(&n), 4); };
+  put(int32_t(pairs.size()));
+  for (const auto& [k, v] : pairs) {
+    put(int32_t(k.size()));
+    out += k;
+    put(int32_t(v.size()));
+    out += v;
+  }
+  return out;
+}
+
+// Arrow's canonical extension type for UUIDs (fixed_size_binary(16) underneath).
+constexpr const char* kExtensionName = "ARROW:extension:name";
+constexpr const char* kUuidExtension = "arrow.uuid";
 
 // The release callback of an ArrowSchema or ArrowArray whose private data is a P: children not
 // moved out by the consumer are released, then the struct marked released.
@@ -86,11 +114,12 @@ void Release(S* s) {
   s->release = nullptr;
 }
 
-void FillSchema(ArrowSchema* out, std::string format, std::string name, int64_t flags, std::vector<ArrowSchema*> children) {
-  auto* p = new SchemaPrivate{std::move(format), std::move(name), std::move(children)};
+void FillSchema(ArrowSchema* out, std::string format, std::string name, int64_t flags, std::vector<ArrowSchema*> children,
+                std::string metadata = {}) {
+  auto* p = new SchemaPrivate{std::move(format), std::move(name), std::move(metadata), std::move(children)};
   out->format = p->format.c_str();
   out->name = p->name.c_str();
-  out->metadata = nullptr;
+  out->metadata = p->metadata.empty() ? nullptr : p->metadata.data();
   out->flags = flags;
   out->n_children = int64_t(p->children.size());
   out->children = p->children.empty() ? nullptr : p->children.data();
@@ -189,6 +218,10 @@ const char* FormatOf(TypeId type) {
     case TypeId::kString: return "u";
     case TypeId::kDate: return "tdD";
     case TypeId::kTimestamp: return "tsu:";
+    case TypeId::kTimestampTz: return "tsu:UTC";
+    case TypeId::kTimestampNs: return "tsn:";
+    case TypeId::kBinary: return "z";
+    case TypeId::kUuid: return "w:16";
   }
   return "n";
 }
@@ -197,7 +230,9 @@ void ExportSchema(const Schema& schema, ArrowSchema* out) {
   std::vector<ArrowSchema*> children;
   for (const Field& f : schema.fields()) {
     auto* child = new ArrowSchema;
-    FillSchema(child, FormatOf(f.type), f.name, f.nullable ? ARROW_FLAG_NULLABLE : 0, {});
+    FillSchema(child, FormatOf(f.type), f.name, f.nullable ? ARROW_FLAG_NULLABLE : 0, {},
+               f.type == TypeId::kUuid ? EncodeMetadata({{kExtensionName, kUuidExtension}, {"ARROW:extension:metadata", ""}})
+                                       : std::string());
     children.push_back(child);
   }
   FillSchema(out, "+s", "", 0, std::move(children));
@@ -234,7 +269,16 @@ namespace {
 
 constexpr int16_t kMetadataV5 = 4;
 enum MessageHeader : uint8_t { kHeaderSchema = 1, kHeaderRecordBatch = 3 };
-enum TypeTag : uint8_t { kTypeInt = 2, kTypeFloatingPoint = 3, kTypeUtf8 = 5, kTypeBool = 6, kTypeDate = 8, kTypeTimestamp = 10 };
+enum TypeTag : uint8_t {
+  kTypeInt = 2,
+  kTypeFloatingPoint = 3,
+  kTypeBinary = 4,
+  kTypeUtf8 = 5,
+  kTypeBool = 6,
+  kTypeDate = 8,
+  kTypeTimestamp = 10,
+  kTypeFixedSizeBinary = 15,
+};
 
 // The Type union's table for `type` and its tag.
 std::pair<uint8_t, FlatTable> TypeTable(TypeId type) {
@@ -248,6 +292,10 @@ std::pair<uint8_t, FlatTable> TypeTable(TypeId type) {
     case TypeId::kString: return {kTypeUtf8, t};
     case TypeId::kDate: t.Int16(0, 0); return {kTypeDate, t};        // DAY
     case TypeId::kTimestamp: t.Int16(0, 2); return {kTypeTimestamp, t};  // MICROSECOND, no time zone
+    case TypeId::kTimestampTz: t.Int16(0, 2).String(1, "UTC"); return {kTypeTimestamp, t};
+    case TypeId::kTimestampNs: t.Int16(0, 3); return {kTypeTimestamp, t};  // NANOSECOND
+    case TypeId::kBinary: return {kTypeBinary, t};
+    case TypeId::kUuid: t.Int32(0, 16); return {kTypeFixedSizeBinary, t};
   }
   return {0, t};
 }
@@ -273,6 +321,15 @@ void IpcStreamWriter::WriteSchema(std::string* out) {
     auto [tag, type] = TypeTable(f.type);
     FlatTable field;
     field.String(0, f.name).Bool(1, f.nullable).UInt8(2, tag).Table(3, std::move(type)).Tables(5, {});
+    if (f.type == TypeId::kUuid) {  // custom_metadata: [KeyValue]
+      FlatTable name, metadata;
+      name.String(0, kExtensionName).String(1, kUuidExtension);
+      metadata.String(0, "ARROW:extension:metadata").String(1, "");
+      std::vector<FlatTable> pairs;
+      pairs.push_back(std::move(name));
+      pairs.push_back(std::move(metadata));
+      field.Tables(6, std::move(pairs));
+    }
     fields.push_back(std::move(field));
   }
   FlatTable schema;
@@ -326,23 +383,51 @@ void IpcStreamWriter::Finish(std::string* out) {
 
 namespace {
 
-// The column type a producer's format maps to, or NotSupported naming the column.
-Result<TypeId> ImportedType(const std::string& format, const std::string& name) {
+// The value of `key` in a C data interface metadata blob (see EncodeMetadata), if present.
+std::optional<std::string> MetadataValue(const char* metadata, std::string_view key) {
+  if (metadata == nullptr) return std::nullopt;
+  auto get = [&](int32_t* n) {
+    std::memcpy(n, metadata, 4);
+    metadata += 4;
+    return *n >= 0;
+  };
+  int32_t pairs, k, v;
+  if (!get(&pairs)) return std::nullopt;
+  for (int32_t i = 0; i < pairs; ++i) {
+    if (!get(&k)) return std::nullopt;
+    const std::string_view this_key(metadata, size_t(k));
+    metadata += k;
+    if (!get(&v)) return std::nullopt;
+    if (this_key == key) return std::string(metadata, size_t(v));
+    metadata += v;
+  }
+  return std::nullopt;
+}
+
+// The column type a producer's format (and extension metadata) maps to, or NotSupported naming
+// the column.
+Result<TypeId> ImportedType(const std::string& format, const char* metadata, const std::string& name) {
   static const std::vector<std::pair<std::string, TypeId>> kExact = {
       {"b", TypeId::kBool},    {"c", TypeId::kInt32},  {"C", TypeId::kInt32},  {"s", TypeId::kInt32},
       {"S", TypeId::kInt32},   {"i", TypeId::kInt32},  {"I", TypeId::kInt64},  {"l", TypeId::kInt64},
       {"f", TypeId::kFloat},   {"g", TypeId::kDouble}, {"u", TypeId::kString}, {"U", TypeId::kString},
-      {"z", TypeId::kString},  {"Z", TypeId::kString}, {"tdD", TypeId::kDate}, {"tdm", TypeId::kDate}};
+      {"z", TypeId::kBinary},  {"Z", TypeId::kBinary}, {"tdD", TypeId::kDate}, {"tdm", TypeId::kDate}};
   for (const auto& [f, type] : kExact) {
     if (format == f) return type;
   }
   if (format.size() >= 4 && format.compare(0, 2, "ts") == 0 && format[3] == ':' &&
       std::string("smun").find(format[2]) != std::string::npos) {
-    return TypeId::kTimestamp;
+    // A time zone makes an instant (kept in UTC, in microseconds); without one, nanoseconds stay.
+    if (format.size() > 4) return TypeId::kTimestampTz;
+    return format[2] == 'n' ? TypeId::kTimestampNs : TypeId::kTimestamp;
+  }
+  if (format.compare(0, 2, "w:") == 0) {
+    if (format == "w:16" && MetadataValue(metadata, kExtensionName) == kUuidExtension) return TypeId::kUuid;
+    return TypeId::kBinary;
   }
   return Status::NotSupported("Arrow column '" + name + "' has format '" + format +
                               "', which lakeindex does not read (booleans, integers but uint64, float32/64, strings, "
-                              "binaries, dates and timestamps)");
+                              "binaries, dates, timestamps and uuids)");
 }
 
 bool BitAt(const void* bits, int64_t i) { return (static_cast<const uint8_t*>(bits)[i >> 3] >> (i & 7)) & 1; }
@@ -361,7 +446,9 @@ T FixedAt(const ArrowArray& a, int64_t i) {
 // Column `name` of `type` from the child array `a` of format `format`.
 Result<Column> ImportColumn(const ArrowArray& a, const std::string& format, TypeId type, const std::string& name) {
   const int64_t n = a.length;
-  if (n < 0 || a.offset < 0 || a.n_buffers < (format == "u" || format == "U" || format == "z" || format == "Z" ? 3 : 2)) {
+  const int64_t fixed_width = format.compare(0, 2, "w:") == 0 ? std::atoll(format.c_str() + 2) : 0;
+  if (n < 0 || a.offset < 0 || a.n_buffers < (format == "u" || format == "U" || format == "z" || format == "Z" ? 3 : 2) ||
+      (format[0] == 'w' && fixed_width <= 0)) {
     return Status::InvalidArgument("Arrow column '" + name + "': malformed array (length, offset or buffers)");
   }
   if (a.dictionary != nullptr) return Status::NotSupported("Arrow column '" + name + "' is dictionary-encoded");
@@ -392,6 +479,10 @@ Result<Column> ImportColumn(const ArrowArray& a, const std::string& format, Type
         RETURN_IF_ERROR(out.AppendString(std::string_view(static_cast<const char*>(a.buffers[2]) + lo, size_t(hi - lo))));
         break;
       }
+      case 'w':
+        RETURN_IF_ERROR(out.AppendString(std::string_view(
+            static_cast<const char*>(a.buffers[1]) + (a.offset + i) * fixed_width, size_t(fixed_width))));
+        break;
       case 't': {
         if (format[1] == 'd') {
           if (format[2] == 'D') {
@@ -404,6 +495,10 @@ Result<Column> ImportColumn(const ArrowArray& a, const std::string& format, Type
           break;
         }
         const int64_t v = FixedAt<int64_t>(a, i);
+        if (type == TypeId::kTimestampNs) {
+          out.Append<int64_t>(v);
+          break;
+        }
         int64_t micros = v;
         if (format[2] == 's' && __builtin_mul_overflow(v, int64_t(1000000), &micros)) return bad("timestamp out of range");
         if (format[2] == 'm' && __builtin_mul_overflow(v, int64_t(1000), &micros)) return bad("timestamp out of range");
@@ -451,7 +546,7 @@ Result<std::unique_ptr<StreamImporter>> StreamImporter::Make(ArrowArrayStream* s
     const std::string name = child.name != nullptr ? child.name : "";
     if (name.empty()) return Status::InvalidArgument("Arrow column " + std::to_string(c) + " has no name");
     if (child.dictionary != nullptr) return Status::NotSupported("Arrow column '" + name + "' is dictionary-encoded");
-    ASSIGN_OR_RETURN(TypeId type, ImportedType(child.format, name));
+    ASSIGN_OR_RETURN(TypeId type, ImportedType(child.format, child.metadata, name));
     if (importer->schema_.FindField(name) >= 0) return Status::InvalidArgument("Arrow columns named '" + name + "' twice");
     importer->schema_.AddField(Field{name, type, (child.flags & ARROW_FLAG_NULLABLE) != 0});
     importer->formats_.push_back(child.format);

@@ -318,7 +318,7 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
   auto importer = StreamImporter::Make(&stream);
   ASSERT_TRUE(importer.ok()) << importer.status().ToString();
   EXPECT_EQ((*importer)->schema().ToString(),
-            "i8:int32,u16:int32,u32:int64,big:string,d64:date,ts_s:timestamp,ts_ms:timestamp,ts_ns:timestamp");
+            "i8:int32,u16:int32,u32:int64,big:string,d64:date,ts_s:timestamptz,ts_ms:timestamp,ts_ns:timestamptz");
   Batch got;
   ASSERT_TRUE(*(*importer)->Next(&got));
   ASSERT_EQ(got.num_rows(), 2u);
@@ -327,10 +327,11 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
     row0.push_back(Show(got.column(c).GetValue(0)));
     row1.push_back(Show(got.column(c).GetValue(1)));
   }
-  EXPECT_EQ(row0, (std::vector<std::string>{"-5", "65535", "4294967295", "abc", "2024-02-29", "1970-01-01 00:00:01",
-                                            "1970-01-01 00:00:01.5", "1970-01-01 00:00:00.000003"}));
-  EXPECT_EQ(row1, (std::vector<std::string>{"7", "1", "0", "de", "1969-12-31", "1969-12-31 23:59:58", "1970-01-01 00:00:00",
-                                            "1969-12-31 23:59:59.999999"}));
+  // A time zone makes an instant (timestamptz, in UTC).
+  EXPECT_EQ(row0, (std::vector<std::string>{"-5", "65535", "4294967295", "abc", "2024-02-29", "1970-01-01 00:00:01+00",
+                                            "1970-01-01 00:00:01.5", "1970-01-01 00:00:00.000003+00"}));
+  EXPECT_EQ(row1, (std::vector<std::string>{"7", "1", "0", "de", "1969-12-31", "1969-12-31 23:59:58+00", "1970-01-01 00:00:00",
+                                            "1969-12-31 23:59:59.999999+00"}));
 
   // Refused, naming the column: a type we do not hold, and nanoseconds finer than microseconds.
   cols = {{"L", bytes(uint64_t(1), uint64_t(2)), {}}};
@@ -341,7 +342,8 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
   ASSERT_FALSE(refused.ok());
   EXPECT_TRUE(refused.status().IsNotSupported());
   EXPECT_NE(refused.status().message().find("'i8' has format 'L'"), std::string::npos) << refused.status().ToString();
-  cols = {{"tsn:", bytes(int64_t(1001), int64_t(0)), {}}};
+  // Nanoseconds with a time zone become a timestamptz's microseconds: finer ones are refused.
+  cols = {{"tsn:UTC", bytes(int64_t(1001), int64_t(0)), {}}};
   given = false;
   ArrowArrayStream fine = stream;
   fine.release = [](ArrowArrayStream* s) { s->release = nullptr; };
@@ -351,6 +353,20 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
   auto r = (*ns)->Next(&b);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().IsNotSupported()) << r.status().ToString();
+  // Without a time zone every nanosecond is kept (timestamp_ns); binaries stay bytes.
+  cols = {{"tsn:", bytes(int64_t(1001), int64_t(-1)), {}}, {"z", bytes(int32_t(0), int32_t(2), int32_t(3)), {0x00, 0xff, 0x5c}}};
+  given = false;
+  ArrowArrayStream exact = stream;
+  exact.release = [](ArrowArrayStream* s) { s->release = nullptr; };
+  auto kept = StreamImporter::Make(&exact);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ((*kept)->schema().ToString(), "i8:timestamp_ns,u16:binary");
+  Batch k;
+  ASSERT_TRUE(*(*kept)->Next(&k));
+  EXPECT_EQ(k.column(0).GetValue(0).ToString(), "1970-01-01 00:00:00.000001001");
+  EXPECT_EQ(k.column(0).GetValue(1).ToString(), "1969-12-31 23:59:59.999999999");
+  EXPECT_EQ(k.column(1).GetValue(0).ToString(), "\\x00\\xFF");
+  EXPECT_EQ(k.column(1).GetValue(1).ToString(), "\\x5C");
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ bool BeforeYearOne(const Value& v) {
   if (v.is_null()) return false;
   int64_t first_day = DaysFromCivil(1, 1, 1);
   if (v.type() == TypeId::kDate) return v.int_value() < first_day;
-  if (v.type() == TypeId::kTimestamp) return v.int_value() < first_day * 86400000000LL;
+  if (v.type() == TypeId::kTimestamp || v.type() == TypeId::kTimestampTz) return v.int_value() < first_day * 86400000000LL;
   return false;
 }
 
@@ -195,8 +195,8 @@ TEST_F(CsvDuckDBTest, DialectsAndSniffingReadAsDuckDBReadsThem) {
   }
 }
 
-// Offsets and the UTC designator: DuckDB reads such a column as TIMESTAMP WITH TIME ZONE; we keep
-// the UTC instant as a timestamp. The same microseconds since 1970 either way.
+// Offsets and the UTC designator: DuckDB reads such a column as TIMESTAMP WITH TIME ZONE, and so
+// do we (timestamptz, the UTC instant). The same type and microseconds since 1970 either way.
 TEST_F(CsvDuckDBTest, IsoTimestampsWithOffsetsAreTheSameInstants) {
   TempDir dir;
   const std::string text =
@@ -205,8 +205,12 @@ TEST_F(CsvDuckDBTest, IsoTimestampsWithOffsetsAreTheSameInstants) {
   std::ofstream(path, std::ios::binary) << text;
   Result<Batch> ours = ReadCsv(text, ReadOptions{});
   ASSERT_TRUE(ours.ok()) << ours.status().ToString();
-  ASSERT_EQ(ours->schema().field(0).type, TypeId::kTimestamp);
+  ASSERT_EQ(ours->schema().field(0).type, TypeId::kTimestampTz);
   auto duck = RunDuckDB("SELECT epoch_us(ts)::VARCHAR FROM read_csv(" + SqlQuote(path) + ")");
+  ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+  auto duck_type = RunDuckDB("SELECT typeof(ts) FROM read_csv(" + SqlQuote(path) + ") LIMIT 1");
+  ASSERT_TRUE(duck_type.ok()) << duck_type.status().ToString();
+  EXPECT_EQ(duck_type->rows[0][0], "TIMESTAMP WITH TIME ZONE");
   ASSERT_TRUE(duck.ok()) << duck.status().ToString();
   ASSERT_EQ(duck->rows.size(), ours->num_rows());
   for (size_t r = 0; r < ours->num_rows(); ++r) {

@@ -207,7 +207,7 @@ bool CsvReader::FitsTypes(const CsvRecord& record, const std::vector<TypeId>& ty
   for (size_t i = 0; i < types.size(); ++i) {
     const CsvField& f = record[i];
     if (IsNull(f) || types[i] == TypeId::kString) continue;
-    if (f.text.empty()) continue;  // "" is NULL outside strings
+    if (f.text.empty()) continue;  // "" is NULL outside strings, empty in binaries
     Column probe(types[i]);
     if (!AppendParsed(f.text, &probe)) return false;
   }
@@ -225,7 +225,9 @@ Status CsvReader::AppendRecord(Batch* out) {
     const CsvField& f = record_[i];
     Column& column = out->mutable_column(i);
     const TypeId type = column.type();
-    if (IsNull(f) || (f.text.empty() && type != TypeId::kString)) {
+    // "" is the empty value of a string or binary column, NULL in others.
+    const bool text_like = type == TypeId::kString || type == TypeId::kBinary;
+    if (IsNull(f) || (f.text.empty() && !text_like)) {
       if (!schema_.field(i).nullable)
         return FieldError(i, f, f.text.empty() ? "NULL (empty field) in a NOT NULL column" : "NULL in a NOT NULL column");
       column.AppendNull();

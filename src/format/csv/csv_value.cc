@@ -116,17 +116,38 @@ bool AppendParsed(std::string_view text, Column* column) {
       column->Append<int32_t>(*v);
       return true;
     }
-    case TypeId::kTimestamp: {
-      Result<int64_t> v = ParseTimestamp(TrimBlanks(text));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: {
+      Result<int64_t> v = column->type() == TypeId::kTimestampNs ? ParseTimestampNs(TrimBlanks(text))
+                                                                 : ParseTimestamp(TrimBlanks(text));
       if (!v.ok()) return false;
       column->Append<int64_t>(*v);
       return true;
+    }
+    case TypeId::kBinary: {
+      Result<std::string> v = ParseBinary(text);
+      return v.ok() && column->AppendString(*v).ok();
+    }
+    case TypeId::kUuid: {
+      Result<std::string> v = ParseUuid(TrimBlanks(text));
+      return v.ok() && column->AppendString(*v).ok();
     }
     case TypeId::kString:
       break;
   }
   return false;
 }
+
+namespace {
+
+// Whether a timestamp's text names its offset from UTC ("Z", "+02", "-05:30" after the time).
+bool HasZone(std::string_view text) {
+  const size_t time = text.find(':');
+  return time != std::string_view::npos && text.find_first_of("Zz+-", time) != std::string_view::npos;
+}
+
+}  // namespace
 
 void TypeInference::Observe(std::string_view text) {
   seen_ = true;
@@ -148,6 +169,7 @@ void TypeInference::Observe(std::string_view text) {
   if ((candidates_ & kTimestampBit) && !ParseTimestamp(TrimBlanks(text)).ok()) {
     candidates_ &= uint8_t(~kTimestampBit);
   }
+  if ((candidates_ & kTimestampBit) && HasZone(text)) zoned_ = true;
 }
 
 TypeId TypeInference::Type() const {
@@ -156,7 +178,7 @@ TypeId TypeInference::Type() const {
   if (candidates_ & kInt64Bit) return TypeId::kInt64;
   if (candidates_ & kDoubleBit) return TypeId::kDouble;
   if (candidates_ & kDateBit) return TypeId::kDate;
-  if (candidates_ & kTimestampBit) return TypeId::kTimestamp;
+  if (candidates_ & kTimestampBit) return zoned_ ? TypeId::kTimestampTz : TypeId::kTimestamp;
   return TypeId::kString;
 }
 
@@ -198,7 +220,11 @@ void AppendFormatted(const Column& column, size_t row, std::string* out) {
       out->append(FormatDate(column.Get<int32_t>(row)));
       return;
     case TypeId::kTimestamp:
-      out->append(FormatTimestamp(column.Get<int64_t>(row)));
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kBinary:
+    case TypeId::kUuid:
+      out->append(column.GetValue(row).ToString());
       return;
     case TypeId::kString:
       out->append(column.GetString(row));

@@ -7,6 +7,9 @@
 //   float/dbl  decimal or exponent notation, nan, inf, -inf (case-insensitive), parsed exactly
 //   date       YYYY-MM-DD
 //   timestamp  YYYY-MM-DD[ HH:MM[:SS[.ffffff]]]  (as ParseTimestamp in types.h)
+//   timestamptz  the same with Z or an offset, kept in UTC; written with "+00"
+//   timestamp_ns up to 9 fractional digits
+//   binary     bytes, \xHH escapes (as ParseBinary)  uuid  as ParseUuid
 // Strings are taken verbatim.
 #pragma once
 
@@ -31,7 +34,8 @@ bool ParseFloat(std::string_view text, float* out);
 bool AppendParsed(std::string_view text, Column* column);
 
 // Picks the narrowest of bool < int64 < double < date < timestamp < string that holds every
-// value observed. A column with no observed values is a string column.
+// value observed; timestamps are a timestamptz when one names its offset from UTC (as DuckDB's
+// sniffer). A column with no observed values is a string column.
 class TypeInference {
  public:
   // `text` is a non-NULL field value.
@@ -43,6 +47,7 @@ class TypeInference {
                            kTimestampBit = 16;
   uint8_t candidates_ = kBoolBit | kInt64Bit | kDoubleBit | kDateBit | kTimestampBit;
   bool seen_ = false;
+  bool zoned_ = false;
 };
 
 // Appends the CSV text of row `row` of `column` (which must be valid at `row`) to *out, unquoted:

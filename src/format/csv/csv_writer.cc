@@ -59,7 +59,8 @@ void WriteCsv(const Batch& batch, bool header, std::string* out, char delimiter)
       }
       value.clear();
       AppendFormatted(column, row, &value);
-      AppendField(value, false, delimiter, out);
+      // An empty binary is quoted, as an empty string is: a bare empty field reads as NULL.
+      AppendField(value, value.empty() && column.type() == TypeId::kBinary, delimiter, out);
     }
     out->push_back('\n');
   }

@@ -76,22 +76,35 @@ class RandomBatches {
       case TypeId::kDate:  // years 0001..9999: the range YYYY-MM-DD can express
         return Value::Date(int32_t(DaysFromCivil(1, 1, 1) + int64_t(Pick(3652059))));
       case TypeId::kTimestamp:
-        return Value::Timestamp(DaysFromCivil(1, 1, 1) * 86400000000LL +
-                                int64_t(uint64_t(rng_()) << 32 | rng_()) %
-                                    (3652059LL * 86400000000LL));
+      case TypeId::kTimestampTz:
+        return Value::Int(type, DaysFromCivil(1, 1, 1) * 86400000000LL +
+                                    int64_t(uint64_t(rng_()) << 32 | rng_()) % (3652059LL * 86400000000LL));
+      case TypeId::kTimestampNs:  // every int64 but the infinities is a timestamp_ns
+        return Value::TimestampNs(int64_t(uint64_t(rng_()) << 32 | rng_()) / 2);
       case TypeId::kString:
         return Value::String(RandomString());
+      case TypeId::kBinary: {
+        std::string bytes(Pick(6), '\0');
+        for (char& c : bytes) c = char(Pick(4) == 0 ? '\\' : rng_());
+        return Value::Binary(bytes);
+      }
+      case TypeId::kUuid: {
+        std::string bytes(16, '\0');
+        for (char& c : bytes) c = char(rng_());
+        return Value::Bytes(TypeId::kUuid, bytes);
+      }
     }
     return Value::Null(type);
   }
 
   Batch RandomBatch(size_t columns, size_t rows) {
-    static constexpr TypeId kTypes[] = {TypeId::kBool,  TypeId::kInt32,    TypeId::kInt64,
-                                        TypeId::kFloat, TypeId::kDouble,   TypeId::kString,
-                                        TypeId::kDate,  TypeId::kTimestamp};
+    static constexpr TypeId kTypes[] = {TypeId::kBool,        TypeId::kInt32,       TypeId::kInt64,
+                                        TypeId::kFloat,       TypeId::kDouble,      TypeId::kString,
+                                        TypeId::kDate,        TypeId::kTimestamp,   TypeId::kTimestampTz,
+                                        TypeId::kTimestampNs, TypeId::kBinary,      TypeId::kUuid};
     Schema schema;
     for (size_t i = 0; i < columns; ++i) {
-      TypeId type = Pick(3) == 0 ? TypeId::kString : kTypes[Pick(8)];
+      TypeId type = Pick(3) == 0 ? TypeId::kString : kTypes[Pick(std::size(kTypes))];
       schema.AddField(
           Field{"c" + std::to_string(i) + (i % 3 == 1 ? RandomString() : ""), type, true});
     }

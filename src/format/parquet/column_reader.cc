@@ -241,6 +241,11 @@ Status ColumnChunkDecoder::LoadDictionary(const PageHeader& h, const uint8_t* pa
       dict->strings.resize(n);
       RETURN_IF_ERROR(dec.GetByteArrays(dict->strings.data(), n));
       break;
+    case PhysicalType::kFixedLenByteArray:
+      RETURN_IF_ERROR(too_many(size_t(leaf_.type_length)));
+      dict->strings.resize(n);
+      for (size_t i = 0; i < size_t(n); ++i) RETURN_IF_ERROR(dec.GetFixedLenByteArray(size_t(leaf_.type_length), &dict->strings[i]));
+      break;
     default:
       return Status::NotSupported("dictionary for BOOLEAN columns");
   }
@@ -353,7 +358,8 @@ Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* pa
     case PhysicalType::kInt64: st = DecodeValues<int64_t>(encoding, values, values_size, n, valid, k, out); break;
     case PhysicalType::kFloat: st = DecodeValues<float>(encoding, values, values_size, n, valid, k, out); break;
     case PhysicalType::kDouble: st = DecodeValues<double>(encoding, values, values_size, n, valid, k, out); break;
-    case PhysicalType::kByteArray: st = DecodeValues<std::string_view>(encoding, values, values_size, n, valid, k, out); break;
+    case PhysicalType::kByteArray:
+    case PhysicalType::kFixedLenByteArray: st = DecodeValues<std::string_view>(encoding, values, values_size, n, valid, k, out); break;
     default: st = Status::NotSupported("physical type");
   }
   RETURN_IF_ERROR(st);
@@ -451,6 +457,14 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
     std::vector<std::string> owned;
     switch (encoding) {
       case Encoding::kPlain: {
+        if (leaf_.physical == PhysicalType::kFixedLenByteArray) {
+          const size_t width = size_t(leaf_.type_length);
+          if (k > size / width) return exceeds();
+          buf_->views.resize(k);
+          PlainDecoder dec(data, size);
+          for (size_t j = 0; j < k; ++j) RETURN_IF_ERROR(dec.GetFixedLenByteArray(width, &buf_->views[j]));
+          break;
+        }
         if (k > size / 4) return exceeds();
         buf_->views.resize(k);
         RETURN_IF_ERROR(PlainDecoder(data, size).GetByteArrays(buf_->views.data(), k));
@@ -468,6 +482,14 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
         return unsupported();
     }
     if (buf_->views.size() != k) return Status::Corruption("string decoder returned a wrong count");
+    if (leaf_.physical == PhysicalType::kFixedLenByteArray) {
+      for (std::string_view v : buf_->views) {
+        if (v.size() != size_t(leaf_.type_length)) {
+          return Status::Corruption("a FIXED_LEN_BYTE_ARRAY(" + std::to_string(leaf_.type_length) + ") value of " +
+                                    std::to_string(v.size()) + " bytes");
+        }
+      }
+    }
     return out->AppendStrings(buf_->views.data(), num_values, valid);
   } else if constexpr (std::is_same_v<P, uint8_t>) {
     uint8_t* vals = nullptr;
@@ -549,7 +571,7 @@ Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
   ColumnChunkDecoder decoder(leaf, codec, bound);
   size_t pos = 0;
   int64_t rows = 0;
-  bool sized = leaf.type != TypeId::kString;  // string chars reserved for the chunk yet?
+  bool sized = !IsBytes(leaf.type);  // string chars reserved for the chunk yet?
   const size_t chars_before = sized ? 0 : out->chars().size();
   while (rows < num_rows) {
     if (pos >= size) {
@@ -573,7 +595,7 @@ Status DecodeColumnChunk(const uint8_t* data, size_t size, uint64_t file_offset,
 
 void ReserveCharsLike(Column* out, uint64_t sample_chars, uint64_t sample_rows, uint64_t rows,
                       uint64_t limit) {
-  if (out->type() != TypeId::kString || sample_rows == 0 || sample_chars == 0 || rows == 0) return;
+  if (!IsBytes(out->type()) || sample_rows == 0 || sample_chars == 0 || rows == 0) return;
   const uint64_t max_chars = std::numeric_limits<uint32_t>::max();  // a column's own limit
   double estimate = double(sample_chars) / double(sample_rows) * double(rows) * 1.125;
   uint64_t want = uint64_t(std::min(estimate, double(std::min(limit, max_chars))));

@@ -87,7 +87,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
       compressed_.clear();
       RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(),
                                &compressed_, zstd_));
-      if (!codec_decided_ && codec_ == Codec::kZstd && field_.type == TypeId::kString && options_.fast_string_zstd) {
+      if (!codec_decided_ && codec_ == Codec::kZstd && IsBytes(field_.type) && options_.fast_string_zstd) {
         // The chunk's first page decides between the level and kZstdFastHuffman.
         std::string fast;
         RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(), &fast,
@@ -213,7 +213,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
   bool used_dictionary_ = false;
   std::optional<Encoding> used_other_;  // DELTA_BINARY_PACKED or BYTE_STREAM_SPLIT (see WriteOptions)
   Codec codec_ = options_.codec;  // of this chunk (see WriteOptions::skip_incompressible)
-  const int zstd_level_ = field_.type != TypeId::kString && options_.fixed_width_zstd_level
+  const int zstd_level_ = !IsBytes(field_.type) && options_.fixed_width_zstd_level
                               ? *options_.fixed_width_zstd_level
                               : options_.zstd_level;
   ZstdSettings zstd_{zstd_level_};  // of this chunk (see WriteOptions::fast_string_zstd)
@@ -289,7 +289,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
       if (dict_pages_ > 0) {
         has_dict = true;
         std::string values;
-        dict_.EncodePlain(&values);
+        dict_.EncodePlain(&values, fixed_length_);
         PageHeader h;
         h.type = PageType::kDictionaryPage;
         DictionaryPageHeader& d = h.dictionary_page_header.emplace();
@@ -371,7 +371,11 @@ class TypedChunkWriter final : public ChunkWriterBase {
 
   void PutPlain(const T& v) {
     if constexpr (kIsString) {
-      PlainEncodeByteArray(v, &plain_bytes_);
+      if (fixed_length_) {
+        plain_bytes_.append(v);  // FIXED_LEN_BYTE_ARRAY: no length before each value
+      } else {
+        PlainEncodeByteArray(v, &plain_bytes_);
+      }
     } else {
       plain_values_.push_back(v);
     }
@@ -428,7 +432,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
     if (mm.count == 0) return s;
     auto value = [&](const StatT& v, bool is_min) {
       if constexpr (kIsString) {
-        return Value::String(v);
+        return Value::Bytes(field_.type, v);
       } else if constexpr (kIsBool) {
         return Value::Bool(v != 0);
       } else if constexpr (kIsFloat) {
@@ -537,6 +541,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
   std::vector<uint32_t> indices_;
   std::vector<std::conditional_t<kIsString, char, T>> plain_values_;
   std::string plain_bytes_;  // PLAIN strings of the current page
+  const bool fixed_length_ = field_.type == TypeId::kUuid;  // FIXED_LEN_BYTE_ARRAY(16)
   std::string values_;
   MinMax page_stats_, chunk_stats_;
   ColumnIndex column_index_;
@@ -559,10 +564,14 @@ std::unique_ptr<ColumnChunkWriter> ColumnChunkWriter::Make(const Field& field,
     case TypeId::kInt32:
     case TypeId::kDate: return std::make_unique<TypedChunkWriter<int32_t>>(field, options);
     case TypeId::kInt64:
-    case TypeId::kTimestamp: return std::make_unique<TypedChunkWriter<int64_t>>(field, options);
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return std::make_unique<TypedChunkWriter<int64_t>>(field, options);
     case TypeId::kFloat: return std::make_unique<TypedChunkWriter<float>>(field, options);
     case TypeId::kDouble: return std::make_unique<TypedChunkWriter<double>>(field, options);
-    case TypeId::kString: return std::make_unique<TypedChunkWriter<std::string_view>>(field, options);
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: return std::make_unique<TypedChunkWriter<std::string_view>>(field, options);
   }
   return nullptr;
 }

@@ -48,7 +48,7 @@ class DictionaryBuilder {
   size_t size() const { return values_.size(); }
   T At(uint32_t i) const { return values_[i]; }
   size_t EncodedSize() const { return values_.size() * sizeof(T); }
-  void EncodePlain(std::string* out) const { PlainEncode(values_.data(), values_.size(), out); }
+  void EncodePlain(std::string* out, bool /*fixed_length*/ = false) const { PlainEncode(values_.data(), values_.size(), out); }
   void Clear() {
     values_.clear();
     slots_.clear();
@@ -96,9 +96,16 @@ class DictionaryBuilder<std::string_view> {
     return std::string_view(chars_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]);
   }
   size_t EncodedSize() const { return chars_.size() + 4 * size(); }
-  void EncodePlain(std::string* out) const {
+  // PLAIN values; `fixed_length` for FIXED_LEN_BYTE_ARRAY (no length before each value).
+  void EncodePlain(std::string* out, bool fixed_length = false) const {
     out->reserve(out->size() + EncodedSize());
-    for (size_t i = 0; i < size(); ++i) PlainEncodeByteArray(At(uint32_t(i)), out);
+    for (size_t i = 0; i < size(); ++i) {
+      if (fixed_length) {
+        out->append(At(uint32_t(i)));
+      } else {
+        PlainEncodeByteArray(At(uint32_t(i)), out);
+      }
+    }
   }
   void Clear() {
     hashes_.clear();

@@ -223,8 +223,10 @@ TEST(ParquetDuckDBTest, DuckDBSeesOurSchemaStatisticsAndMetadata) {
   if (HasFatalFailure()) return;
 
   // One column per (bound, type): the stats text cast back to the column's DuckDB type.
-  const TypeId kTypes[] = {TypeId::kBool,   TypeId::kInt32,  TypeId::kInt64, TypeId::kFloat,
-                           TypeId::kDouble, TypeId::kString, TypeId::kDate,  TypeId::kTimestamp};
+  const TypeId kTypes[] = {TypeId::kBool,        TypeId::kInt32,       TypeId::kInt64,  TypeId::kFloat,
+                           TypeId::kDouble,      TypeId::kString,      TypeId::kDate,   TypeId::kTimestamp,
+                           TypeId::kTimestampTz, TypeId::kTimestampNs, TypeId::kBinary, TypeId::kUuid};
+  constexpr size_t kNumTypes = std::size(kTypes);
   std::string casts;
   for (const char* bound : {"min", "max"}) {
     for (TypeId t : kTypes) {
@@ -250,7 +252,7 @@ TEST(ParquetDuckDBTest, DuckDBSeesOurSchemaStatisticsAndMetadata) {
     SCOPED_TRACE(c.name);
     const Schema& s = c.batch.schema();
     // Statistics: one row per (row group, column); row groups cut every row_group_rows rows.
-    // Columns: 4 fixed, then min_<type> for the 8 types in TypeId order, then max_<type>.
+    // Columns: 4 fixed, then min_<type> for every type in TypeId order, then max_<type>.
     std::vector<std::string> names = {"row_group_id", "path_in_schema", "row_group_num_rows",
                                       "stats_null_count"};
     for (const char* bound : {"min_", "max_"}) {
@@ -277,7 +279,7 @@ TEST(ParquetDuckDBTest, DuckDBSeesOurSchemaStatisticsAndMetadata) {
           std::optional<Value> bound = ExpectedBound(data, begin, end, want_max);
           std::optional<std::string> want =
               bound ? RenderLikeDuckDB(*bound) : std::optional<std::string>();
-          size_t slot = 4 + (want_max ? 8 : 0) + size_t(f.type);
+          size_t slot = 4 + (want_max ? kNumTypes : 0) + size_t(f.type);
           EXPECT_EQ(got[k][slot], want) << where << " " << names[slot];
         }
       }
@@ -291,7 +293,8 @@ TEST(ParquetDuckDBTest, DuckDBSeesOurSchemaStatisticsAndMetadata) {
       static const std::map<TypeId, std::string> kPhysical = {
           {TypeId::kBool, "BOOLEAN"}, {TypeId::kInt32, "INT32"},       {TypeId::kInt64, "INT64"},
           {TypeId::kFloat, "FLOAT"},  {TypeId::kDouble, "DOUBLE"},     {TypeId::kString, "BYTE_ARRAY"},
-          {TypeId::kDate, "INT32"},   {TypeId::kTimestamp, "INT64"}};
+          {TypeId::kDate, "INT32"},   {TypeId::kTimestamp, "INT64"},   {TypeId::kTimestampTz, "INT64"},
+          {TypeId::kTimestampNs, "INT64"}, {TypeId::kBinary, "BYTE_ARRAY"}, {TypeId::kUuid, "FIXED_LEN_BYTE_ARRAY"}};
       EXPECT_EQ(by_name[f.name][1], f.nullable ? "OPTIONAL" : "REQUIRED") << f.name;
       EXPECT_EQ(by_name[f.name][2], kPhysical.at(f.type)) << f.name;
     }
@@ -378,7 +381,16 @@ const std::vector<DuckColumn>& DuckColumns() {
       {"ts_ms", "CASE WHEN i % 59 = 0 THEN NULL ELSE make_timestamp((i * 7919 - 20000000)::BIGINT * 1000003)::TIMESTAMP_MS END",
        TypeId::kTimestamp, "CAST(ts_ms AS TIMESTAMP)"},
       {"ts_ns", "CASE WHEN i % 61 = 0 THEN NULL ELSE make_timestamp_ns((i * 7919 - 20000000)::BIGINT * 1000003000) END",
-       TypeId::kTimestamp, "CAST(ts_ns AS TIMESTAMP)"},
+       TypeId::kTimestampNs, ""},
+      {"ns_fine", "CASE WHEN i % 67 = 0 THEN NULL WHEN i = 1 THEN make_timestamp_ns(-9223372036854775806)"
+                  " ELSE make_timestamp_ns((i * 7919 - 20000000)::BIGINT * 1000003001 + i) END", TypeId::kTimestampNs, ""},
+      // Instants written whatever DuckDB's TimeZone: the epoch plus an interval.
+      {"tstz", "CASE WHEN i % 71 = 0 THEN NULL ELSE to_timestamp(0) + to_microseconds((i * 7919 - 20000000)::BIGINT * 1000003) END",
+       TypeId::kTimestampTz, ""},
+      {"blob", "CASE WHEN i % 73 = 0 THEN NULL WHEN i % 73 = 1 THEN ''::BLOB ELSE from_hex(md5(i::VARCHAR)[1:(i % 32) + 1]) END",
+       TypeId::kBinary, ""},
+      {"uid", "CASE WHEN i % 79 = 0 THEN NULL WHEN i = 1 THEN UUID 'ffffffff-ffff-ffff-ffff-ffffffffffff'"
+              " WHEN i = 2 THEN UUID '00000000-0000-0000-0000-000000000000' ELSE md5(i::VARCHAR)::UUID END", TypeId::kUuid, ""},
   };
   return cols;
 }
@@ -474,8 +486,6 @@ TEST(ParquetDuckDBTest, TypesOutsideOurSubsetAreNotSupportedNamingTheColumn) {
       {"st", "{'a': i, 'b': 'x'}"},
       {"mp", "MAP {'k': i}"},
       {"tm", "TIME '12:00:00' + to_seconds(i)"},
-      {"uid", "uuid()"},
-      {"ns_finer", "make_timestamp_ns(1700000000000000001 + i * 1000)"},  // never cut to microseconds
   };
   std::string sql;
   for (const auto& [name, expr] : refused) {

@@ -11,10 +11,14 @@ PhysicalType PhysicalTypeFor(TypeId type) {
     case TypeId::kInt32:
     case TypeId::kDate: return PhysicalType::kInt32;
     case TypeId::kInt64:
-    case TypeId::kTimestamp: return PhysicalType::kInt64;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: return PhysicalType::kInt64;
     case TypeId::kFloat: return PhysicalType::kFloat;
     case TypeId::kDouble: return PhysicalType::kDouble;
-    case TypeId::kString: return PhysicalType::kByteArray;
+    case TypeId::kString:
+    case TypeId::kBinary: return PhysicalType::kByteArray;
+    case TypeId::kUuid: return PhysicalType::kFixedLenByteArray;
   }
   return PhysicalType::kInt64;
 }
@@ -32,12 +36,17 @@ SchemaElement SchemaElementFor(const Field& field) {
     e.converted_type = ConvertedType::kDate;
     e.logical_type.emplace();
     e.logical_type->kind = LogicalType::kDate;
-  } else if (field.type == TypeId::kTimestamp) {
-    e.converted_type = ConvertedType::kTimestampMicros;
+  } else if (IsTimestamp(field.type)) {
+    // The legacy converted type stands for microseconds only.
+    if (field.type != TypeId::kTimestampNs) e.converted_type = ConvertedType::kTimestampMicros;
     e.logical_type.emplace();
     e.logical_type->kind = LogicalType::kTimestamp;
-    e.logical_type->unit = TimeUnit::kMicros;
-    e.logical_type->is_adjusted_to_utc = false;
+    e.logical_type->unit = field.type == TypeId::kTimestampNs ? TimeUnit::kNanos : TimeUnit::kMicros;
+    e.logical_type->is_adjusted_to_utc = field.type == TypeId::kTimestampTz;
+  } else if (field.type == TypeId::kUuid) {
+    e.type_length = 16;
+    e.logical_type.emplace();
+    e.logical_type->kind = LogicalType::kUuid;
   }
   return e;
 }
@@ -143,11 +152,12 @@ Result<LeafColumn> ResolveLeaf(const SchemaElement& e) {
     case PhysicalType::kInt64: {
       c.type = TypeId::kInt64;
       if (logical == LogicalType::kTimestamp) {
-        c.type = TypeId::kTimestamp;
-        TimeUnit u = e.logical_type->unit;
-        c.conversion = u == TimeUnit::kMillis  ? ValueConversion::kMillisToMicros
-                       : u == TimeUnit::kNanos ? ValueConversion::kNanosToMicros
-                                               : ValueConversion::kNone;
+        const TimeUnit u = e.logical_type->unit;
+        const bool utc = e.logical_type->is_adjusted_to_utc;
+        c.type = utc ? TypeId::kTimestampTz : (u == TimeUnit::kNanos ? TypeId::kTimestampNs : TypeId::kTimestamp);
+        c.conversion = u == TimeUnit::kMillis                 ? ValueConversion::kMillisToMicros
+                       : u == TimeUnit::kNanos && utc         ? ValueConversion::kNanosToMicros
+                                                              : ValueConversion::kNone;
         return c;
       }
       if (logical == LogicalType::kInteger) {
@@ -187,13 +197,28 @@ Result<LeafColumn> ResolveLeaf(const SchemaElement& e) {
             conv != ConvertedType::kEnum && conv != ConvertedType::kJson) {
           return unsupported(ConvertedName(conv) + std::string(" on BYTE_ARRAY"));
         }
+        // Bytes with no annotation are not text (DuckDB reads them as BLOB).
+        if (logical == LogicalType::kNone && conv == kNoConversion) c.type = TypeId::kBinary;
         return c;
       }
       return unsupported(LogicalName(logical));
     case PhysicalType::kInt96:
       return unsupported("INT96");
-    case PhysicalType::kFixedLenByteArray:
-      return unsupported("FIXED_LEN_BYTE_ARRAY");
+    case PhysicalType::kFixedLenByteArray: {
+      if (!e.type_length || *e.type_length <= 0) {
+        return Status::Corruption("column '" + e.name + "': FIXED_LEN_BYTE_ARRAY without a positive type_length");
+      }
+      c.type_length = *e.type_length;
+      if (logical == LogicalType::kUuid) {
+        if (c.type_length != 16) return Status::Corruption("column '" + e.name + "': a UUID of " + std::to_string(c.type_length) + " bytes");
+        c.type = TypeId::kUuid;
+        return c;
+      }
+      if (logical != LogicalType::kNone) return unsupported(LogicalName(logical) + std::string(" on FIXED_LEN_BYTE_ARRAY"));
+      if (conv != kNoConversion) return unsupported(ConvertedName(conv) + std::string(" on FIXED_LEN_BYTE_ARRAY"));
+      c.type = TypeId::kBinary;
+      return c;
+    }
   }
   return unsupported("physical type " + std::to_string(int(c.physical)));
 }
@@ -235,7 +260,10 @@ std::optional<Value> DecodeStatValue(const LeafColumn& c, std::string_view b) {
       return Value::Double(v);
     }
     case PhysicalType::kByteArray:
-      return Value::String(std::string(b));
+      return Value::Bytes(c.type, std::string(b));
+    case PhysicalType::kFixedLenByteArray:
+      if (b.size() != size_t(c.type_length)) return std::nullopt;
+      return Value::Bytes(c.type, std::string(b));
     default:
       return std::nullopt;
   }

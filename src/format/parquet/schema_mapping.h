@@ -2,14 +2,18 @@
 // statistics bytes become Values.
 //
 // Write: bool->BOOLEAN, int32->INT32, int64->INT64, float->FLOAT, double->DOUBLE,
-//   string->BYTE_ARRAY STRING (+UTF8), date->INT32 DATE, timestamp->INT64
-//   TIMESTAMP(MICROS, isAdjustedToUTC=false) (+TIMESTAMP_MICROS).
+//   string->BYTE_ARRAY STRING (+UTF8), binary->BYTE_ARRAY, uuid->FIXED_LEN_BYTE_ARRAY(16) UUID,
+//   date->INT32 DATE, timestamp->INT64 TIMESTAMP(MICROS, isAdjustedToUTC=false)
+//   (+TIMESTAMP_MICROS), timestamptz->INT64 TIMESTAMP(MICROS, isAdjustedToUTC=true)
+//   (+TIMESTAMP_MICROS), timestamp_ns->INT64 TIMESTAMP(NANOS, isAdjustedToUTC=false).
 // Read: the same, plus INT32 INTEGER(8/16/32, signed or unsigned 8/16) -> int32,
-//   INTEGER(32, unsigned) -> int64, TIMESTAMP millis/micros/nanos -> timestamp µs (nanos are
-//   floor-divided by 1000: sub-microsecond digits are dropped), isAdjustedToUTC is accepted
-//   either way (values are µs since the epoch, no zone), BYTE_ARRAY with STRING, UTF8, ENUM,
-//   JSON or no annotation -> string. An unrecognized LogicalType member (a newer writer) is
-//   ignored in favour of converted_type / the physical type. Everything else is NotSupported
+//   INTEGER(32, unsigned) -> int64, TIMESTAMP millis/micros -> timestamp µs, or timestamptz when
+//   isAdjustedToUTC; TIMESTAMP nanos -> timestamp_ns, or timestamptz when isAdjustedToUTC (then
+//   NotSupported for a value that is not whole microseconds); the legacy TIMESTAMP_MILLIS /
+//   MICROS converted types alone -> timestamp; BYTE_ARRAY with STRING, UTF8, ENUM or JSON ->
+//   string, with no annotation -> binary; FIXED_LEN_BYTE_ARRAY with UUID -> uuid, with no
+//   annotation -> binary. An unrecognized LogicalType member (a newer writer) is ignored in
+//   favour of converted_type / the physical type. Everything else is NotSupported
 //   "column 'x': <what> not supported".
 #pragma once
 
@@ -37,6 +41,7 @@ struct LeafColumn {
   bool nullable = true;  // OPTIONAL (max definition level 1) vs REQUIRED
   PhysicalType physical = PhysicalType::kInt64;
   ValueConversion conversion = ValueConversion::kNone;
+  int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY's bytes per value
 };
 
 PhysicalType PhysicalTypeFor(TypeId type);

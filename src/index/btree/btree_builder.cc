@@ -42,10 +42,14 @@ Status BTreeBuilder::Add(const Column& values, const uint64_t* row_addresses, si
     case TypeId::kInt32:
     case TypeId::kDate: st = AddFixedKeys<int32_t>(values, row_addresses, [](int32_t x) { return IntKey(x); }); break;
     case TypeId::kInt64:
-    case TypeId::kTimestamp: st = AddFixedKeys<int64_t>(values, row_addresses, [](int64_t x) { return IntKey(x); }); break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: st = AddFixedKeys<int64_t>(values, row_addresses, [](int64_t x) { return IntKey(x); }); break;
     case TypeId::kFloat: st = AddFixedKeys<float>(values, row_addresses, [](float x) { return DoubleKey(x); }); break;
     case TypeId::kDouble: st = AddFixedKeys<double>(values, row_addresses, [](double x) { return DoubleKey(x); }); break;
     case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid:
       for (size_t i = 0; i < count && st.ok(); ++i) {
         if (values.IsNull(i)) {
           nulls_.Add(row_addresses[i]);

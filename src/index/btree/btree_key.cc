@@ -56,10 +56,14 @@ void AppendKey(const Column& column, size_t row, std::string* out) {
     case TypeId::kInt32:
     case TypeId::kDate: PutInt(column.Get<int32_t>(row), out); return;
     case TypeId::kInt64:
-    case TypeId::kTimestamp: PutInt(column.Get<int64_t>(row), out); return;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: PutInt(column.Get<int64_t>(row), out); return;
     case TypeId::kFloat: PutDouble(double(column.Get<float>(row)), out); return;
     case TypeId::kDouble: PutDouble(column.Get<double>(row), out); return;
-    case TypeId::kString: out->append(column.GetString(row)); return;
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: out->append(column.GetString(row)); return;
   }
 }
 
@@ -73,7 +77,9 @@ Result<std::string> EncodeQueryKey(TypeId column_type, const Value& value) {
   };
   switch (column_type) {
     case TypeId::kString:
-      if (vt != TypeId::kString) return mismatch();
+    case TypeId::kBinary:
+    case TypeId::kUuid:
+      if (vt != column_type) return mismatch();
       return value.string_value();
     case TypeId::kFloat:
     case TypeId::kDouble:
@@ -95,7 +101,10 @@ Result<std::string> EncodeQueryKey(TypeId column_type, const Value& value) {
     case TypeId::kInt64:
     case TypeId::kDate:
     case TypeId::kTimestamp:
-      if (vt == TypeId::kString || vt == TypeId::kBool || IsFloating(vt)) return mismatch();
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+      // Integers as they are; a temporal value only of the column's own type (units differ).
+      if (IsBytes(vt) || vt == TypeId::kBool || IsFloating(vt) || (IsTemporal(vt) && vt != column_type)) return mismatch();
       PutInt(value.int_value(), &out);
       return out;
   }
@@ -104,7 +113,7 @@ Result<std::string> EncodeQueryKey(TypeId column_type, const Value& value) {
 
 Status AppendDecodedKey(std::string_view key, Column* out) {
   const TypeId type = out->type();
-  if (type == TypeId::kString) return out->AppendString(key);
+  if (IsBytes(type)) return out->AppendString(key);
   if (key.size() != kFixedKeyWidth) {
     return Status::Corruption("btree key of " + std::to_string(key.size()) + " bytes for type " +
                               TypeName(type));
@@ -123,10 +132,14 @@ Status AppendDecodedKey(std::string_view key, Column* out) {
       out->Append<int32_t>(int32_t(i));
       return Status::OK();
     case TypeId::kInt64:
-    case TypeId::kTimestamp: out->Append<int64_t>(i); return Status::OK();
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: out->Append<int64_t>(i); return Status::OK();
     case TypeId::kFloat: out->Append<float>(float(GetDouble(key))); return Status::OK();
     case TypeId::kDouble: out->Append<double>(GetDouble(key)); return Status::OK();
-    case TypeId::kString: break;
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: break;
   }
   return Status::OK();
 }

@@ -27,7 +27,7 @@ namespace lakeindex::index::btree {
 inline constexpr size_t kFixedKeyWidth = 8;
 
 // Width of every key of `type`, or 0 for variable-width (strings).
-inline size_t KeyWidth(TypeId type) { return type == TypeId::kString ? 0 : kFixedKeyWidth; }
+inline size_t KeyWidth(TypeId type) { return IsBytes(type) ? 0 : kFixedKeyWidth; }
 
 // Fixed-width keys as integers: the 8 key bytes read big-endian, so that unsigned integer order
 // is key order (the sorter radix-sorts these).

@@ -21,7 +21,7 @@ void PutLE(std::string* out, T v) {
 void PutBound(std::string* out, const std::optional<Value>& v, TypeId type) {
   out->push_back(v ? 1 : 0);
   if (!v) return;
-  if (type == TypeId::kString) {
+  if (IsBytes(type)) {
     PutLE<uint32_t>(out, uint32_t(v->string_value().size()));
     out->append(v->string_value());
   } else if (type == TypeId::kBool) {

@@ -13,7 +13,7 @@ namespace {
 // Whether CompareValues may compare a query value with a bound of a `column` column.
 bool Comparable(TypeId column, const Value& v) {
   if (v.is_null()) return false;
-  if (column == TypeId::kString || v.type() == TypeId::kString) return column == v.type();
+  if (IsBytes(column) || IsBytes(v.type())) return column == v.type();
   if (column == TypeId::kBool || v.type() == TypeId::kBool) return column == v.type();
   return true;  // numbers, dates and timestamps compare numerically
 }

@@ -77,9 +77,9 @@ Result<Transform> FitColumnTransform(TypeId type, const std::string& name, const
   if (!stats.min) {  // no value but NULL / NaN: every coordinate is an edge anyway
     t = Transform::FitDefault(type, Value::Null(type), Value::Null(type), {});
   } else if (mode == "linear") {
-    if (type == TypeId::kString) {
+    if (IsBytes(type)) {
       return Status::InvalidArgument("layout: the linear transformation needs a numeric column, '" + name +
-                                     "' is a string (use --transform quantile or default)");
+                                     "' is a " + TypeName(type) + " (use --transform quantile or default)");
     }
     // Over the finite values: ±infinity maps to the ends whatever the range. An infinite bound is
     // replaced by the sample's finite extreme on its side (values beyond it clamp to the edge).
@@ -595,7 +595,7 @@ uint64_t DefaultMemoryLimit() {
 Result<uint64_t> parts::DecodedBytes(const table::Table& table, const std::vector<const FragmentMeta*>& fragments) {
   uint64_t decoded = 0, rows = 0;
   size_t strings = 0;
-  for (const Field& f : table.schema().fields()) strings += f.type == TypeId::kString;
+  for (const Field& f : table.schema().fields()) strings += IsBytes(f.type);
   for (const FragmentMeta* f : fragments) {
     ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(*f));
     for (const parquet::RowGroup& rg : reader->metadata().row_groups) decoded += uint64_t(std::max<int64_t>(rg.total_byte_size, 0));

@@ -39,7 +39,9 @@ double AsDouble(const Value& v) {
     case TypeId::kBool: return v.bool_value() ? 1.0 : 0.0;
     case TypeId::kFloat:
     case TypeId::kDouble: return v.double_value();
-    case TypeId::kString: return 0;  // not comparable with numbers: any constant is monotone
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: return 0;  // not comparable with numbers: any constant is monotone
     default: return double(v.int_value());
   }
 }
@@ -96,14 +98,14 @@ double StringFrac(std::string_view x, std::string_view a, std::string_view b) {
 
 bool ValueMatchesType(const Value& v, TypeId type) {
   if (v.is_null()) return false;
-  if (type == TypeId::kString || v.type() == TypeId::kString) return type == v.type();
+  if (IsBytes(type) || IsBytes(v.type())) return type == v.type();
   if (type == TypeId::kBool || v.type() == TypeId::kBool) return type == v.type();
   return true;  // numbers and temporals convert among each other
 }
 
 // The bound as stored: a value of `type` (ints/dates/timestamps held as int64 of that type).
 Value NormalizeBound(const Value& v, TypeId type) {
-  if (type == TypeId::kString || type == TypeId::kBool) return v;
+  if (IsBytes(type) || type == TypeId::kBool) return v;
   if (IsFloating(type)) return type == TypeId::kFloat ? Value::Float(float(AsDouble(v))) : Value::Double(AsDouble(v));
   if (IsFloating(v.type())) {
     double x = std::clamp(v.double_value(), -9223372036854775808.0, 9223372036854774784.0);
@@ -127,7 +129,7 @@ json BoundToJson(const Value& v) {
 }
 
 Result<Value> BoundFromJson(const json& j, TypeId type) {
-  if (type == TypeId::kString && j.is_object()) {
+  if (IsBytes(type) && j.is_object()) {
     auto it = j.find("hex");
     if (it == j.end() || !it->is_string() || it->get_ref<const std::string&>().size() % 2 != 0) {
       return Status::Corruption("bad hex string bound in OTree transform");
@@ -144,7 +146,7 @@ Result<Value> BoundFromJson(const json& j, TypeId type) {
       if (hi < 0 || lo < 0) return Status::Corruption("bad hex digit in OTree transform bound");
       s.push_back(char(hi * 16 + lo));
     }
-    return Value::String(std::move(s));
+    return Value::Bytes(type, std::move(s));
   }
   return table::ValueFromJson(j, type);
 }
@@ -152,7 +154,7 @@ Result<Value> BoundFromJson(const json& j, TypeId type) {
 }  // namespace
 
 Result<Transform> Transform::FitLinear(TypeId type, const Value& min, const Value& max) {
-  if (type == TypeId::kString) return Status::InvalidArgument("linear transform of a string column: use quantile");
+  if (IsBytes(type)) return Status::InvalidArgument("linear transform of a string column: use quantile");
   if (!ValueMatchesType(min, type) || !ValueMatchesType(max, type)) {
     return Status::InvalidArgument(std::string("linear transform needs non-NULL ") + TypeName(type) + " bounds");
   }
@@ -180,7 +182,7 @@ Result<Transform> Transform::FitQuantile(TypeId type, std::vector<Value> sample,
                                      TypeName(type));
     }
     // NaN and the infinities take the ends of every transform's range: no bound is needed for them.
-    if (v.type() != TypeId::kString && v.type() != TypeId::kBool && !std::isfinite(AsDouble(v))) {
+    if (!IsBytes(v.type()) && v.type() != TypeId::kBool && !std::isfinite(AsDouble(v))) {
       infinite |= !std::isnan(AsDouble(v));
       continue;
     }
@@ -216,15 +218,15 @@ Result<Transform> Transform::FitDefault(TypeId type, const Value& min, const Val
     if (rest.empty()) {
       Transform t;
       t.type = type;
-      if (type == TypeId::kString) {
+      if (IsBytes(type)) {
         t.kind = Kind::kQuantile;
-        t.bounds.push_back(Value::String(""));
+        t.bounds.push_back(Value::Bytes(type, ""));
       }
       return t;
     }
     return FitQuantile(type, std::move(rest));
   }
-  bool finite = type != TypeId::kString && std::isfinite(AsDouble(min)) && std::isfinite(AsDouble(max));
+  bool finite = !IsBytes(type) && std::isfinite(AsDouble(min)) && std::isfinite(AsDouble(max));
   if (!finite) {
     // Strings, and ranges ending in an infinity or NaN, have no useful linear map (FitQuantile
     // leaves the infinities and NaN to the ends).
@@ -263,8 +265,8 @@ Result<Transform> Transform::FitDefault(TypeId type, const Value& min, const Val
 
 uint32_t Transform::Coord(const Value& v) const {
   if (v.is_null()) return 0;
-  if (v.type() == TypeId::kString) {
-    if (kind != Kind::kQuantile || type != TypeId::kString) return 0;
+  if (IsBytes(v.type())) {
+    if (kind != Kind::kQuantile || !IsBytes(type)) return 0;
     return QuantileCoord(
         std::string_view(v.string_value()), bounds.size(),
         [&](size_t i) { return std::string_view(bounds[i].string_value()); }, StringFrac);
@@ -276,15 +278,15 @@ uint32_t Transform::Coord(const Value& v) const {
     if (x > hi) return kMaxCoord;
     return CoordOfFraction(Fraction(x, lo, hi));
   }
-  if (type == TypeId::kString) return 0;
+  if (IsBytes(type)) return 0;
   return QuantileCoord(x, bounds.size(), [&](size_t i) { return AsDouble(bounds[i]); }, NumberFrac);
 }
 
 void Transform::Coords(const Column& column, uint32_t* out) const {
   size_t n = column.length();
-  if (column.type() == TypeId::kString) {
+  if (IsBytes(column.type())) {
     std::vector<std::string_view> bs;
-    if (kind == Kind::kQuantile && type == TypeId::kString) {
+    if (kind == Kind::kQuantile && IsBytes(type)) {
       for (const Value& b : bounds) bs.emplace_back(b.string_value());
     }
     for (size_t i = 0; i < n; ++i) {
@@ -297,7 +299,7 @@ void Transform::Coords(const Column& column, uint32_t* out) const {
     return;
   }
   std::vector<double> bd;
-  if (kind == Kind::kQuantile && type != TypeId::kString) {
+  if (kind == Kind::kQuantile && !IsBytes(type)) {
     bd.reserve(bounds.size());
     for (const Value& b : bounds) bd.push_back(AsDouble(b));
   }
@@ -308,7 +310,7 @@ void Transform::Coords(const Column& column, uint32_t* out) const {
       if (x > hi) return kMaxCoord;
       return CoordOfFraction(Fraction(x, lo, hi));
     }
-    if (type == TypeId::kString) return 0;
+    if (IsBytes(type)) return 0;
     return QuantileCoord(x, bd.size(), [&](size_t k) { return bd[k]; }, NumberFrac);
   };
   auto run = [&](auto typed) {
@@ -321,10 +323,14 @@ void Transform::Coords(const Column& column, uint32_t* out) const {
     case TypeId::kInt32:
     case TypeId::kDate: run(int32_t{}); break;
     case TypeId::kInt64:
-    case TypeId::kTimestamp: run(int64_t{}); break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: run(int64_t{}); break;
     case TypeId::kFloat: run(float{}); break;
     case TypeId::kDouble: run(double{}); break;
-    case TypeId::kString: break;  // handled above
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid: break;  // handled above
   }
 }
 
@@ -332,9 +338,9 @@ bool Transform::Covers(const Value& v) const {
   if (v.is_null()) return true;
   // NaN and ±infinity map to the ends whatever the fit (finite bounds: -inf at or below them,
   // +inf above).
-  if (v.type() != TypeId::kString && v.type() != TypeId::kBool && !std::isfinite(AsDouble(v))) return true;
+  if (!IsBytes(v.type()) && v.type() != TypeId::kBool && !std::isfinite(AsDouble(v))) return true;
   if (kind == Kind::kLinear) {
-    if (v.type() == TypeId::kString) return false;
+    if (IsBytes(v.type())) return false;
     double x = AsDouble(v);
     return x >= lo && x <= hi;
   }
@@ -372,7 +378,7 @@ Result<Transform> Transform::FromJson(const nlohmann::json& j, TypeId type) {
     t.kind = Kind::kLinear;
     t.lo = lo_it->get<double>();
     t.hi = hi_it->get<double>();
-    if (!std::isfinite(t.lo) || !std::isfinite(t.hi) || t.hi < t.lo || type == TypeId::kString) {
+    if (!std::isfinite(t.lo) || !std::isfinite(t.hi) || t.hi < t.lo || IsBytes(type)) {
       return Status::Corruption("linear OTree transform with bad range or type");
     }
     return t;
@@ -388,7 +394,7 @@ Result<Transform> Transform::FromJson(const nlohmann::json& j, TypeId type) {
     if (!v.ok()) return Status::Corruption("quantile OTree transform bound " + std::to_string(t.bounds.size()) + ": " +
                                            v.status().message());
     Value value = std::move(v).value();
-    if (value.is_null() || (type != TypeId::kString && type != TypeId::kBool && std::isnan(AsDouble(value)))) {
+    if (value.is_null() || (!IsBytes(type) && type != TypeId::kBool && std::isnan(AsDouble(value)))) {
       return Status::Corruption("quantile OTree transform bound is NULL or NaN");
     }
     if (!t.bounds.empty() && CompareValues(t.bounds.back(), value) >= 0) {
