@@ -55,7 +55,8 @@ py::object ColumnToNumpy(const Column& c) {
     // Objects: str (bytes when a value is not UTF-8), bytes for binary, uuid.UUID for uuid.
     py::array out(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(n)});
     auto* items = static_cast<PyObject**>(out.mutable_data());
-    const py::object uuid_class = c.type() == TypeId::kUuid ? py::module_::import("uuid").attr("UUID") : py::none();
+    py::object uuid_class = py::none();
+    if (c.type() == TypeId::kUuid) uuid_class = py::module_::import("uuid").attr("UUID");
     for (size_t i = 0; i < n; ++i) {
       py::object v = py::none();
       if (c.IsValid(i)) {
@@ -152,7 +153,8 @@ Result<Batch> BatchFromColumns(const py::list& columns) {
       case TypeId::kBinary:
       case TypeId::kUuid: {
         // str, bytes (or a uuid.UUID for uuid, whose .bytes are taken) or None.
-        const py::object uuid_class = type == TypeId::kUuid ? py::module_::import("uuid").attr("UUID") : py::none();
+        py::object uuid_class = py::none();
+        if (type == TypeId::kUuid) uuid_class = py::module_::import("uuid").attr("UUID");
         size_t i = 0;
         for (py::handle v : data) {
           const std::string row = "column '" + name + "' row " + std::to_string(i);
