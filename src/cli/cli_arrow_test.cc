@@ -67,6 +67,35 @@ Row MakeRow(int k) {
   // timestamp with microseconds
   if (k % 31 == 7) { cells.push_back(""); e.push_back(nullptr); }
   else { const int64_t us = (int64_t(k) - 1000) * 3600000001LL; cells.push_back(FormatTimestamp(us)); e.push_back(std::to_string(us)); }
+  // timestamptz: the instant, written with +00
+  if (k % 37 == 8) { cells.push_back(""); e.push_back(nullptr); }
+  else { const int64_t us = (int64_t(k) - 1700) * 7200000003LL; cells.push_back(FormatTimestamp(us) + "+00"); e.push_back(std::to_string(us)); }
+  // timestamp_ns: nanoseconds a microsecond cannot hold
+  if (k % 41 == 9) { cells.push_back(""); e.push_back(nullptr); }
+  else { const int64_t ns = (int64_t(k) - 1200) * 3600000000007LL; cells.push_back(FormatTimestampNs(ns)); e.push_back(std::to_string(ns)); }
+  // binary: any bytes (quoted: a comma or quote is a byte too), and the empty one
+  auto hex = [](std::string_view bytes) {
+    std::string out;
+    for (unsigned char c : bytes) out += "0123456789abcdef"[c >> 4], out += "0123456789abcdef"[c & 15];
+    return out;
+  };
+  if (k % 43 == 10) { cells.push_back(""); e.push_back(nullptr); }
+  else {
+    std::string bytes;
+    for (int j = 0; j < k % 6; ++j) bytes.push_back(char((k * 31 + j * 97) & 0xFF));
+    std::string text;
+    for (char c : FormatBinary(bytes)) text += c == '"' ? std::string("\"\"") : std::string(1, c);
+    cells.push_back("\"" + text + "\"");
+    e.push_back(hex(bytes));
+  }
+  // uuid
+  if (k % 47 == 11) { cells.push_back(""); e.push_back(nullptr); }
+  else {
+    std::string bytes(16, '\0');
+    for (int j = 0; j < 16; ++j) bytes[j] = char((k * 131 + j * 17) & 0xFF);
+    cells.push_back(FormatUuid(bytes));
+    e.push_back(hex(bytes));
+  }
   for (size_t c = 0; c < cells.size(); ++c) r.csv += (c ? "," : "") + cells[c];
   r.expected = e;
   return r;
@@ -76,7 +105,7 @@ class CliArrowTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!ArrowReaderAvailable()) GTEST_FAIL() << "apache-arrow is not installed in tests/arrow: run scripts/install-deps.sh";
-    std::string csv = "b,i,l,f,d,s,dt,ts\n";
+    std::string csv = "b,i,l,f,d,s,dt,ts,tz,ns,bin,u\n";
     for (int k = 0; k < kRows; ++k) {
       Row r = MakeRow(k);
       csv += r.csv + "\n";
@@ -84,7 +113,9 @@ class CliArrowTest : public ::testing::Test {
     }
     clitest::WriteFileText(dir_.Join("rows.csv"), csv);
     auto created = RunCli(dir_, {"create", dir_.Join("t"), "--from", dir_.Join("rows.csv"), "--rows-per-file", "1000",
-                                 "--schema", "b:bool,i:int32,l:int64,f:float,d:double,s:string,dt:date,ts:timestamp"});
+                                 "--schema",
+                                 "b:bool,i:int32,l:int64,f:float,d:double,s:string,dt:date,ts:timestamp,tz:timestamptz,"
+                                 "ns:timestamp_ns,bin:binary,u:uuid"});
     ASSERT_EQ(created.code, 0) << created.err;
   }
 
@@ -108,13 +139,17 @@ TEST_F(CliArrowTest, EveryTypeNullAndValueReadsBackInApacheArrow) {
   ASSERT_TRUE(got.is_object()) << got;
   const std::vector<std::pair<std::string, std::string>> fields = {
       {"b", "Bool"}, {"i", "Int32"}, {"l", "Int64"}, {"f", "Float32"}, {"d", "Float64"},
-      {"s", "Utf8"}, {"dt", "Date32<DAY>"}, {"ts", "Timestamp<MICROSECOND>"}};
+      {"s", "Utf8"}, {"dt", "Date32<DAY>"}, {"ts", "Timestamp<MICROSECOND>"}, {"tz", "Timestamp<MICROSECOND, UTC>"},
+      {"ns", "Timestamp<NANOSECOND>"}, {"bin", "Binary"}, {"u", "FixedSizeBinary[16]"}};
   ASSERT_EQ(got["fields"].size(), fields.size()) << got["fields"];
   for (size_t c = 0; c < fields.size(); ++c) {
     EXPECT_EQ(got["fields"][c]["name"], fields[c].first);
     EXPECT_EQ(got["fields"][c]["type"], fields[c].second) << "column " << fields[c].first;
     EXPECT_EQ(got["fields"][c]["nullable"], true);
   }
+  // A uuid is Arrow's canonical extension type over fixed_size_binary(16).
+  EXPECT_EQ(got["fields"][11]["metadata"]["ARROW:extension:name"], "arrow.uuid") << got["fields"][11];
+  EXPECT_EQ(got["fields"][10]["metadata"].size(), 0u);
   EXPECT_GE(got["batches"].get<int>(), 3) << "three files of 1,000 rows: a record batch or more each";
   ASSERT_EQ(got["rows"].size(), size_t(kRows));
   for (int k = 0; k < kRows; ++k) {
@@ -144,7 +179,7 @@ TEST_F(CliArrowTest, AFilteredQueryToStdoutAndAnEmptyOneAreStreamsToo) {
   ASSERT_EQ(none.code, 0) << none.err;
   json empty = Read(dir_.Join("none.arrow"));
   ASSERT_TRUE(empty.is_object()) << empty;
-  EXPECT_EQ(empty["fields"].size(), 8u) << "an empty result still carries its schema";
+  EXPECT_EQ(empty["fields"].size(), 12u) << "an empty result still carries its schema";
   EXPECT_EQ(empty["rows"].size(), 0u);
 }
 

@@ -69,8 +69,16 @@ std::string RenderOurs(const Value& v) {
     case TypeId::kFloat:
     case TypeId::kDouble: return RenderDouble(v.double_value());
     case TypeId::kString: return nlohmann::json(v.string_value()).dump();
+    // icebird's hyparquet gives a uuid as its 32 hex digits; it decodes an unannotated BYTE_ARRAY
+    // as UTF-8 text (no option to keep the bytes), so binary columns are not compared through it.
+    case TypeId::kUuid: {
+      std::string hex;
+      for (unsigned char c : v.string_value()) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
+      return hex;
+    }
     case TypeId::kBinary:
-    case TypeId::kUuid: return nlohmann::json(FormatBinary(v.string_value())).dump();
+      ADD_FAILURE() << "binary columns are not compared through icebird";
+      return "?";
   }
   return "?";
 }
@@ -303,11 +311,13 @@ TEST(CliIcebergTest, IcebirdReadsEveryVersionThroughAppendDeleteOptimizeIndexesA
   EXPECT_EQ(clitest::ReadFileText(dir.Join("t/metadata/version-hint.text")), std::to_string(Newest(table)));
 }
 
-// A Parquet file of random rows of every type, NULLs included.
+// A Parquet file of random rows of every type Iceberg and icebird read back (timestamp_ns is not
+// in Iceberg v2; binary values come back from icebird decoded as text), NULLs included.
 void WriteRandomParquet(const std::string& path, uint64_t seed, size_t rows) {
   Schema schema({{"b", TypeId::kBool, true},     {"i", TypeId::kInt32, true},  {"l", TypeId::kInt64, true},
                  {"f", TypeId::kFloat, true},    {"d", TypeId::kDouble, true}, {"s", TypeId::kString, true},
-                 {"day", TypeId::kDate, true},   {"ts", TypeId::kTimestamp, true}});
+                 {"day", TypeId::kDate, true},   {"ts", TypeId::kTimestamp, true}, {"tz", TypeId::kTimestampTz, true},
+                 {"u", TypeId::kUuid, true}});
   Batch batch = testing::RandomBatch(schema, rows, seed, 0.15);
   auto w = parquet::ParquetWriter::Make(schema);
   ASSERT_TRUE(w.ok());
@@ -350,6 +360,26 @@ TEST(CliIcebergTest, EnablingLaterWritesTheCurrentRowsAndEveryTypeReadsBack) {
   CliResult bad_location = RunCli(dir, {"create", dir.Join("r2"), "--from", dir.Join("a.parquet"), "--iceberg-location", "relative/path"});
   EXPECT_EQ(bad_location.code, 1);
   EXPECT_NE(bad_location.err.find("absolute URI"), std::string::npos) << bad_location.err;
+}
+
+// Iceberg's format version 2 has no nanosecond timestamps: a table holding one is refused Iceberg
+// metadata, naming the column, and is left as it was.
+TEST(CliIcebergTest, TimestampNsColumnsAreRefusedAndTheTableStaysAsItWas) {
+  TempDir dir;
+  clitest::WriteFileText(dir.Join("ns.csv"), "k,t\n1,2024-01-01 00:00:00.000000001\n");
+  CliResult created = RunCli(dir, {"create", dir.Join("a"), "--from", dir.Join("ns.csv"), "--schema", "k:int64,t:timestamp_ns",
+                                   "--iceberg"});
+  EXPECT_EQ(created.code, 1);
+  EXPECT_NE(created.err.find("column 't' is a timestamp_ns"), std::string::npos) << created.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("a/_versions/00000000000000000001.manifest")));
+  ASSERT_EQ(RunCli(dir, {"create", dir.Join("b"), "--from", dir.Join("ns.csv"), "--schema", "k:int64,t:timestamp_ns"}).code, 0);
+  CliResult enabled = RunCli(dir, {"iceberg", "enable", dir.Join("b")});
+  EXPECT_EQ(enabled.code, 1);
+  EXPECT_NE(enabled.err.find("timestamp_ns"), std::string::npos) << enabled.err;
+  EXPECT_EQ(Newest(dir.Join("b")), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("b/metadata")));
+  CliResult q = RunCli(dir, {"query", dir.Join("b"), "--format", "csv"});
+  EXPECT_EQ(q.out, "k,t\n1,2024-01-01 00:00:00.000000001\n");
 }
 
 // The version Iceberg's file-system catalogs read as the newest: the hint, then forward while

@@ -4,7 +4,7 @@
 // Values: null for NULL; booleans and strings as themselves; 8-, 16- and 32-bit integers as
 // numbers; int64 as decimal strings; floating values as numbers, or "NaN", "Infinity",
 // "-Infinity"; DATE (days) as days since 1970; TIMESTAMP as its integer count in its unit, a
-// decimal string. Dates and timestamps are read from the column's own buffer, not through a JS Date.
+// decimal string; binary and fixed-size binary as lower-case hex. Fields carry their metadata. Dates and timestamps are read from the column's own buffer, not through a JS Date.
 // Usage: node read.mjs FILE   (FILE "-" reads standard input)
 import { readFileSync } from 'node:fs'
 import { tableFromIPC, Type } from 'apache-arrow'
@@ -31,6 +31,9 @@ function value(vector, data, index, row) {
       return data.values[index]  // DateDay: Int32Array of days
     case Type.Timestamp:
       return data.values[index].toString()  // BigInt64Array in the unit
+    case Type.Binary:
+    case Type.FixedSizeBinary:
+      return Buffer.from(vector.get(row)).toString('hex')
     default:
       return vector.get(row)
   }
@@ -45,5 +48,7 @@ table.schema.fields.forEach((field, c) => {
     for (let i = 0; i < data.length; i++, row++) rows[row].push(value(vector, data, data.offset + i, row))
   }
 })
-const fields = table.schema.fields.map((f) => ({ name: f.name, type: String(f.type), nullable: f.nullable }))
+const fields = table.schema.fields.map((f) => ({
+  name: f.name, type: String(f.type), nullable: f.nullable, metadata: Object.fromEntries(f.metadata),
+}))
 console.log(JSON.stringify({ fields, batches: table.batches.length, rows }))

@@ -13,7 +13,8 @@
 // metadata names files by: file:///abs/path, s3://bucket/prefix) is fetched from that server
 // instead; nothing else is fetched.
 // Values: BigInt and Date are not JSON; int64 become decimal strings, DATE days since 1970, and
-// TIMESTAMP milliseconds since 1970 (icebird's hyparquet returns a JS Date: milliseconds).
+// TIMESTAMP milliseconds since 1970 (icebird's hyparquet returns a JS Date: milliseconds);
+// bytes (binary, uuid) as lower-case hex.
 import { createServer } from 'node:http'
 import { open, stat } from 'node:fs/promises'
 import { join, normalize } from 'node:path'
@@ -76,6 +77,7 @@ globalThis.fetch = (url, init) => {
 
 function plain(v) {
   if (typeof v === 'bigint') return v.toString()
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('hex')
   if (v instanceof Date) return v.getTime()
   if (v === undefined) return null
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v)
