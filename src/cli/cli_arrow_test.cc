@@ -3,6 +3,7 @@
 // were made with, over several record batches, to a file and to stdout, and for an empty result.
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,75 @@ TEST_F(CliArrowTest, AFilteredQueryToStdoutAndAnEmptyOneAreStreamsToo) {
   ASSERT_TRUE(empty.is_object()) << empty;
   EXPECT_EQ(empty["fields"].size(), 12u) << "an empty result still carries its schema";
   EXPECT_EQ(empty["rows"].size(), 0u);
+}
+
+
+// Tables from Arrow IPC files and streams apache-arrow writes: every type it writes that we read,
+// every NULL and value as it wrote them; a truncated file is refused and leaves no table.
+TEST_F(CliArrowTest, TablesFromApacheArrowIpcFilesAndStreams) {
+  constexpr int kIpcRows = 500;
+  auto wrote = testing::RunNodeScript(testing::SourceDir() + "/tests/arrow/write.mjs",
+                                      {dir_.Join("in.arrow"), dir_.Join("in.arrows"), std::to_string(kIpcRows)});
+  ASSERT_TRUE(wrote.ok()) << wrote.status().ToString();
+  ASSERT_EQ(wrote->exit_code, 0) << wrote->err;
+  const json written = json::parse(wrote->out);
+  const std::vector<std::string> types = {"int32", "int32", "int64",  "int64",     "float",       "double",       "string", "string",
+                                          "binary", "date", "timestamp", "timestamptz", "timestamp_ns", "binary", "bool"};
+  ASSERT_EQ(written["columns"].size(), types.size());
+  std::string schema;
+  for (size_t c = 0; c < types.size(); ++c) schema += (c ? "," : "") + written["columns"][c].get<std::string>() + ":" + types[c];
+  auto bytes = [](const std::string& hex) {
+    std::string out;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(char(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    return out;
+  };
+  // The value `raw` (as write.mjs prints it) as our JSON output shows a value of `type`.
+  auto expected = [&](const std::string& type, const json& raw) -> json {
+    if (raw.is_null() || raw.is_boolean() || raw.is_number()) return raw;
+    const std::string v = raw.get<std::string>();
+    if (type == "int32" || type == "int64") return std::stoll(v);
+    if (type == "binary") return FormatBinary(bytes(v));
+    if (type == "date") return FormatDate(int32_t(std::stol(v)));
+    if (type == "timestamp") return FormatTimestamp(std::stoll(v) * 1000);  // written in milliseconds
+    if (type == "timestamptz") return FormatTimestamp(std::stoll(v)) + "+00";
+    if (type == "timestamp_ns") return FormatTimestampNs(std::stoll(v));
+    return v;
+  };
+  for (const char* file : {"in.arrow", "in.arrows"}) {
+    SCOPED_TRACE(file);
+    const std::string table = dir_.Join(std::string("from_") + (std::string(file).back() == 's' ? "stream" : "file"));
+    auto created = RunCli(dir_, {"create", table, "--from", dir_.Join(file)});
+    ASSERT_EQ(created.code, 0) << created.err;
+    auto stats = RunCli(dir_, {"stats", table});
+    EXPECT_NE(stats.out.find("schema: " + schema + "\n"), std::string::npos) << stats.out;
+    auto q = RunCli(dir_, {"query", table, "--format", "json"});
+    ASSERT_EQ(q.code, 0) << q.err;
+    std::istringstream lines(q.out);
+    std::string line;
+    int k = 0;
+    for (; std::getline(lines, line); ++k) {
+      ASSERT_LT(k, kIpcRows);
+      const json row = json::parse(line);
+      for (size_t c = 0; c < types.size(); ++c) {
+        const std::string name = written["columns"][c];
+        ASSERT_EQ(row[name], expected(types[c], written["rows"][k][c])) << "row " << k << " column " << name;
+      }
+    }
+    EXPECT_EQ(k, kIpcRows);
+  }
+  // Cut short: Corruption (exit 2) naming the file and the byte, and no table.
+  for (const char* file : {"in.arrows", "in.arrow"}) {
+    const std::string whole = clitest::ReadFileText(dir_.Join(file));
+    clitest::WriteFileText(dir_.Join(std::string("cut_") + file), whole.substr(0, whole.size() * 2 / 3));
+    auto cut = RunCli(dir_, {"create", dir_.Join("cut"), "--from", dir_.Join(std::string("cut_") + file)});
+    EXPECT_EQ(cut.code, 2) << file;
+    EXPECT_NE(cut.err.find("cut_" + std::string(file) + ": Arrow IPC at byte"), std::string::npos) << cut.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_.Join("cut/_versions/00000000000000000001.manifest")));
+  }
+  // A schema given must be the file's.
+  auto other = RunCli(dir_, {"create", dir_.Join("other"), "--from", dir_.Join("in.arrow"), "--schema", "a:int64"});
+  EXPECT_EQ(other.code, 1);
+  EXPECT_NE(other.err.find("schema mismatch"), std::string::npos) << other.err;
 }
 
 }  // namespace

@@ -204,34 +204,6 @@ std::unique_ptr<arrow::StreamImporter> ImportCapsule(const py::object& capsule) 
   return Check(arrow::StreamImporter::Make(stream));
 }
 
-// The batches of an Arrow stream as a source, in pieces of at most the rows asked for.
-class ArrowSource : public table::BatchSource {
- public:
-  explicit ArrowSource(std::unique_ptr<arrow::StreamImporter> importer) : importer_(std::move(importer)) {}
-  const Schema& schema() const override { return importer_->schema(); }
-  Result<bool> Next(size_t max_rows, Batch* out) override {
-    while (offset_ >= pending_.num_rows()) {
-      ASSIGN_OR_RETURN(bool more, importer_->Next(&pending_));
-      if (!more) return false;
-      offset_ = 0;
-    }
-    const size_t n = std::min(max_rows, pending_.num_rows() - offset_);
-    if (offset_ == 0 && n == pending_.num_rows()) {
-      *out = std::move(pending_);
-      pending_ = Batch();
-    } else {
-      *out = pending_.Slice(offset_, n);
-      offset_ += n;
-    }
-    return true;
-  }
-
- private:
-  std::unique_ptr<arrow::StreamImporter> importer_;
-  Batch pending_;
-  size_t offset_ = 0;
-};
-
 // A CSV dialect from Python's {"delimiter", "quote", "escape": one character, "header": bool,
 // "null": str} (lakeindex._dialect checks the values).
 csv::Dialect DialectFrom(const py::dict& d) {
@@ -267,7 +239,7 @@ class PyTable {
                                  std::optional<std::string> iceberg_location) {
     auto importer = std::make_shared<std::unique_ptr<arrow::StreamImporter>>(ImportCapsule(capsule));
     return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
-      return std::unique_ptr<table::BatchSource>(new ArrowSource(std::move(*importer)));
+      return table::ArrowBatchSource(std::move(*importer));
     });
   }
 

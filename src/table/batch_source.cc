@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "format/arrow/arrow.h"
 #include "format/csv/csv_reader.h"
 #include "format/parquet/reader.h"
 
@@ -76,6 +77,47 @@ class VectorSource : public BatchSource {
   size_t offset_ = 0;
 };
 
+// The batches of an Arrow reader, in pieces of at most the rows asked for.
+class ArrowSource : public BatchSource {
+ public:
+  explicit ArrowSource(std::unique_ptr<arrow::BatchReader> reader) : reader_(std::move(reader)) {}
+  const Schema& schema() const override { return reader_->schema(); }
+  Result<bool> Next(size_t max_rows, Batch* out) override {
+    while (offset_ >= pending_.num_rows()) {
+      ASSIGN_OR_RETURN(bool more, reader_->Next(&pending_));
+      if (!more) return false;
+      offset_ = 0;
+    }
+    const size_t n = std::min(max_rows, pending_.num_rows() - offset_);
+    if (offset_ == 0 && n == pending_.num_rows()) {
+      *out = std::move(pending_);
+      pending_ = Batch();
+    } else {
+      *out = pending_.Slice(offset_, n);
+      offset_ += n;
+    }
+    return true;
+  }
+
+ private:
+  std::unique_ptr<arrow::BatchReader> reader_;
+  Batch pending_;
+  size_t offset_ = 0;
+};
+
+// Whether `file` has the columns `want` names, in order and of its types.
+Status CheckSchema(const Schema& file, const Schema& want, const std::string& display) {
+  bool same = file.num_fields() == want.num_fields();
+  for (size_t i = 0; same && i < file.num_fields(); ++i) {
+    same = file.field(i).name == want.field(i).name && file.field(i).type == want.field(i).type;
+  }
+  if (!same) {
+    return Status::InvalidArgument(display + ": schema mismatch: expected (" + want.ToString() + ") but the file has (" +
+                                   file.ToString() + ")");
+  }
+  return Status::OK();
+}
+
 std::string Extension(const std::string& key) {
   size_t dot = key.rfind('.');
   if (dot == std::string::npos) return "";
@@ -108,19 +150,19 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
     if (!reader.ok()) return reader.status();
     Schema file_schema = (*reader)->schema();
     if (schema) {
-      bool same = file_schema.num_fields() == schema->num_fields();
-      for (size_t i = 0; same && i < file_schema.num_fields(); ++i) {
-        same = file_schema.field(i).name == schema->field(i).name && file_schema.field(i).type == schema->field(i).type;
-      }
-      if (!same) {
-        return Status::InvalidArgument(display + ": schema mismatch: expected (" + schema->ToString() + ") but the file has (" +
-                                       file_schema.ToString() + ")");
-      }
+      RETURN_IF_ERROR(CheckSchema(file_schema, *schema, display));
       file_schema = *schema;
     }
     return std::unique_ptr<BatchSource>(new ParquetSource(std::move(*reader), std::move(file_schema)));
   }
-  return Status::InvalidArgument(display + ": expected a .csv or .parquet file");
+  if (ext == "arrow" || ext == "arrows" || ext == "feather" || ext == "ipc") {
+    // Read whole: an IPC file's footer is at its end, and its buffers are shared with the batches.
+    ASSIGN_OR_RETURN(std::string bytes, store->Read(key));
+    ASSIGN_OR_RETURN(std::unique_ptr<arrow::BatchReader> reader, arrow::OpenIpc(std::move(bytes), display));
+    if (schema) RETURN_IF_ERROR(CheckSchema(reader->schema(), *schema, display));
+    return ArrowBatchSource(std::move(reader));
+  }
+  return Status::InvalidArgument(display + ": expected a .csv, .parquet or Arrow IPC (.arrow, .arrows, .feather) file");
 }
 
 namespace {
@@ -149,6 +191,10 @@ Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path
   ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenLocalStore(p.parent_path().string()));
   ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source, OpenFileSource(store.get(), p.filename().string(), schema, path, dialect));
   return std::unique_ptr<BatchSource>(new LocalFileSource(std::move(store), std::move(source)));
+}
+
+std::unique_ptr<BatchSource> ArrowBatchSource(std::unique_ptr<arrow::BatchReader> reader) {
+  return std::make_unique<ArrowSource>(std::move(reader));
 }
 
 std::unique_ptr<BatchSource> MemorySource(Schema schema, std::vector<Batch> batches) {

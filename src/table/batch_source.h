@@ -1,5 +1,5 @@
-// BatchSource: a stream of batches of one schema, read from a CSV or Parquet file (or made in
-// memory), consumed by create/append.
+// BatchSource: a stream of batches of one schema, read from a CSV, Parquet or Arrow IPC file (or
+// an Arrow stream, or made in memory), consumed by create/append.
 #pragma once
 
 #include <memory>
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "format/arrow/arrow.h"
 #include "format/csv/csv_reader.h"
 #include "lakeindex/batch.h"
 #include "lakeindex/object_store.h"
@@ -24,8 +25,10 @@ class BatchSource {
 };
 
 // Opens `key` in `store` by its extension: ".csv" (with `schema` if given, else inferred; written
-// in `dialect`, csv_reader.h) or ".parquet" (`schema`, if given, must match the file's; a dialect
-// other than the default is refused). `display` names the file in errors.
+// in `dialect`, csv_reader.h), ".parquet", or Arrow IPC ".arrow" / ".feather" (the file format)
+// or ".arrows" / ".ipc" (the stream format; either is read by its first bytes, and read whole)
+// — for those `schema`, if given, must match the file's, and a dialect other than the default is
+// refused. `display` names the file in errors.
 Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const std::string& key,
                                                     const std::optional<Schema>& schema,
                                                     const std::string& display, const csv::Dialect& dialect = {});
@@ -34,6 +37,10 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
 // opened as a local store that the source owns. InvalidArgument for an empty path or a directory.
 Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path, const std::optional<Schema>& schema,
                                                          const csv::Dialect& dialect = {});
+
+// The batches of an Arrow reader (an IPC file, a C stream from Python), in pieces of the rows
+// asked for.
+std::unique_ptr<BatchSource> ArrowBatchSource(std::unique_ptr<arrow::BatchReader> reader);
 
 // Batches already in memory (tests, the demo).
 std::unique_ptr<BatchSource> MemorySource(Schema schema, std::vector<Batch> batches);

@@ -82,6 +82,9 @@ struct SchemaPrivate {
   std::vector<ArrowSchema*> children;
 };
 
+}  // namespace
+
+namespace internal {
 // The C data interface's metadata: the number of pairs, then each key and value after its length
 // (int32s in native order).
 std::string EncodeMetadata(const std::vector<std::pair<std::string, std::string>>& pairs) {
@@ -96,6 +99,11 @@ std::string EncodeMetadata(const std::vector<std::pair<std::string, std::string>
   }
   return out;
 }
+}  // namespace internal
+
+namespace {
+
+using internal::EncodeMetadata;
 
 // Arrow's canonical extension type for UUIDs (fixed_size_binary(16) underneath).
 constexpr const char* kExtensionName = "ARROW:extension:name";
@@ -404,9 +412,11 @@ std::optional<std::string> MetadataValue(const char* metadata, std::string_view 
   return std::nullopt;
 }
 
+}  // namespace
+
 // The column type a producer's format (and extension metadata) maps to, or NotSupported naming
 // the column.
-Result<TypeId> ImportedType(const std::string& format, const char* metadata, const std::string& name) {
+Result<TypeId> internal::ImportedType(const std::string& format, const char* metadata, const std::string& name) {
   static const std::vector<std::pair<std::string, TypeId>> kExact = {
       {"b", TypeId::kBool},    {"c", TypeId::kInt32},  {"C", TypeId::kInt32},  {"s", TypeId::kInt32},
       {"S", TypeId::kInt32},   {"i", TypeId::kInt32},  {"I", TypeId::kInt64},  {"l", TypeId::kInt64},
@@ -430,6 +440,8 @@ Result<TypeId> ImportedType(const std::string& format, const char* metadata, con
                               "binaries, dates, timestamps and uuids)");
 }
 
+namespace {
+
 bool BitAt(const void* bits, int64_t i) { return (static_cast<const uint8_t*>(bits)[i >> 3] >> (i & 7)) & 1; }
 
 bool ValidAt(const ArrowArray& a, int64_t i) {
@@ -443,8 +455,10 @@ T FixedAt(const ArrowArray& a, int64_t i) {
   return v;
 }
 
+}  // namespace
+
 // Column `name` of `type` from the child array `a` of format `format`.
-Result<Column> ImportColumn(const ArrowArray& a, const std::string& format, TypeId type, const std::string& name) {
+Result<Column> internal::ImportColumn(const ArrowArray& a, const std::string& format, TypeId type, const std::string& name) {
   const int64_t n = a.length;
   const int64_t fixed_width = format.compare(0, 2, "w:") == 0 ? std::atoll(format.c_str() + 2) : 0;
   if (n < 0 || a.offset < 0 || a.n_buffers < (format == "u" || format == "U" || format == "z" || format == "Z" ? 3 : 2) ||
@@ -519,7 +533,6 @@ Result<Column> ImportColumn(const ArrowArray& a, const std::string& format, Type
   return out;
 }
 
-}  // namespace
 
 Result<std::unique_ptr<StreamImporter>> StreamImporter::Make(ArrowArrayStream* stream) {
   if (stream == nullptr || stream->release == nullptr) return Status::InvalidArgument("the Arrow stream was already released");
@@ -546,7 +559,7 @@ Result<std::unique_ptr<StreamImporter>> StreamImporter::Make(ArrowArrayStream* s
     const std::string name = child.name != nullptr ? child.name : "";
     if (name.empty()) return Status::InvalidArgument("Arrow column " + std::to_string(c) + " has no name");
     if (child.dictionary != nullptr) return Status::NotSupported("Arrow column '" + name + "' is dictionary-encoded");
-    ASSIGN_OR_RETURN(TypeId type, ImportedType(child.format, child.metadata, name));
+    ASSIGN_OR_RETURN(TypeId type, internal::ImportedType(child.format, child.metadata, name));
     if (importer->schema_.FindField(name) >= 0) return Status::InvalidArgument("Arrow columns named '" + name + "' twice");
     importer->schema_.AddField(Field{name, type, (child.flags & ARROW_FLAG_NULLABLE) != 0});
     importer->formats_.push_back(child.format);
@@ -587,7 +600,7 @@ Result<bool> StreamImporter::Next(Batch* out) {
       return Status::InvalidArgument("Arrow column '" + schema_.field(c).name + "' is shorter than its record batch");
     }
     child.length = array.length;
-    ASSIGN_OR_RETURN(Column column, ImportColumn(child, formats_[c], schema_.field(c).type, schema_.field(c).name));
+    ASSIGN_OR_RETURN(Column column, internal::ImportColumn(child, formats_[c], schema_.field(c).type, schema_.field(c).name));
     if (!schema_.field(c).nullable && column.null_count() > 0) {
       return Status::InvalidArgument("Arrow column '" + schema_.field(c).name + "' is declared not nullable but holds NULLs");
     }

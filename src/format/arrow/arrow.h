@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lakeindex/batch.h"
@@ -92,6 +93,15 @@ using NextBatch = std::function<Result<bool>(Batch*)>;
 // (EINVAL, ENOENT, EIO, ENOSYS, ...). `next` lives until the stream is released.
 void ExportStream(Schema schema, NextBatch next, ArrowArrayStream* out);
 
+// Record batches read one at a time, as Batches (an Arrow C stream, an IPC stream or file).
+class BatchReader {
+ public:
+  virtual ~BatchReader() = default;
+  virtual const Schema& schema() const = 0;
+  // The next record batch; false at the end.
+  virtual Result<bool> Next(Batch* out) = 0;
+};
+
 // Batches from another producer's C stream (pyarrow, Polars, DuckDB, lakeindex itself), copied
 // into Columns. Types: boolean; int8, int16, int32, uint8, uint16 -> int32; int64, uint32 ->
 // int64; float32, float64; utf8, large_utf8, binary, large_binary -> string; date32, date64
@@ -100,17 +110,17 @@ void ExportStream(Schema schema, NextBatch next, ArrowArrayStream* out);
 // dictionaries, nested) are NotSupported naming the column; a field without the nullable flag is
 // NOT NULL (InvalidArgument if it holds NULLs). Takes the stream over (moves it out
 // of *stream, which is left released) and releases it when destroyed.
-class StreamImporter {
+class StreamImporter : public BatchReader {
  public:
   static Result<std::unique_ptr<StreamImporter>> Make(ArrowArrayStream* stream);
-  ~StreamImporter();
+  ~StreamImporter() override;
   StreamImporter(const StreamImporter&) = delete;
   StreamImporter& operator=(const StreamImporter&) = delete;
 
-  const Schema& schema() const { return schema_; }
+  const Schema& schema() const override { return schema_; }
   // The next record batch as a Batch; false at the end. An error of the producer is IOError with
   // its get_last_error message.
-  Result<bool> Next(Batch* out);
+  Result<bool> Next(Batch* out) override;
 
  private:
   StreamImporter() = default;
@@ -134,5 +144,24 @@ class IpcStreamWriter {
   Schema schema_;
   bool schema_written_ = false;
 };
+
+// Reads Arrow's IPC formats held in `bytes`: the stream (`query --format arrow`, pyarrow's
+// `new_stream`, apache-arrow's `tableToIPC(t, "stream")`) and the file (`ARROW1` magic; Feather
+// v2), with the column types StreamImporter takes. Uncompressed bodies only (LZ4/ZSTD buffer
+// compression and dictionary batches are NotSupported); every message, buffer and offset is
+// checked against `bytes`, so a malformed or truncated file is Corruption naming `name` and the
+// byte where it breaks, never a read past its end.
+Result<std::unique_ptr<BatchReader>> OpenIpc(std::string bytes, std::string name);
+
+namespace internal {
+// Shared by the C stream importer and the IPC reader (arrow.cc).
+// The column type a C data interface format (and extension metadata) maps to, or NotSupported.
+Result<TypeId> ImportedType(const std::string& format, const char* metadata, const std::string& name);
+// Column `name` of `type` from the array `a` of format `format` (its buffers trusted to be as
+// long as the format says: the IPC reader checks them first).
+Result<Column> ImportColumn(const ArrowArray& a, const std::string& format, TypeId type, const std::string& name);
+// The C data interface's metadata encoding of key/value pairs.
+std::string EncodeMetadata(const std::vector<std::pair<std::string, std::string>>& pairs);
+}  // namespace internal
 
 }  // namespace lakeindex::arrow

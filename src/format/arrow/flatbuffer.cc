@@ -144,3 +144,76 @@ std::string FlatTable::Finish() const {
 }
 
 }  // namespace lakeindex::arrow
+
+namespace lakeindex::arrow {
+
+std::optional<FlatReader> FlatReader::Root(std::string_view bytes) {
+  uint32_t root;
+  if (bytes.size() < 4) return std::nullopt;
+  std::memcpy(&root, bytes.data(), 4);
+  return At(bytes, root);
+}
+
+std::optional<FlatReader> FlatReader::At(std::string_view bytes, size_t table) {
+  int32_t back;
+  if (table > bytes.size() || bytes.size() - table < 4) return std::nullopt;
+  std::memcpy(&back, bytes.data() + table, 4);
+  const int64_t vtable = int64_t(table) - int64_t(back);
+  if (vtable < 0 || uint64_t(vtable) + 4 > bytes.size()) return std::nullopt;
+  uint16_t vtable_size;
+  std::memcpy(&vtable_size, bytes.data() + vtable, 2);
+  if (vtable_size < 4 || uint64_t(vtable) + vtable_size > bytes.size()) return std::nullopt;
+  return FlatReader(bytes, table, size_t(vtable), vtable_size);
+}
+
+size_t FlatReader::FieldPos(int id) const {
+  const size_t entry = 4 + 2 * size_t(id);
+  if (id < 0 || entry + 2 > vtable_size_) return 0;
+  uint16_t offset;
+  std::memcpy(&offset, bytes_.data() + vtable_ + entry, 2);
+  return offset == 0 ? 0 : table_ + offset;
+}
+
+std::optional<size_t> FlatReader::Follow(size_t at) const {
+  uint32_t offset;
+  if (!Load(at, &offset)) return std::nullopt;
+  const uint64_t target = uint64_t(at) + offset;
+  if (target >= bytes_.size()) return std::nullopt;
+  return size_t(target);
+}
+
+std::optional<FlatReader> FlatReader::Table(int id) const {
+  const size_t at = FieldPos(id);
+  if (at == 0) return std::nullopt;
+  const std::optional<size_t> target = Follow(at);
+  if (!target) return std::nullopt;
+  return At(bytes_, *target);
+}
+
+std::optional<std::string_view> FlatReader::String(int id) const {
+  size_t start = 0;
+  const std::optional<size_t> n = Vector(id, 1, &start);
+  if (!n) return std::nullopt;
+  return bytes_.substr(start, *n);
+}
+
+std::optional<size_t> FlatReader::Vector(int id, size_t elem_size, size_t* start) const {
+  const size_t at = FieldPos(id);
+  *start = 0;
+  if (at == 0) return size_t{0};
+  const std::optional<size_t> target = Follow(at);
+  uint32_t n;
+  if (!target || !Load(*target, &n)) return std::nullopt;
+  const uint64_t begin = uint64_t(*target) + 4;
+  if (begin > bytes_.size() || uint64_t(n) * elem_size > bytes_.size() - begin) return std::nullopt;
+  *start = size_t(begin);
+  return size_t(n);
+}
+
+std::optional<FlatReader> FlatReader::TableAt(size_t start, size_t i) const {
+  const std::optional<size_t> target = Follow(start + 4 * i);
+  if (!target) return std::nullopt;
+  return At(bytes_, *target);
+}
+
+}  // namespace lakeindex::arrow

@@ -1,4 +1,5 @@
-// A FlatBuffers writer just big enough for Arrow's IPC messages (arrow.cc): tables of scalars,
+// A FlatBuffers writer just big enough for Arrow's IPC messages (arrow.cc), and a reader of them
+// (ipc_reader.cc). The writer: tables of scalars,
 // strings, sub-tables, vectors of tables and vectors of 16-byte structs (two int64s). The
 // encoding follows https://flatbuffers.dev/internals/: each table is preceded by its vtable
 // (field offsets, 16 bits each), referenced objects are written after the fields that point to
@@ -6,7 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +51,56 @@ class FlatTable {
   static size_t WriteObject(const Field& f, std::string* out);
 
   std::vector<Field> fields_;
+};
+
+}  // namespace lakeindex::arrow
+
+namespace lakeindex::arrow {
+
+// A read-only view of one table of a FlatBuffers buffer (Arrow's IPC messages read back). Every
+// access is bounds-checked against the buffer: a field that is absent gives the fallback or
+// nullopt, one that points outside the buffer gives nullopt and marks the reader bad (a
+// malformed message is an error, never a read past its end).
+class FlatReader {
+ public:
+  // The root table of `bytes` (which must outlive the reader and its sub-readers).
+  static std::optional<FlatReader> Root(std::string_view bytes);
+
+  bool Has(int id) const { return FieldPos(id) != 0; }
+  // A scalar field of type T (int8..int64, uint8..uint64, bool), `fallback` when absent.
+  template <typename T>
+  std::optional<T> Scalar(int id, T fallback) const {
+    const size_t at = FieldPos(id);
+    if (at == 0) return fallback;
+    T v;
+    if (!Load(at, &v)) return std::nullopt;
+    return v;
+  }
+  std::optional<FlatReader> Table(int id) const;
+  std::optional<std::string_view> String(int id) const;
+  // A vector field: its length, each element `elem_size` bytes from `*start`; 0 when absent.
+  std::optional<size_t> Vector(int id, size_t elem_size, size_t* start) const;
+  // Element i of a vector of tables starting at `start` (from Vector(id, 4, &start)).
+  std::optional<FlatReader> TableAt(size_t start, size_t i) const;
+  // Loads a T at absolute position `at` (structs inside vectors).
+  template <typename T>
+  bool Load(size_t at, T* out) const {
+    if (at > bytes_.size() || bytes_.size() - at < sizeof(T)) return false;
+    std::memcpy(out, bytes_.data() + at, sizeof(T));
+    return true;
+  }
+
+ private:
+  FlatReader(std::string_view bytes, size_t table, size_t vtable, size_t vtable_size)
+      : bytes_(bytes), table_(table), vtable_(vtable), vtable_size_(vtable_size) {}
+  static std::optional<FlatReader> At(std::string_view bytes, size_t table);
+  // The absolute position of field `id`, 0 when absent.
+  size_t FieldPos(int id) const;
+  // The target of the uoffset stored at `at`.
+  std::optional<size_t> Follow(size_t at) const;
+
+  std::string_view bytes_;
+  size_t table_ = 0, vtable_ = 0, vtable_size_ = 0;
 };
 
 }  // namespace lakeindex::arrow
