@@ -156,9 +156,10 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
     return std::unique_ptr<BatchSource>(new ParquetSource(std::move(*reader), std::move(file_schema)));
   }
   if (ext == "arrow" || ext == "arrows" || ext == "feather" || ext == "ipc") {
-    // Read whole: an IPC file's footer is at its end, and its buffers are shared with the batches.
-    ASSIGN_OR_RETURN(std::string bytes, store->Read(key));
-    ASSIGN_OR_RETURN(std::unique_ptr<arrow::BatchReader> reader, arrow::OpenIpc(std::move(bytes), display));
+    // A message at a time, as ranges of the object.
+    ASSIGN_OR_RETURN(uint64_t size, store->Size(key));
+    auto fetch = [store, key](uint64_t offset, uint64_t length) { return store->ReadRange(key, offset, length); };
+    ASSIGN_OR_RETURN(std::unique_ptr<arrow::BatchReader> reader, arrow::OpenIpc(fetch, size, display));
     if (schema) RETURN_IF_ERROR(CheckSchema(reader->schema(), *schema, display));
     return ArrowBatchSource(std::move(reader));
   }

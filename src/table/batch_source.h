@@ -26,7 +26,8 @@ class BatchSource {
 
 // Opens `key` in `store` by its extension: ".csv" (with `schema` if given, else inferred; written
 // in `dialect`, csv_reader.h), ".parquet", or Arrow IPC ".arrow" / ".feather" (the file format)
-// or ".arrows" / ".ipc" (the stream format; either is read by its first bytes, and read whole)
+// or ".arrows" / ".ipc" (the stream format; either is told by its first bytes, and read a
+// message at a time)
 // — for those `schema`, if given, must match the file's, and a dialect other than the default is
 // refused. `display` names the file in errors.
 Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const std::string& key,

@@ -145,12 +145,17 @@ class IpcStreamWriter {
   bool schema_written_ = false;
 };
 
-// Reads Arrow's IPC formats held in `bytes`: the stream (`query --format arrow`, pyarrow's
-// `new_stream`, apache-arrow's `tableToIPC(t, "stream")`) and the file (`ARROW1` magic; Feather
-// v2), with the column types StreamImporter takes. Uncompressed bodies only (LZ4/ZSTD buffer
-// compression and dictionary batches are NotSupported); every message, buffer and offset is
-// checked against `bytes`, so a malformed or truncated file is Corruption naming `name` and the
-// byte where it breaks, never a read past its end.
+// Reads Arrow's IPC formats: the stream (`query --format arrow`, pyarrow's `new_stream`,
+// apache-arrow's `tableToIPC(t, "stream")`) and the file (`ARROW1` magic; Feather v2; its
+// record batches found through its footer), with the column types StreamImporter takes. One
+// message is held at a time, fetched as ranges of the `size` bytes (`fetch(offset, length)`).
+// Uncompressed bodies only (LZ4/ZSTD buffer compression and dictionary batches are
+// NotSupported); every message, buffer and offset is checked against the bytes, so a malformed
+// or truncated file is Corruption naming `name` and the byte where it breaks, never a read past
+// its end.
+using Fetch = std::function<Result<std::string>(uint64_t offset, uint64_t length)>;
+Result<std::unique_ptr<BatchReader>> OpenIpc(Fetch fetch, uint64_t size, std::string name);
+// The same over bytes in memory.
 Result<std::unique_ptr<BatchReader>> OpenIpc(std::string bytes, std::string name);
 
 namespace internal {

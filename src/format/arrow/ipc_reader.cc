@@ -3,6 +3,7 @@
 // and the importer arrow.cc shares with the C stream turns them into Columns. The messages are
 // FlatBuffers (Message.fbs, Schema.fbs), read with FlatReader's bounds checks; the buffers are
 // checked here against the body and the lengths their format needs before anything reads them.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -62,11 +63,14 @@ bool Variable(const std::string& format) { return format == "u" || format == "z"
 
 class IpcReader : public BatchReader {
  public:
-  IpcReader(std::string bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  IpcReader(Fetch fetch, uint64_t size, std::string name) : fetch_(std::move(fetch)), size_(size), name_(std::move(name)) {}
 
   Status Start() {
-    const std::string_view all(bytes_);
-    if (all.size() >= 8 && all.compare(0, 6, "ARROW1") == 0) return StartFile();
+    std::string magic;
+    if (size_ >= 8) {
+      ASSIGN_OR_RETURN(magic, Read(0, 6));
+    }
+    if (magic == "ARROW1") return StartFile();
     std::string_view meta, body;
     ASSIGN_OR_RETURN(bool got, NextMessage(&meta, &body));
     if (!got) return Corrupt(pos_, "no Schema message");
@@ -81,19 +85,22 @@ class IpcReader : public BatchReader {
   // The file format: ARROW1, the messages, a Footer (the schema and where each record batch's
   // message is), its int32 length and ARROW1 again.
   Status StartFile() {
-    const std::string_view all(bytes_);
     file_ = true;
-    if (all.size() < 18 || all.compare(all.size() - 6, 6, "ARROW1") != 0) {
-      return Corrupt(all.size(), "an Arrow IPC file without its closing ARROW1 (truncated?)");
+    std::string tail;
+    if (size_ >= 18) {
+      ASSIGN_OR_RETURN(tail, Read(size_ - 10, 10));
+    }
+    if (tail.size() != 10 || tail.compare(4, 6, "ARROW1") != 0) {
+      return Corrupt(size_, "an Arrow IPC file without its closing ARROW1 (truncated?)");
     }
     int32_t footer_length;
-    std::memcpy(&footer_length, all.data() + all.size() - 10, 4);
-    if (footer_length <= 0 || uint64_t(footer_length) > all.size() - 18) {
-      return Corrupt(all.size() - 10, "a footer of " + std::to_string(footer_length) + " bytes");
+    std::memcpy(&footer_length, tail.data(), 4);
+    if (footer_length <= 0 || uint64_t(footer_length) > size_ - 18) {
+      return Corrupt(size_ - 10, "a footer of " + std::to_string(footer_length) + " bytes");
     }
-    const size_t footer_at = all.size() - 10 - size_t(footer_length);
+    const uint64_t footer_at = size_ - 10 - uint64_t(footer_length);
     message_at_ = footer_at;
-    footer_ = all.substr(footer_at, size_t(footer_length));
+    ASSIGN_OR_RETURN(footer_, Read(footer_at, uint64_t(footer_length)));
     auto footer = FlatReader::Root(footer_);
     if (!footer) return Corrupt(footer_at, "a malformed footer");
     auto schema = footer->Table(1);
@@ -106,7 +113,7 @@ class IpcReader : public BatchReader {
       if (!footer->Load(start + 24 * i, &offset) || offset < 8 || uint64_t(offset) >= footer_at) {
         return Corrupt(footer_at, "record batch " + std::to_string(i) + " outside the file");
       }
-      block_offsets_.push_back(size_t(offset));
+      block_offsets_.push_back(uint64_t(offset));
     }
     if (footer->Vector(2, 24, &start).value_or(1) != 0) return Status::NotSupported(name_ + ": dictionary-encoded Arrow columns");
     return ReadSchema(*schema);
@@ -162,35 +169,52 @@ class IpcReader : public BatchReader {
     return Status::Corruption(name_ + ": Arrow IPC at byte " + std::to_string(at) + ": " + what);
   }
 
-  // The next message's metadata and body; false at the end-of-stream marker or the end of the
-  // bytes (a stream may end without the marker).
+  // `length` bytes at `offset` (the caller has checked they lie within the object).
+  Result<std::string> Read(uint64_t offset, uint64_t length) const {
+    if (length == 0) return std::string();
+    ASSIGN_OR_RETURN(std::string bytes, fetch_(offset, length));
+    if (bytes.size() != length) return Status::IOError(name_ + ": read " + std::to_string(bytes.size()) + " of " +
+                                                       std::to_string(length) + " bytes at " + std::to_string(offset));
+    return bytes;
+  }
+
+  // The next message's metadata and body (held by the reader until the next call); false at the
+  // end-of-stream marker or the end of the bytes (a stream may end without the marker).
   Result<bool> NextMessage(std::string_view* meta, std::string_view* body) {
     message_at_ = pos_;
-    const std::string_view all(bytes_);
-    if (pos_ >= all.size()) return false;
-    if (all.size() - pos_ < 4) return Corrupt(pos_, "a truncated message length");
+    if (pos_ >= size_) return false;
+    if (size_ - pos_ < 4) return Corrupt(pos_, "a truncated message length");
+    char prefix[8] = {};
+    const uint64_t prefix_size = std::min<uint64_t>(8, size_ - pos_);
+    {
+      Result<std::string> read = Read(pos_, prefix_size);
+      if (!read.ok()) return read.status();
+      read->copy(prefix, sizeof(prefix));
+    }
     uint32_t word;
-    std::memcpy(&word, all.data() + pos_, 4);
+    std::memcpy(&word, prefix, 4);
     pos_ += 4;
     int32_t length = int32_t(word);
     if (word == 0xFFFFFFFFu) {  // the continuation marker, then the length
-      if (all.size() - pos_ < 4) return Corrupt(pos_, "a truncated message length");
-      std::memcpy(&length, all.data() + pos_, 4);
+      if (prefix_size < 8) return Corrupt(pos_, "a truncated message length");
+      std::memcpy(&length, prefix + 4, 4);
       pos_ += 4;
     }
     if (length == 0) return false;  // end of stream
-    if (length < 0 || uint64_t(length) > all.size() - pos_) {
+    if (length < 0 || uint64_t(length) > size_ - pos_) {
       return Corrupt(message_at_, "a message of " + std::to_string(length) + " bytes past the end");
     }
-    *meta = all.substr(pos_, size_t(length));
-    pos_ += size_t(length);
-    auto message = FlatReader::Root(*meta);
+    ASSIGN_OR_RETURN(meta_, Read(pos_, uint64_t(length)));
+    pos_ += uint64_t(length);
+    auto message = FlatReader::Root(meta_);
     const std::optional<int64_t> body_length = message ? message->Scalar<int64_t>(3, 0) : std::nullopt;
-    if (!body_length || *body_length < 0 || uint64_t(*body_length) > all.size() - pos_) {
+    if (!body_length || *body_length < 0 || uint64_t(*body_length) > size_ - pos_) {
       return Corrupt(message_at_, "a message body past the end");
     }
-    *body = all.substr(pos_, size_t(*body_length));
-    pos_ += size_t(*body_length);
+    ASSIGN_OR_RETURN(body_, Read(pos_, uint64_t(*body_length)));
+    pos_ += uint64_t(*body_length);
+    *meta = meta_;
+    *body = body_;
     return true;
   }
 
@@ -353,12 +377,14 @@ class IpcReader : public BatchReader {
     return Status::OK();
   }
 
-  std::string bytes_;
+  Fetch fetch_;
+  uint64_t size_ = 0;
   std::string name_;
-  size_t pos_ = 0, message_at_ = 0;
+  uint64_t pos_ = 0, message_at_ = 0;
+  std::string meta_, body_;  // the current message's
   bool file_ = false;
-  std::string_view footer_;
-  std::vector<size_t> block_offsets_;
+  std::string footer_;
+  std::vector<uint64_t> block_offsets_;
   size_t next_block_ = 0;
   Schema schema_;
   std::vector<IpcField> fields_;
@@ -366,10 +392,17 @@ class IpcReader : public BatchReader {
 
 }  // namespace
 
-Result<std::unique_ptr<BatchReader>> OpenIpc(std::string bytes, std::string name) {
-  auto reader = std::make_unique<IpcReader>(std::move(bytes), std::move(name));
+Result<std::unique_ptr<BatchReader>> OpenIpc(Fetch fetch, uint64_t size, std::string name) {
+  auto reader = std::make_unique<IpcReader>(std::move(fetch), size, std::move(name));
   RETURN_IF_ERROR(reader->Start());
   return std::unique_ptr<BatchReader>(std::move(reader));
+}
+
+Result<std::unique_ptr<BatchReader>> OpenIpc(std::string bytes, std::string name) {
+  auto held = std::make_shared<const std::string>(std::move(bytes));
+  const uint64_t size = held->size();
+  return OpenIpc([held](uint64_t offset, uint64_t length) -> Result<std::string> { return held->substr(offset, length); },
+                 size, std::move(name));
 }
 
 }  // namespace lakeindex::arrow
