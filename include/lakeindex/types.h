@@ -146,7 +146,7 @@ class Value {
 int CompareValues(const Value& a, const Value& b);
 
 // Civil-date helpers (proleptic Gregorian). Parse errors are InvalidArgument.
-Result<int32_t> ParseDate(std::string_view text);            // "YYYY-MM-DD"
+Result<int32_t> ParseDate(std::string_view text);            // "YYYY-MM-DD", "YYYY-MM-DD (BC)"
 // "YYYY-MM-DD[(' '|'T')HH:MM[:SS[.ffffff]][Z|(+|-)HH[[:]MM]]]": an offset from UTC is applied (the
 // result is in UTC).
 Result<int64_t> ParseTimestamp(std::string_view text);

@@ -37,7 +37,8 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
 }
 
 // Parses "YYYY-MM-DD" (optionally with a leading '-' year sign; years of 4 to 7 digits, so that
-// every date FormatDate writes reads back) into days; sets *consumed.
+// every date FormatDate writes reads back; or "YYYY-MM-DD (BC)", as DuckDB writes years before 1)
+// into days; sets *consumed.
 bool ParseDatePart(std::string_view s, int64_t* days, size_t* consumed) {
   size_t pos = 0;
   bool negative = false;
@@ -57,6 +58,11 @@ bool ParseDatePart(std::string_view s, int64_t* days, size_t* consumed) {
   if (!ParseDigits(s, pos + 1, 2, &d)) return false;
   pos += 3;
   if (negative) y = -y;
+  // DuckDB's (and PostgreSQL's) era suffix: year N BC is the astronomical year 1 - N.
+  if (!negative && y >= 1 && s.substr(pos, 5) == " (BC)") {
+    y = 1 - y;
+    pos += 5;
+  }
   if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, unsigned(m))) return false;
   *days = DaysFromCivil(y, unsigned(m), unsigned(d));
   *consumed = pos;

@@ -162,6 +162,17 @@ TEST(ValueTest, ToString) {
 }
 
 
+// DuckDB writes years before 1 with an era suffix: year N BC is the astronomical year 1 - N.
+TEST(DateTest, DuckDBsBcSuffixReadsAsTheAstronomicalYear) {
+  EXPECT_EQ(*ParseDate("0044-03-15 (BC)"), *ParseDate("-0043-03-15"));
+  EXPECT_EQ(*ParseDate("0001-01-01 (BC)"), *ParseDate("0000-01-01"));
+  EXPECT_EQ(*ParseTimestamp("0044-03-15 (BC) 12:00:00"), *ParseTimestamp("-0043-03-15 12:00:00"));
+  EXPECT_EQ(*ParseTimestamp("0044-03-15 (BC) 12:00:00+00"), *ParseTimestamp("-0043-03-15 12:00:00"));
+  for (const char* bad : {"-0044-03-15 (BC)", "0000-01-01 (BC)", "0044-03-15 (BC", "0044-03-15 BC"}) {
+    EXPECT_FALSE(ParseDate(bad).ok()) << bad;
+  }
+}
+
 TEST(TypesTest, NewTypesHaveNamesAndAliases) {
   for (TypeId t : {TypeId::kTimestampTz, TypeId::kTimestampNs, TypeId::kBinary, TypeId::kUuid}) {
     auto back = ParseTypeName(TypeName(t));
