@@ -80,6 +80,19 @@ class TypesTest(unittest.TestCase):
             got = sorted(int(k) for k in t.query(where=where, select="k")["k"])
             self.assertEqual(got, [j for j in range(N) if keep(j)], where)
 
+    def test_tables_from_arrow_ipc_files(self):
+        import subprocess
+        cols = self.columns()
+        t = lakeindex.Table.create(self.dir.join("to_ipc"), cols, rows_per_file=250)
+        path = self.dir.join("rows.arrows")
+        subprocess.run([util.cli(), "query", t.path, "--format", "arrow", "--output", path], check=True)
+        back = lakeindex.Table.create(self.dir.join("from_ipc"), path)
+        self.assertEqual(back.schema, t.schema)
+        want, got = t.query(order_by="k"), back.query(order_by="k")
+        for name in want:
+            self.assertEqual(list(np.ma.getmaskarray(got[name])), list(np.ma.getmaskarray(want[name])), name)
+            self.assertEqual([x for x in np.ma.getdata(got[name])], [x for x in np.ma.getdata(want[name])], name)
+
     def test_values_of_another_type_are_refused_naming_the_column(self):
         t = lakeindex.Table.create(self.dir.join("uuids"), {"u": [uuid.uuid4(), uuid.uuid4()]})
         self.assertEqual(t.schema, "u:uuid")
