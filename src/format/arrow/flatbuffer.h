@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -72,9 +73,15 @@ class FlatReader {
   std::optional<T> Scalar(int id, T fallback) const {
     const size_t at = FieldPos(id);
     if (at == 0) return fallback;
-    T v;
-    if (!Load(at, &v)) return std::nullopt;
-    return v;
+    if constexpr (std::is_same_v<T, bool>) {  // any byte: not every byte is a valid bool
+      uint8_t b;
+      if (!Load(at, &b)) return std::nullopt;
+      return b != 0;
+    } else {
+      T v;
+      if (!Load(at, &v)) return std::nullopt;
+      return v;
+    }
   }
   std::optional<FlatReader> Table(int id) const;
   std::optional<std::string_view> String(int id) const;
