@@ -100,7 +100,12 @@ class TypesTest(unittest.TestCase):
             t.append({"u": [uuid.uuid4(), b"abc"]})  # objects of mixed kinds: no uuid column
         with self.assertRaisesRegex(lakeindex.InvalidArgument, "column 'u' is binary, the table's is uuid"):
             t.append({"u": [b"0123456789abcdef"]})
-        self.assertEqual(t.count(), 2)
+        # Text is read as uuids, as DuckDB casts on insert; text that is not one is refused.
+        t.append({"u": ["A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", None]})
+        self.assertEqual(t.count("u = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'"), 1)
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, "column 'u' row 1: invalid uuid 'nope'"):
+            t.append({"u": ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "nope"]})
+        self.assertEqual(t.count(), 4)
 
 
 if __name__ == "__main__":

@@ -200,6 +200,26 @@ Result<Batch> ConformBatch(const Batch& batch, const Schema& schema) {
       columns.push_back(have);
       continue;
     }
+    if (have.type() == TypeId::kString && (f.type == TypeId::kUuid || f.type == TypeId::kBinary)) {
+      // Text into a uuid column is read as uuids (as DuckDB casts on insert); into a binary one,
+      // its bytes.
+      Column typed(f.type);
+      for (size_t i = 0; i < have.length(); ++i) {
+        if (have.IsNull(i)) {
+          typed.AppendNull();
+          continue;
+        }
+        std::string bytes(have.GetString(i));
+        if (f.type == TypeId::kUuid) {
+          Result<std::string> parsed = ParseUuid(bytes);
+          if (!parsed.ok()) return parsed.status().WithContext("column '" + f.name + "' row " + std::to_string(i));
+          bytes = std::move(*parsed);
+        }
+        RETURN_IF_ERROR(typed.AppendString(bytes));
+      }
+      columns.push_back(std::move(typed));
+      continue;
+    }
     const bool widen = (have.type() == TypeId::kInt32 && f.type == TypeId::kInt64) ||
                        (have.type() == TypeId::kFloat && f.type == TypeId::kDouble);
     if (!widen) {
