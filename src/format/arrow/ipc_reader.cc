@@ -24,7 +24,7 @@ enum : uint8_t {
   kFixedSizeList = 16, kMap = 17, kDuration = 18, kLargeBinary = 19, kLargeUtf8 = 20,
 };
 
-const char* TypeTagName(uint8_t tag) {
+std::string TypeTagName(uint8_t tag) {
   switch (tag) {
     case kDecimal: return "decimal";
     case kTime: return "time";
@@ -35,7 +35,11 @@ const char* TypeTagName(uint8_t tag) {
     case kFixedSizeList: return "fixed-size list";
     case kMap: return "map";
     case kDuration: return "duration";
-    default: return "type";
+    case 21: return "large list";
+    case 22: return "run-end encoded array";
+    case 23: return "binary view";
+    case 24: return "string view";
+    default: return "type numbered " + std::to_string(int(tag)) + " in Schema.fbs";
   }
 }
 
