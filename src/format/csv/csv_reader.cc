@@ -38,11 +38,20 @@ CsvReader::CsvReader(std::string owned, std::string_view text, std::string name,
       null_string_(dialect.null_string) {}
 
 Result<char> DetectDelimiter(std::string_view text, const std::string& name) {
-  const std::string_view header = text.substr(0, text.find('\n'));
-  if (header.find(',') != std::string_view::npos) return ',';
+  // The header line's characters outside double quotes (a quoted name may hold any of them).
+  std::string header;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size() && (quoted || text[i] != '\n'); ++i) {
+    if (text[i] == '"') {
+      quoted = !quoted;
+    } else if (!quoted) {
+      header.push_back(text[i]);
+    }
+  }
+  if (header.find(',') != std::string::npos) return ',';
   std::string found;
   for (char c : {';', '\t', '|'}) {
-    if (header.find(c) != std::string_view::npos) found.push_back(c);
+    if (header.find(c) != std::string::npos) found.push_back(c);
   }
   if (found.empty()) return ',';  // one column
   if (found.size() == 1) return found[0];

@@ -3,10 +3,10 @@
 // The first line is the header (column names) unless Dialect::header says or sniffs otherwise. A leading UTF-8 byte order mark
 // is skipped. Field values follow csv_value.h. NULLs:
 //  * an empty unquoted field is NULL, and so is one equal to Dialect::null_string;
-//  * "" (quoted, empty) is the empty string in a string column and NULL in any other column;
+//  * "" (quoted, empty) is the empty value in a string or binary column and NULL in any other;
 //  * a NULL in a NOT NULL field of the schema is an error.
 // The delimiter is ',' unless ReadOptions says otherwise or the header line has no ',' and one of
-// ';', TAB, '|' (DetectDelimiter).
+// ';', TAB, '|' outside quotes (DetectDelimiter).
 // Blank lines are skipped when there are two or more columns (they cannot be a record); with one
 // column a blank line is a NULL row, which is what WriteCsv writes for one.
 //
@@ -62,7 +62,8 @@ struct ReadOptions : Dialect {
   size_t infer_rows = 10000;
 };
 
-// The delimiter ReadOptions::delimiter = 0 picks for `text` (the header line's bytes decide).
+// The delimiter ReadOptions::delimiter = 0 picks for `text` (the header line's bytes outside
+// double quotes decide; WriteCsv quotes a name holding any of them).
 Result<char> DetectDelimiter(std::string_view text, const std::string& name);
 
 class CsvReader {

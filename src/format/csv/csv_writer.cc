@@ -41,8 +41,10 @@ void WriteCsv(const Batch& batch, bool header, std::string* out, char delimiter)
   if (header) {
     for (size_t i = 0; i < n; ++i) {
       if (i > 0) out->push_back(delimiter);
+      // A name holding a character the reader's delimiter sniffing looks for is quoted, so that
+      // the header reads back with this delimiter.
       const std::string& name = batch.schema().field(i).name;
-      AppendField(name, name.empty(), delimiter, out);
+      AppendField(name, name.empty() || name.find_first_of(",;\t|") != std::string::npos, delimiter, out);
     }
     out->push_back('\n');
   }
