@@ -3,13 +3,16 @@
 //    from https://arrow.apache.org/docs/format/CDataInterface.html and CStreamInterface.html),
 //    which Python's `__arrow_c_stream__` hands to pyarrow, Polars or DuckDB;
 //  * the IPC streaming format (`query --format arrow`): a Schema message, a RecordBatch message
-//    per batch, and the end-of-stream marker (https://arrow.apache.org/docs/format/Columnar.html).
+//    per batch, and the end-of-stream marker (https://arrow.apache.org/docs/format/Columnar.html);
+//    and, read back (ipc_reader.cc), the IPC stream and file formats.
 //
 // Types map one to one: bool -> boolean ("b"), int32 -> int32 ("i"), int64 -> int64 ("l"),
-// float -> float32 ("f"), double -> float64 ("g"), string -> utf8 ("u"), date -> date32 in days
-// ("tdD"), timestamp -> timestamp in microseconds without a time zone ("tsu:"). Fields are
-// nullable unless the schema says NOT NULL. Exported arrays share the Batch's values and string offsets and
-// characters (already Arrow's layout); validity and booleans are written as bitmaps.
+// float -> float32 ("f"), double -> float64 ("g"), string -> utf8 ("u"), binary -> binary ("z"),
+// uuid -> fixed_size_binary(16) ("w:16") with the `arrow.uuid` extension metadata, date -> date32
+// in days ("tdD"), timestamp -> timestamp in microseconds without a time zone ("tsu:"),
+// timestamptz -> "tsu:UTC", timestamp_ns -> "tsn:". Fields are nullable unless the schema says
+// NOT NULL. Exported arrays share the Batch's values and string offsets and characters (already
+// Arrow's layout); validity, booleans and uuids (16 bytes a row) are written as new buffers.
 #pragma once
 
 #include <cstdint>
@@ -104,11 +107,12 @@ class BatchReader {
 
 // Batches from another producer's C stream (pyarrow, Polars, DuckDB, lakeindex itself), copied
 // into Columns. Types: boolean; int8, int16, int32, uint8, uint16 -> int32; int64, uint32 ->
-// int64; float32, float64; utf8, large_utf8, binary, large_binary -> string; date32, date64
-// (whole days) -> date; timestamps in s, ms, µs or ns (ns only whole microseconds), with or
-// without a time zone (their UTC instants) -> timestamp. Other types (uint64, float16, decimals,
-// dictionaries, nested) are NotSupported naming the column; a field without the nullable flag is
-// NOT NULL (InvalidArgument if it holds NULLs). Takes the stream over (moves it out
+// int64; float32, float64; utf8, large_utf8 -> string; binary, large_binary, fixed_size_binary ->
+// binary (`arrow.uuid` -> uuid); date32, date64 (whole days) -> date; timestamps in s, ms or µs
+// -> timestamp, in ns -> timestamp_ns, and with a time zone (any: their UTC instants; ns then only
+// whole microseconds) -> timestamptz. Other types (uint64, float16, decimals, dictionaries,
+// nested) are NotSupported naming the column; a field without the nullable flag is NOT NULL
+// (InvalidArgument if it holds NULLs). Takes the stream over (moves it out
 // of *stream, which is left released) and releases it when destroyed.
 class StreamImporter : public BatchReader {
  public:
