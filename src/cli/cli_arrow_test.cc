@@ -75,11 +75,6 @@ Row MakeRow(int k) {
   if (k % 41 == 9) { cells.push_back(""); e.push_back(nullptr); }
   else { const int64_t ns = (int64_t(k) - 1200) * 3600000000007LL; cells.push_back(FormatTimestampNs(ns)); e.push_back(std::to_string(ns)); }
   // binary: any bytes (quoted: a comma or quote is a byte too), and the empty one
-  auto hex = [](std::string_view bytes) {
-    std::string out;
-    for (unsigned char c : bytes) out += "0123456789abcdef"[c >> 4], out += "0123456789abcdef"[c & 15];
-    return out;
-  };
   if (k % 43 == 10) { cells.push_back(""); e.push_back(nullptr); }
   else {
     std::string bytes;
@@ -87,7 +82,7 @@ Row MakeRow(int k) {
     std::string text;
     for (char c : FormatBinary(bytes)) text += c == '"' ? std::string("\"\"") : std::string(1, c);
     cells.push_back("\"" + text + "\"");
-    e.push_back(hex(bytes));
+    e.push_back(testing::Hex(bytes));
   }
   // uuid
   if (k % 47 == 11) { cells.push_back(""); e.push_back(nullptr); }
@@ -95,7 +90,7 @@ Row MakeRow(int k) {
     std::string bytes(16, '\0');
     for (int j = 0; j < 16; ++j) bytes[j] = char((k * 131 + j * 17) & 0xFF);
     cells.push_back(FormatUuid(bytes));
-    e.push_back(hex(bytes));
+    e.push_back(testing::Hex(bytes));
   }
   for (size_t c = 0; c < cells.size(); ++c) r.csv += (c ? "," : "") + cells[c];
   r.expected = e;
@@ -199,17 +194,12 @@ TEST_F(CliArrowTest, TablesFromApacheArrowIpcFilesAndStreams) {
   ASSERT_EQ(written["columns"].size(), types.size());
   std::string schema;
   for (size_t c = 0; c < types.size(); ++c) schema += (c ? "," : "") + written["columns"][c].get<std::string>() + ":" + types[c];
-  auto bytes = [](const std::string& hex) {
-    std::string out;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(char(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    return out;
-  };
   // The value `raw` (as write.mjs prints it) as our JSON output shows a value of `type`.
   auto expected = [&](const std::string& type, const json& raw) -> json {
     if (raw.is_null() || raw.is_boolean() || raw.is_number()) return raw;
     const std::string v = raw.get<std::string>();
     if (type == "int32" || type == "int64") return std::stoll(v);
-    if (type == "binary") return FormatBinary(bytes(v));
+    if (type == "binary") return FormatBinary(testing::Unhex(v));
     if (type == "date") return FormatDate(int32_t(std::stol(v)));
     if (type == "timestamp") return FormatTimestamp(std::stoll(v) * 1000);  // written in milliseconds
     if (type == "timestamptz") return FormatTimestamp(std::stoll(v)) + "+00";

@@ -71,11 +71,7 @@ std::string RenderOurs(const Value& v) {
     case TypeId::kString: return nlohmann::json(v.string_value()).dump();
     // icebird's hyparquet gives a uuid as its 32 hex digits; it decodes an unannotated BYTE_ARRAY
     // as UTF-8 text (no option to keep the bytes), so binary columns are not compared through it.
-    case TypeId::kUuid: {
-      std::string hex;
-      for (unsigned char c : v.string_value()) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
-      return hex;
-    }
+    case TypeId::kUuid: return testing::Hex(v.string_value());
     case TypeId::kBinary:
       ADD_FAILURE() << "binary columns are not compared through icebird";
       return "?";
@@ -535,8 +531,7 @@ TEST(CliIcebergTest, ExpiryAndVacuumDropOldSnapshotsAndTheirFilesOnly) {
 
 // A bound as the manifests store it (hex of Iceberg's single-value serialization), decoded.
 Value DecodeBound(const std::string& hex, TypeId type) {
-  std::string b;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) b.push_back(char(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  const std::string b = testing::Unhex(hex);
   auto le = [&](auto zero) {
     decltype(zero) v{};
     EXPECT_EQ(b.size(), sizeof(v)) << hex;

@@ -192,10 +192,11 @@ class Binder {
     }
     const TypeId from = l.value.type();
     if (!IsTemporal(from) || from == target || target == TypeId::kDate) return Status::OK();
-    const __int128 scaled = __int128(l.value.int_value()) * TemporalUnitsPerDay(target) / TemporalUnitsPerDay(from);
+    const __int128 product = __int128(l.value.int_value()) * TemporalUnitsPerDay(target);
+    const __int128 scaled = product / TemporalUnitsPerDay(from);
+    const bool exact = product % TemporalUnitsPerDay(from) == 0;
     const bool infinite = IsTimestamp(from) && (l.value.int_value() == std::numeric_limits<int64_t>::max() ||
                                                 l.value.int_value() == -std::numeric_limits<int64_t>::max());
-    const bool exact = __int128(l.value.int_value()) * TemporalUnitsPerDay(target) % TemporalUnitsPerDay(from) == 0;
     if (infinite) {
       *lit = MakeLiteral(Value::Int(target, l.value.int_value()), l.position);
     } else if (exact && scaled < std::numeric_limits<int64_t>::max() && scaled > -std::numeric_limits<int64_t>::max()) {

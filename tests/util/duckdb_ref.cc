@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/test_util.h"
+
 extern char** environ;
 
 namespace lakeindex::testing {
@@ -291,19 +293,6 @@ const char* DuckTypeName(TypeId type) {
   }
   return "UNKNOWN";
 }
-
-namespace {
-// Lower-case hex of bytes (run.mjs renders a BLOB so).
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
-}  // namespace
 
 std::string FormatDoubleLikeDuckDB(double x) { return FormatFloating(x); }
 std::string FormatFloatLikeDuckDB(float x) { return FormatFloating(x); }

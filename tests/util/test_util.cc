@@ -262,4 +262,20 @@ Batch RandomBatch(const Schema& schema, size_t rows, uint64_t seed, double null_
   return Batch(schema, std::move(columns), rows);
 }
 
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+std::string Unhex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(char(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  return out;
+}
+
 }  // namespace lakeindex::testing

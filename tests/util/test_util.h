@@ -70,4 +70,9 @@ Schema RandomSchema(uint64_t seed, int max_columns = 8);
 // `null_fraction`. NOT NULL fields never get NULLs.
 Batch RandomBatch(const Schema& schema, size_t rows, uint64_t seed, double null_fraction = 0.1);
 
+// Bytes as lower-case hex (as tests/duckdb/run.mjs, tests/arrow/*.mjs and tests/iceberg/read.mjs
+// print them), and back (pairs of hex digits; the input is trusted).
+std::string Hex(std::string_view bytes);
+std::string Unhex(std::string_view hex);
+
 }  // namespace lakeindex::testing
