@@ -10,6 +10,7 @@
 //   kTimestampNs -> int64_t nanoseconds since 1970-01-01 00:00:00 (no time zone)
 //   kBinary    -> bytes (any), compared bytewise
 //   kUuid      -> bytes: exactly 16, in RFC 4122 order (so bytewise order is the text's order)
+//   decimal(p,s) -> int64_t unscaled value (the number times 10^s), 1 <= p <= 18, 0 <= s <= p
 // The byte types (IsBytes) share the string layout everywhere: Column offsets + characters,
 // Value::string_value.
 // Thread safety: values; safe to copy between threads.
@@ -40,18 +41,44 @@ enum class TypeId : uint8_t {
   kTimestampNs = 9,
   kBinary = 10,
   kUuid = 11,
+  // Then one id per decimal(p, s), 12 to 200: DecimalType(p, s). Every switch over TypeId must
+  // test IsDecimal first (the decimals have no enumerator of their own).
 };
 
+// Decimals: exact numbers of `precision` digits, `scale` of them after the point, held as int64
+// unscaled values (decimal(10,2) holds 1.50 as 150). Precision above 18 needs 128 bits and is
+// refused by name.
+inline constexpr int kMaxDecimalPrecision = 18;
+// REQUIRES: 1 <= precision <= kMaxDecimalPrecision, 0 <= scale <= precision.
+TypeId DecimalType(int precision, int scale);
+bool IsDecimal(TypeId type);
+int DecimalPrecision(TypeId type);  // REQUIRES: IsDecimal(type)
+int DecimalScale(TypeId type);      // REQUIRES: IsDecimal(type)
+// 10^n. REQUIRES: 0 <= n <= 18.
+int64_t Pow10(int n);
+// Units of a number type's physical value per 1: 10^scale for a decimal, 1 for an integer.
+// REQUIRES: IsInteger(type) || IsDecimal(type).
+inline int64_t NumericUnitsPerOne(TypeId type) { return IsDecimal(type) ? Pow10(DecimalScale(type)) : 1; }
+// Reads "[+-]digits[.digits][e[+-]digits]" as a value of the decimal `type`, rounding half away
+// from zero past its scale (as DuckDB's cast); InvalidArgument when it is not a number or does
+// not fit the precision.
+Result<int64_t> ParseDecimal(std::string_view text, TypeId type);
+// "1.50", "-0.05", "12" (scale 0): as DuckDB prints decimals.
+std::string FormatDecimal(int64_t unscaled, int scale);
+// The nearest double to unscaled / 10^scale.
+double DecimalToDouble(int64_t unscaled, int scale);
+
 // "bool", "int32", "int64", "float", "double", "string", "date", "timestamp", "timestamptz",
-// "timestamp_ns", "binary", "uuid".
+// "timestamp_ns", "binary", "uuid", "decimal(10,2)".
 const char* TypeName(TypeId type);
-// The names above and DuckDB's aliases (bigint, varchar, blob, "timestamp with time zone", ...).
+// The names above and DuckDB's aliases (bigint, varchar, blob, "timestamp with time zone",
+// numeric(p,s), decimal(p) for decimal(p,0), decimal alone for DuckDB's decimal(18,3), ...).
 Result<TypeId> ParseTypeName(std::string_view name);
 // Width in bytes of one value in a Column buffer; 0 for the byte types.
 int FixedWidth(TypeId type);
 bool IsInteger(TypeId type);    // int32, int64
 bool IsFloating(TypeId type);   // float, double
-bool IsNumeric(TypeId type);    // integer or floating
+bool IsNumeric(TypeId type);    // integer, floating or decimal
 bool IsBytes(TypeId type);      // string, binary, uuid: held as bytes
 bool IsTimestamp(TypeId type);  // timestamp, timestamptz, timestamp_ns
 bool IsTemporal(TypeId type);   // date or a timestamp
@@ -81,7 +108,8 @@ class Schema {
   Schema() = default;
   explicit Schema(std::vector<Field> fields) : fields_(std::move(fields)) {}
 
-  // Parses "id:int64,name:string,..."; a type may end in '!' for NOT NULL ("id:int64!").
+  // Parses "id:int64,name:string,amount:decimal(10,2)..."; a type may end in '!' for NOT NULL
+  // ("id:int64!").
   // Errors name the position of the bad entry.
   static Result<Schema> Parse(std::string_view text);
   // Inverse of Parse.
@@ -99,8 +127,8 @@ class Schema {
   std::vector<Field> fields_;
 };
 
-// A scalar of a logical type, or NULL. Integers of every width, dates and timestamps are held as
-// int64; float and double as double; bool as bool.
+// A scalar of a logical type, or NULL. Integers of every width, dates, timestamps and decimals
+// (unscaled) are held as int64; float and double as double; bool as bool.
 class Value {
  public:
   Value() = default;  // NULL of kInt64
@@ -119,6 +147,8 @@ class Value {
   // REQUIRES: type is a byte type (IsBytes); a kUuid holds 16 bytes.
   static Value Bytes(TypeId type, std::string s) { Value v; v.type_ = type; v.data_ = std::move(s); return v; }
   static Value Int(TypeId type, int64_t x) { Value v; v.type_ = type; v.data_ = x; return v; }
+  // REQUIRES: IsDecimal(type); `unscaled` is the number times 10^scale.
+  static Value Decimal(TypeId type, int64_t unscaled) { return Int(type, unscaled); }
 
   TypeId type() const { return type_; }
   bool is_null() const { return std::holds_alternative<std::monostate>(data_); }
@@ -130,7 +160,7 @@ class Value {
 
   // Renders as SQL/CSV text as DuckDB does: 42, 1.5, abc, 2024-01-31, 2024-01-31 12:00:00.5,
   // 2024-01-31 12:00:00+00 (timestamptz, in UTC), \x00ab (binary: bytes outside printable ASCII
-  // and backslash as \xHH), a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11, true, NULL.
+  // and backslash as \xHH), a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11, 1.50 (decimal(p,2)), true, NULL.
   std::string ToString() const;
   bool operator==(const Value& o) const { return type_ == o.type_ && data_ == o.data_; }
 
@@ -140,10 +170,16 @@ class Value {
 };
 
 // Total order used for statistics and sorting (NULL handled by callers): numbers compare
-// numerically, NaN is above every number and equal to NaN, strings compare bytewise.
+// numerically (integers and decimals exactly, a decimal and a double as doubles, as DuckDB casts
+// them), NaN is above every number and equal to NaN, strings compare bytewise.
 // REQUIRES: both non-null and of comparable types (both numeric, both temporal, both bytes or
 // both bool).
 int CompareValues(const Value& a, const Value& b);
+
+// A number Value (integer, decimal or floating) as the decimal `type`'s unscaled value, rounded
+// half away from zero past its scale; InvalidArgument naming the value when it does not fit the
+// precision (or is NaN or infinite).
+Result<int64_t> ToDecimal(const Value& v, TypeId type);
 
 // Civil-date helpers (proleptic Gregorian). Parse errors are InvalidArgument.
 Result<int32_t> ParseDate(std::string_view text);            // "YYYY-MM-DD", "YYYY-MM-DD (BC)"

@@ -4,7 +4,7 @@ A Table is one version of a table directory (Parquet data files + JSON manifests
 return a dict of numpy arrays, one per selected column: numbers and booleans with their dtype,
 dates as datetime64[D], timestamps and timestamptz (UTC) as datetime64[us], timestamp_ns as
 datetime64[ns] (numpy masked arrays when a column has NULLs), strings as object arrays of str,
-binary of bytes, uuid of uuid.UUID, with None for NULL.
+binary of bytes, uuid of uuid.UUID, decimal of decimal.Decimal, with None for NULL.
 
 Errors are raised as lakeindex.Error subclasses carrying the library's message:
 InvalidArgument (also a ValueError), NotFound (also a LookupError), Conflict, Corruption,
@@ -270,10 +270,12 @@ def _columns(source):
     of at most 32 bits -> int32, other integers -> int64, float32 -> float, float64 -> double,
     datetime64[D] -> date, other datetime64 -> timestamp (microseconds; timestamp_ns when a value
     is finer), pandas' time-zone-aware timestamps -> timestamptz (in UTC), objects that are all
-    bytes -> binary, all uuid.UUID -> uuid, other str / bytes / object -> string. NULL: masked
+    bytes -> binary, all uuid.UUID -> uuid, all decimal.Decimal -> decimal(18, s) with the
+    largest number of digits after the point they show, other str / bytes / object -> string. NULL: masked
     values, pandas' missing values (None, NaN in object columns, NaT, <NA>); NaN in a float
     column stays NaN."""
     import numpy as np
+    import decimal
     import uuid
     items = source.items() if isinstance(source, dict) else ((c, source[c]) for c in source.columns)
     out = []
@@ -336,6 +338,10 @@ def _columns(source):
                 objects = np.array([bytes(v) if isinstance(v, bytearray) else v for v in objects], dtype=object)
             elif present and all(isinstance(v, uuid.UUID) for v in present):
                 type_name = "uuid"
+            elif present and all(isinstance(v, decimal.Decimal) for v in present):
+                # The digits the values show after the point (at most 18), 18 in all.
+                scale = max((-v.as_tuple().exponent for v in present if v.is_finite()), default=0)
+                type_name = f"decimal(18,{min(max(scale, 0), 18)})"
             out.append((name, type_name, [None if m else v for v, m in zip(objects, mask)], mask))
         else:
             raise InvalidArgument(f"column {name!r}: numpy dtype {values.dtype} has no lakeindex type")
@@ -350,7 +356,9 @@ def _check_output(output, allowed=("numpy", "pandas")):
 
 def _zoned(schema):
     """The names of the timestamptz columns of a schema string ("name:type,...")."""
-    return {entry.rsplit(":", 1)[0] for entry in schema.split(",")
+    import re
+    entries = re.split(r",(?![^(]*\))", schema)  # commas outside "decimal(10,2)"
+    return {entry.rsplit(":", 1)[0] for entry in entries
             if entry.rsplit(":", 1)[-1].rstrip("!") == "timestamptz"}
 
 

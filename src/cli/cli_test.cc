@@ -350,6 +350,122 @@ TEST(CliTest, TimestamptzTimestampNsBinaryAndUuidRoundTripWithDuckDB) {
   EXPECT_NE(bad_uuid.err.find("invalid uuid 'xyz'"), std::string::npos) << bad_uuid.err;
 }
 
+// Decimals as DuckDB writes them (INT32 up to 9 digits, INT64 up to 18) read, filter, index, lay
+// out, aggregate and write back as DuckDB reads them: literals read exactly from their text (0.1
+// is the decimal 0.1), a decimal against a double compared as doubles, as DuckDB does.
+TEST(CliTest, DecimalsRoundTripAndFilterAsInDuckDB) {
+  if (!testing::DuckDBAvailable()) GTEST_FAIL() << testing::DuckDBMissingMessage();
+  TempDir dir;
+  const std::string src = dir.Join("dec.parquet");
+  const std::string rows =
+      "SELECT i::BIGINT AS k,"
+      " CASE WHEN i % 17 = 0 THEN NULL ELSE ((i * 37) % 2001 / 10 - 100)::DECIMAL(4, 1) END AS a,"
+      " CASE WHEN i % 19 = 0 THEN NULL WHEN i = 1 THEN 999999999999999.999 WHEN i = 2 THEN -999999999999999.999"
+      "  ELSE CAST(((hash(i) % 2000000)::BIGINT - 1000000)::VARCHAR || '.' || lpad((hash(i * 3) % 1000)::VARCHAR, 3, '0') AS DECIMAL(18, 3)) END AS b,"
+      " CASE WHEN i % 23 = 0 THEN NULL ELSE (i * 0.37 - 500)::DECIMAL(10, 2) END AS c,"
+      " CASE WHEN i % 29 = 0 THEN NULL ELSE (i % 97)::DECIMAL(9, 0) END AS d"
+      " FROM range(3000) t(i)";
+  auto made = testing::RunDuckDB("COPY (" + rows + ") TO " + testing::SqlQuote(src) + " (FORMAT parquet)");
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  const std::string table = dir.Join("t");
+  CliResult created = RunCli(dir, {"create", table, "--from", src, "--rows-per-file", "700"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  CliResult stats = RunCli(dir, {"stats", table});
+  EXPECT_NE(stats.out.find("schema: k:int64,a:decimal(4,1),b:decimal(18,3),c:decimal(10,2),d:decimal(9,0)"), std::string::npos)
+      << stats.out;
+
+  const std::vector<std::string> filters = {
+      "a = 0.3", "a = -7.40", "a > 2.25", "a BETWEEN -1.5 AND 3", "a IN (0.3, 1, 2.55, -100.0)", "a <> 12.3 AND a < 50",
+      "b < 1234.5678", "b >= -5e2", "b = 999999999999999.999", "b > -999999999999999.998", "b < 0.0001 AND b > -0.0001",
+      "c = -499.63", "c > a", "c < b", "c = k", "c <= -400 OR c >= 600.5", "d = 42", "d > 41.5", "d < 1e1", "d IN (1, 2.0, 3.5)",
+      "d IS NULL OR a IS NULL", "c BETWEEN a AND 100", "a < 0.1e1"};
+  auto check = [&](const std::string& stage) {
+    for (const std::string& where : filters) {
+      CliResult ours = RunCli(dir, {"query", table, "--where", where, "--agg", "count(*), sum(k), sum(c), min(b), max(a)", "--format", "csv"});
+      ASSERT_EQ(ours.code, 0) << stage << ": " << where << ": " << ours.err;
+      auto duck = testing::RunDuckDB("SELECT count(*), sum(k), sum(c), min(b), max(a) FROM read_parquet(" + testing::SqlQuote(src) +
+                                     ") WHERE " + where);
+      ASSERT_TRUE(duck.ok()) << where << ": " << duck.status().ToString();
+      std::string want = "count(*),sum(k),sum(c),min(b),max(a)\n";
+      for (size_t i = 0; i < 5; ++i) want += (i ? "," : "") + duck->rows[0][i].value_or("");
+      EXPECT_EQ(ours.out, want + "\n") << stage << ": " << where;
+    }
+  };
+  check("full scans");
+  for (const char* column : {"a", "b", "c"}) {
+    CliResult indexed = RunCli(dir, {"index", "create", table, "--column", column, "--type", "btree"});
+    ASSERT_EQ(indexed.code, 0) << column << ": " << indexed.err;
+  }
+  ASSERT_EQ(RunCli(dir, {"index", "create", table, "--column", "b", "--type", "zonemap"}).code, 0);
+  CliResult served = RunCli(dir, {"explain", table, "--where", "c = -499.63 OR a IN (0.3, 1)"});
+  ASSERT_EQ(served.code, 0) << served.err;
+  EXPECT_NE(served.out.find("serves c = -499.63"), std::string::npos) << served.out;
+  EXPECT_NE(served.out.find("serves a IN (0.3, 1.0)"), std::string::npos) << served.out;
+  check("btrees and a zone map");
+  CliResult laid = RunCli(dir, {"layout", table, "--otree", "a,c,b", "--cube-rows", "200"});
+  ASSERT_EQ(laid.code, 0) << laid.err;
+  check("an OTree on a, c and b");
+  // Aggregates beside DuckDB's: a sum keeps the scale, an average is a double.
+  CliResult agg = RunCli(dir, {"query", table, "--agg", "sum(b), avg(c), avg(a), min(c), max(d)", "--format", "csv"});
+  ASSERT_EQ(agg.code, 0) << agg.err;
+  auto duck_agg = testing::RunDuckDB("SELECT sum(b), avg(c), avg(a), min(c), max(d) FROM read_parquet(" + testing::SqlQuote(src) + ")");
+  ASSERT_TRUE(duck_agg.ok()) << duck_agg.status().ToString();
+  std::string want_agg;
+  for (size_t i = 0; i < 5; ++i) want_agg += (i ? "," : "") + duck_agg->rows[0][i].value_or("");
+  EXPECT_EQ(agg.out.substr(agg.out.find('\n') + 1), want_agg + "\n");
+
+  // Written back: DuckDB reads our Parquet and our CSV as the rows it wrote, with its types.
+  ASSERT_EQ(RunCli(dir, {"query", table, "--format", "parquet", "--output", dir.Join("ours.parquet")}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"query", table, "--format", "csv", "--output", dir.Join("ours.csv")}).code, 0);
+  const std::string types = "{'k': 'BIGINT', 'a': 'DECIMAL(4,1)', 'b': 'DECIMAL(18,3)', 'c': 'DECIMAL(10,2)', 'd': 'DECIMAL(9,0)'}";
+  for (const std::string& read : {"read_parquet(" + testing::SqlQuote(dir.Join("ours.parquet")) + ")",
+                                  "read_csv(" + testing::SqlQuote(dir.Join("ours.csv")) + ", header = true, columns = " + types + ")"}) {
+    auto diff = testing::RunDuckDB("SELECT (SELECT count(*) FROM (SELECT * FROM " + read + " EXCEPT SELECT * FROM read_parquet(" +
+                                   testing::SqlQuote(src) + "))), (SELECT count(*) FROM (SELECT * FROM read_parquet(" +
+                                   testing::SqlQuote(src) + ") EXCEPT SELECT * FROM " + read + ")), (SELECT count(*) FROM " + read +
+                                   "), (SELECT typeof(a) || ',' || typeof(b) || ',' || typeof(c) || ',' || typeof(d) FROM " + read + " LIMIT 1)");
+    ASSERT_TRUE(diff.ok()) << read << ": " << diff.status().ToString();
+    EXPECT_EQ(diff->rows[0][0].value_or(""), "0") << read;
+    EXPECT_EQ(diff->rows[0][1].value_or(""), "0") << read;
+    EXPECT_EQ(diff->rows[0][2].value_or(""), "3000") << read;
+    EXPECT_EQ(diff->rows[0][3].value_or(""), "DECIMAL(4,1),DECIMAL(18,3),DECIMAL(10,2),DECIMAL(9,0)") << read;
+  }
+  // Our CSV read back by us with the schema (decimals are not sniffed: DuckDB sniffs DOUBLE).
+  CliResult again = RunCli(dir, {"create", dir.Join("back"), "--from", dir.Join("ours.csv"), "--schema",
+                                 "k:int64,a:decimal(4,1),b:decimal(18,3),c:decimal(10,2),d:decimal(9,0)"});
+  ASSERT_EQ(again.code, 0) << again.err;
+  CliResult x = RunCli(dir, {"query", table, "--order-by", "k", "--format", "csv"});
+  CliResult y = RunCli(dir, {"query", dir.Join("back"), "--order-by", "k", "--format", "csv"});
+  ASSERT_EQ(x.code, 0) << x.err;
+  EXPECT_EQ(x.out, y.out);
+  // JSON: numbers with every digit of the scale.
+  CliResult json = RunCli(dir, {"query", table, "--where", "k = 5", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto parsed = nlohmann::json::parse(json.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(parsed.is_discarded()) << json.out;
+  EXPECT_NE(json.out.find("\"c\":-498.15"), std::string::npos) << json.out;
+
+  // What a decimal cannot hold is refused naming it, and the table stays as it was.
+  CliResult wide = RunCli(dir, {"create", dir.Join("wide"), "--from", dir.Join("ours.csv"), "--schema",
+                                "k:int64,a:decimal(40,1),b:decimal(18,3),c:decimal(10,2),d:decimal(9,0)"});
+  EXPECT_EQ(wide.code, 1);
+  EXPECT_NE(wide.err.find("precision 40 is above 18"), std::string::npos) << wide.err;
+  WriteFileText(dir.Join("over.csv"), "k,a,b,c,d\n1,1000.0,1,1,1\n");
+  CliResult over = RunCli(dir, {"append", dir.Join("back"), "--from", dir.Join("over.csv")});
+  EXPECT_EQ(over.code, 1);
+  EXPECT_NE(over.err.find("'1000.0'"), std::string::npos) << over.err;
+  EXPECT_NE(over.err.find("decimal(4,1)"), std::string::npos) << over.err;
+  auto wide_src = testing::RunDuckDB("COPY (SELECT 1 AS k, 1.5::DECIMAL(38, 5) AS amount) TO " +
+                                     testing::SqlQuote(dir.Join("wide.parquet")) + " (FORMAT parquet)");
+  ASSERT_TRUE(wide_src.ok()) << wide_src.status().ToString();
+  CliResult refused = RunCli(dir, {"append", dir.Join("back"), "--from", dir.Join("wide.parquet")});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("'amount'"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("DECIMAL(38,5)"), std::string::npos) << refused.err;
+  CliResult versions = RunCli(dir, {"versions", dir.Join("back")});
+  EXPECT_EQ(std::count(versions.out.begin(), versions.out.end(), '\n'), 3) << versions.out;  // header, rule, version 1
+}
+
 // A DuckDB BLOB is a binary column: the table and JSON show it as DuckDB prints it (\xHH for bytes
 // outside printable ASCII), so JSON stays valid UTF-8.
 TEST(CliTest, BytesThatAreNotTextPrintEscapedAndJsonStaysValid) {

@@ -86,6 +86,7 @@ namespace {
 // own units: the linear map's inverse, or the quantile bound nearest it (rounded to 4 digits).
 std::string AxisValue(const layout::otree::Transform& t, double f) {
   auto number = [&](double v) -> std::string {
+    if (IsDecimal(t.type)) v /= double(Pow10(DecimalScale(t.type)));  // the transform's units are unscaled
     switch (t.type) {
       case TypeId::kDate: return FormatDate(int32_t(std::llround(v)));
       case TypeId::kTimestamp: return FormatTimestamp(std::llround(v / 1e6) * 1000000);  // whole seconds

@@ -111,6 +111,10 @@ std::string FormatJsonLines(const Batch& batch) {
         continue;
       }
       Value v = col.GetValue(r);
+      if (IsDecimal(col.type())) {  // a number, every digit of its scale kept (DuckDB's too)
+        out += v.ToString();
+        continue;
+      }
       switch (col.type()) {
         case TypeId::kBool:
         case TypeId::kInt32:

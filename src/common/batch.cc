@@ -178,6 +178,12 @@ Status Column::AppendValue(const Value& v) {
     return Status::InvalidArgument(std::string("cannot store a ") + TypeName(v.type()) + " value in a " +
                                    TypeName(type_) + " column");
   };
+  if (IsDecimal(type_)) {
+    if (!IsNumeric(v.type())) return mismatch();
+    ASSIGN_OR_RETURN(int64_t unscaled, ToDecimal(v, type_));
+    Append<int64_t>(unscaled);
+    return Status::OK();
+  }
   switch (type_) {
     case TypeId::kBool:
       if (v.type() != TypeId::kBool) return mismatch();
@@ -185,7 +191,9 @@ Status Column::AppendValue(const Value& v) {
       return Status::OK();
     case TypeId::kInt32:
     case TypeId::kDate: {
-      if (IsFloating(v.type()) || IsBytes(v.type()) || v.type() == TypeId::kBool) return mismatch();
+      if (IsFloating(v.type()) || IsDecimal(v.type()) || IsBytes(v.type()) || v.type() == TypeId::kBool) {
+        return mismatch();
+      }
       int64_t x = v.int_value();
       if (x < std::numeric_limits<int32_t>::min() || x > std::numeric_limits<int32_t>::max()) {
         return Status::InvalidArgument("value " + std::to_string(x) + " out of range for " + TypeName(type_));
@@ -197,7 +205,9 @@ Status Column::AppendValue(const Value& v) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
-      if (IsFloating(v.type()) || IsBytes(v.type()) || v.type() == TypeId::kBool) return mismatch();
+      if (IsFloating(v.type()) || IsDecimal(v.type()) || IsBytes(v.type()) || v.type() == TypeId::kBool) {
+        return mismatch();
+      }
       // Nanoseconds and microseconds are not interchangeable (the binder converts between them).
       if (IsTimestamp(v.type()) && (v.type() == TypeId::kTimestampNs) != (type_ == TypeId::kTimestampNs)) {
         return mismatch();
@@ -211,6 +221,8 @@ Status Column::AppendValue(const Value& v) {
         d = v.double_value();
       } else if (IsInteger(v.type())) {
         d = double(v.int_value());
+      } else if (IsDecimal(v.type())) {
+        d = DecimalToDouble(v.int_value(), DecimalScale(v.type()));
       } else {
         return mismatch();
       }
@@ -238,6 +250,7 @@ Status Column::AppendValue(const Value& v) {
 
 Value Column::GetValue(size_t i) const {
   if (IsNull(i)) return Value::Null(type_);
+  if (IsDecimal(type_)) return Value::Decimal(type_, Get<int64_t>(i));
   switch (type_) {
     case TypeId::kBool: return Value::Bool(Get<uint8_t>(i) != 0);
     case TypeId::kInt32: return Value::Int32(Get<int32_t>(i));

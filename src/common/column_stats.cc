@@ -62,6 +62,11 @@ void ColumnStats::Merge(const ColumnStats& other) {
 ColumnStats ComputeColumnStats(const Column& c, size_t offset, size_t count) {
   ColumnStats s;
   s.row_count = count;
+  if (IsDecimal(c.type())) {
+    const TypeId type = c.type();
+    FixedStats<int64_t>(c, offset, count, [type](int64_t v) { return Value::Decimal(type, v); }, &s);
+    return s;
+  }
   switch (c.type()) {
     case TypeId::kBool: FixedStats<uint8_t>(c, offset, count, [](uint8_t v) { return Value::Bool(v != 0); }, &s); break;
     case TypeId::kInt32: FixedStats<int32_t>(c, offset, count, Value::Int32, &s); break;

@@ -1,8 +1,10 @@
 #include "lakeindex/types.h"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 
@@ -68,17 +70,108 @@ bool ParseDatePart(std::string_view s, int64_t* days, size_t* consumed) {
   *consumed = pos;
   return true;
 }
+// The decimals' ids follow the named types: decimal(p, s) is kFirstDecimal + (p - 1)(p + 2) / 2
+// + s (precision 1 has scales 0..1, precision 2 has 0..2, ...).
+constexpr int kFirstDecimal = int(std::size(kTypeNames));
+constexpr int DecimalOffset(int precision) { return (precision - 1) * (precision + 2) / 2; }
+constexpr int kDecimalCount = DecimalOffset(kMaxDecimalPrecision + 1);
+static_assert(kFirstDecimal + kDecimalCount <= 256, "decimal ids must fit TypeId");
+
+struct DecimalInfo {
+  uint8_t precision, scale;
+};
+constexpr std::array<DecimalInfo, kDecimalCount> kDecimals = [] {
+  std::array<DecimalInfo, kDecimalCount> a{};
+  for (int p = 1; p <= kMaxDecimalPrecision; ++p) {
+    for (int s = 0; s <= p; ++s) a[size_t(DecimalOffset(p) + s)] = {uint8_t(p), uint8_t(s)};
+  }
+  return a;
+}();
+
+const DecimalInfo& InfoOf(TypeId t) { return kDecimals[size_t(int(t) - kFirstDecimal)]; }
+
+bool EqualsLower(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != lower[i]) return false;
+  }
+  return true;
+}
+
+// "decimal(p,s)" / "numeric(p, s)" / "decimal(p)" / "decimal", any case; nullopt when `name` is
+// not a decimal at all.
+std::optional<Result<TypeId>> ParseDecimalName(std::string_view name) {
+  const size_t open = name.find('(');
+  std::string_view head = name.substr(0, open);
+  while (!head.empty() && head.back() == ' ') head.remove_suffix(1);
+  if (!EqualsLower(head, "decimal") && !EqualsLower(head, "numeric")) return std::nullopt;
+  if (open == std::string_view::npos) return DecimalType(18, 3);  // DuckDB's DECIMAL
+  auto bad = [&](const std::string& why) -> Result<TypeId> {
+    return Status::InvalidArgument("type '" + std::string(name) + "': " + why);
+  };
+  if (name.back() != ')') return bad("expected decimal(precision, scale)");
+  std::string_view args = name.substr(open + 1, name.size() - open - 2);
+  int numbers[2] = {0, 0};
+  int count = 0;
+  while (count < 2) {
+    while (!args.empty() && args.front() == ' ') args.remove_prefix(1);
+    int v = 0;
+    auto r = std::from_chars(args.data(), args.data() + args.size(), v);
+    if (r.ec != std::errc() || v < 0) return bad("expected decimal(precision, scale)");
+    numbers[count++] = v;
+    args.remove_prefix(size_t(r.ptr - args.data()));
+    while (!args.empty() && args.front() == ' ') args.remove_prefix(1);
+    if (args.empty()) break;
+    if (args.front() != ',' || count == 2) return bad("expected decimal(precision, scale)");
+    args.remove_prefix(1);
+  }
+  const int precision = numbers[0], scale = numbers[1];
+  if (precision < 1) return bad("precision must be at least 1");
+  if (precision > kMaxDecimalPrecision) {
+    return bad("precision " + std::to_string(precision) + " is above 18, the most lakeindex holds (decimals are " +
+               "64-bit); use double, or decimal(18, s)");
+  }
+  if (scale > precision) return bad("scale " + std::to_string(scale) + " is above the precision");
+  return DecimalType(precision, scale);
+}
 }  // namespace
+
+TypeId DecimalType(int precision, int scale) {
+  return static_cast<TypeId>(kFirstDecimal + DecimalOffset(precision) + scale);
+}
+bool IsDecimal(TypeId t) { return int(t) >= kFirstDecimal && int(t) < kFirstDecimal + kDecimalCount; }
+int DecimalPrecision(TypeId t) { return InfoOf(t).precision; }
+int DecimalScale(TypeId t) { return InfoOf(t).scale; }
+
+int64_t Pow10(int n) {
+  static constexpr std::array<int64_t, 19> kPowers = [] {
+    std::array<int64_t, 19> a{};
+    a[0] = 1;
+    for (size_t i = 1; i < a.size(); ++i) a[i] = a[i - 1] * 10;
+    return a;
+  }();
+  return kPowers[size_t(n)];
+}
 
 const char* TypeName(TypeId type) {
   auto i = static_cast<size_t>(type);
-  return i < std::size(kTypeNames) ? kTypeNames[i] : "unknown";
+  if (i < std::size(kTypeNames)) return kTypeNames[i];
+  if (!IsDecimal(type)) return "unknown";
+  static const std::array<std::string, kDecimalCount> kNames = [] {
+    std::array<std::string, kDecimalCount> a;
+    for (size_t k = 0; k < a.size(); ++k) {
+      a[k] = "decimal(" + std::to_string(kDecimals[k].precision) + "," + std::to_string(kDecimals[k].scale) + ")";
+    }
+    return a;
+  }();
+  return kNames[i - size_t(kFirstDecimal)].c_str();
 }
 
 Result<TypeId> ParseTypeName(std::string_view name) {
   for (size_t i = 0; i < std::size(kTypeNames); ++i) {
     if (name == kTypeNames[i]) return static_cast<TypeId>(i);
   }
+  if (auto decimal = ParseDecimalName(name)) return std::move(*decimal);
   if (name == "boolean") return TypeId::kBool;
   if (name == "int" || name == "bigint") return TypeId::kInt64;
   if (name == "varchar" || name == "text") return TypeId::kString;
@@ -86,10 +179,11 @@ Result<TypeId> ParseTypeName(std::string_view name) {
   if (name == "blob" || name == "bytea" || name == "varbinary") return TypeId::kBinary;
   return Status::InvalidArgument("unknown type '" + std::string(name) +
                                  "' (expected bool, int32, int64, float, double, string, date, timestamp, "
-                                 "timestamptz, timestamp_ns, binary or uuid)");
+                                 "timestamptz, timestamp_ns, binary, uuid or decimal(p,s))");
 }
 
 int FixedWidth(TypeId type) {
+  if (IsDecimal(type)) return 8;
   switch (type) {
     case TypeId::kBool: return 1;
     case TypeId::kInt32:
@@ -109,7 +203,7 @@ int FixedWidth(TypeId type) {
 
 bool IsInteger(TypeId t) { return t == TypeId::kInt32 || t == TypeId::kInt64; }
 bool IsFloating(TypeId t) { return t == TypeId::kFloat || t == TypeId::kDouble; }
-bool IsNumeric(TypeId t) { return IsInteger(t) || IsFloating(t); }
+bool IsNumeric(TypeId t) { return IsInteger(t) || IsFloating(t) || IsDecimal(t); }
 bool IsBytes(TypeId t) { return t == TypeId::kString || t == TypeId::kBinary || t == TypeId::kUuid; }
 bool IsTimestamp(TypeId t) {
   return t == TypeId::kTimestamp || t == TypeId::kTimestampTz || t == TypeId::kTimestampNs;
@@ -139,8 +233,10 @@ Result<Schema> Schema::Parse(std::string_view text) {
   Schema schema;
   size_t pos = 0;
   while (pos <= text.size()) {
-    size_t end = text.find(',', pos);
-    if (end == std::string_view::npos) end = text.size();
+    size_t end = pos;  // the next comma outside parentheses ("decimal(10,2)" holds one)
+    for (int depth = 0; end < text.size() && (text[end] != ',' || depth > 0); ++end) {
+      depth += text[end] == '(' ? 1 : (text[end] == ')' ? -1 : 0);
+    }
     std::string_view entry = text.substr(pos, end - pos);
     while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
     while (!entry.empty() && entry.back() == ' ') entry.remove_suffix(1);
@@ -194,8 +290,104 @@ std::string FormatDouble(double x) {
   return std::string(buf, r.ptr);
 }
 
+Result<int64_t> ParseDecimal(std::string_view text, TypeId type) {
+  const int precision = DecimalPrecision(type), scale = DecimalScale(type);
+  auto bad = [&](const char* why) {
+    return Status::InvalidArgument("cannot read '" + std::string(text) + "' as a " + TypeName(type) + ": " + why);
+  };
+  std::string_view s = text;
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  // The digits, and where the point is among them (after int_digits of them).
+  std::string digits;
+  int64_t int_digits = 0;
+  bool point = false;
+  size_t i = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] >= '0' && s[i] <= '9') {
+      if (digits.size() < 4096) digits.push_back(s[i]);  // beyond: rounding past any scale
+      int_digits += point ? 0 : 1;
+    } else if (s[i] == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (digits.empty()) return bad("not a number");
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    int64_t exponent = 0;
+    bool exponent_negative = false;
+    size_t j = i + 1;
+    if (j < s.size() && (s[j] == '-' || s[j] == '+')) exponent_negative = s[j++] == '-';
+    if (j >= s.size()) return bad("not a number");
+    for (; j < s.size() && s[j] >= '0' && s[j] <= '9'; ++j) {
+      if (exponent < 100000) exponent = exponent * 10 + (s[j] - '0');
+    }
+    int_digits += exponent_negative ? -exponent : exponent;
+    i = j;
+  }
+  if (i != s.size()) return bad("not a number");
+  // The value is 0.d1d2d3... * 10^int_digits; scaled, the digits before the point number
+  // int_digits + scale.
+  const int64_t kept = int_digits + scale;
+  __int128 unscaled = 0;
+  const __int128 limit = Pow10(precision);
+  for (int64_t k = 0; k < kept; ++k) {
+    unscaled = unscaled * 10 + (size_t(k) < digits.size() && k >= 0 ? digits[size_t(k)] - '0' : 0);
+    if (unscaled >= limit) return bad("out of range for its precision");
+  }
+  if (kept >= 0 && size_t(kept) < digits.size() && digits[size_t(kept)] >= '5') ++unscaled;  // half away from zero
+  if (unscaled >= limit) return bad("out of range for its precision");
+  return int64_t(negative ? -unscaled : unscaled);
+}
+
+std::string FormatDecimal(int64_t unscaled, int scale) {
+  const bool negative = unscaled < 0;
+  // The magnitude's digits, at least scale + 1 of them.
+  std::string digits = std::to_string(negative ? uint64_t(0) - uint64_t(unscaled) : uint64_t(unscaled));
+  if (digits.size() < size_t(scale) + 1) digits.insert(0, size_t(scale) + 1 - digits.size(), '0');
+  if (scale > 0) digits.insert(digits.size() - size_t(scale), 1, '.');
+  return negative ? "-" + digits : digits;
+}
+
+// A decimal's value as the nearest double (the division of two exact doubles rounds once; past
+// 2^53 the text is read instead).
+double DecimalToDouble(int64_t unscaled, int scale) {
+  if (unscaled < (int64_t(1) << 53) && unscaled > -(int64_t(1) << 53)) return double(unscaled) / double(Pow10(scale));
+  const std::string text = FormatDecimal(unscaled, scale);
+  double d = 0;
+  std::from_chars(text.data(), text.data() + text.size(), d);
+  return d;
+}
+
+Result<int64_t> ToDecimal(const Value& v, TypeId type) {
+  if (IsFloating(v.type())) {
+    const double d = v.double_value();
+    if (!std::isfinite(d)) return Status::InvalidArgument("cannot store " + FormatDouble(d) + " in a " + TypeName(type));
+    return ParseDecimal(FormatDouble(d), type);  // the shortest text: 0.1 is 0.1
+  }
+  const int from = IsDecimal(v.type()) ? DecimalScale(v.type()) : 0, to = DecimalScale(type);
+  __int128 x = v.int_value();
+  if (to >= from) {
+    x *= Pow10(to - from);
+  } else {
+    const int64_t div = Pow10(from - to);
+    const __int128 q = x / div, r = x % div;
+    x = q + (2 * (r < 0 ? -r : r) >= div ? (x < 0 ? -1 : 1) : 0);
+  }
+  const __int128 limit = Pow10(DecimalPrecision(type));
+  if (x >= limit || x <= -limit) {
+    return Status::InvalidArgument("value " + v.ToString() + " out of range for " + TypeName(type));
+  }
+  return int64_t(x);
+}
+
 std::string Value::ToString() const {
   if (is_null()) return "NULL";
+  if (IsDecimal(type_)) return FormatDecimal(int_value(), DecimalScale(type_));
   switch (type_) {
     case TypeId::kBool: return bool_value() ? "true" : "false";
     case TypeId::kInt32:
@@ -232,8 +424,18 @@ int CompareValues(const Value& a, const Value& b) {
   if (IsTemporal(a.type()) && IsTemporal(b.type())) return CompareTemporal(a.type(), a.int_value(), b.type(), b.int_value());
   bool a_float = IsFloating(a.type()), b_float = IsFloating(b.type());
   if (!a_float && !b_float) {
+    if (IsDecimal(a.type()) || IsDecimal(b.type())) {  // exactly, in the finer unit
+      const __int128 x = __int128(a.int_value()) * NumericUnitsPerOne(b.type());
+      const __int128 y = __int128(b.int_value()) * NumericUnitsPerOne(a.type());
+      return x < y ? -1 : (x > y ? 1 : 0);
+    }
     int64_t x = a.int_value(), y = b.int_value();
     return x < y ? -1 : (x > y ? 1 : 0);
+  }
+  if ((a_float && IsDecimal(b.type())) || (b_float && IsDecimal(a.type()))) {  // as doubles, as DuckDB
+    const double x = a_float ? a.double_value() : DecimalToDouble(a.int_value(), DecimalScale(a.type()));
+    const double y = b_float ? b.double_value() : DecimalToDouble(b.int_value(), DecimalScale(b.type()));
+    return CompareValues(Value::Double(x), Value::Double(y));
   }
   if (a_float && b_float) {
     double x = a.double_value(), y = b.double_value();

@@ -1,8 +1,11 @@
 #include "lakeindex/types.h"
 
+#include "lakeindex/batch.h"
+
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -259,6 +262,134 @@ TEST(ValueTest, BinaryAndUuidTextRoundTripsAsDuckDBWritesThem) {
             0);
   EXPECT_EQ(Value::TimestampTz(1704103200000000).ToString(), "2024-01-01 10:00:00+00");
   EXPECT_EQ(*ParseTimestamp("2024-01-01 10:00:00+00"), 1704103200000000);
+}
+
+
+TEST(DecimalTest, EveryPrecisionAndScaleHasATypeAndANameThatReadsBack) {
+  std::set<TypeId> seen;
+  for (int p = 1; p <= kMaxDecimalPrecision; ++p) {
+    for (int s = 0; s <= p; ++s) {
+      const TypeId t = DecimalType(p, s);
+      ASSERT_TRUE(IsDecimal(t));
+      EXPECT_TRUE(IsNumeric(t));
+      EXPECT_FALSE(IsInteger(t) || IsFloating(t) || IsBytes(t) || IsTemporal(t));
+      EXPECT_EQ(DecimalPrecision(t), p);
+      EXPECT_EQ(DecimalScale(t), s);
+      EXPECT_EQ(FixedWidth(t), 8);
+      EXPECT_TRUE(seen.insert(t).second) << TypeName(t);
+      auto back = ParseTypeName(TypeName(t));
+      ASSERT_TRUE(back.ok()) << TypeName(t);
+      EXPECT_EQ(*back, t);
+    }
+  }
+  for (int t = 0; t <= int(TypeId::kUuid); ++t) EXPECT_FALSE(IsDecimal(TypeId(t)));
+  EXPECT_EQ(std::string(TypeName(DecimalType(10, 2))), "decimal(10,2)");
+  // DuckDB's spellings: any case, spaces, NUMERIC, DECIMAL(p), bare DECIMAL = DECIMAL(18,3).
+  EXPECT_EQ(*ParseTypeName("DECIMAL(10, 2)"), DecimalType(10, 2));
+  EXPECT_EQ(*ParseTypeName("numeric(5,0)"), DecimalType(5, 0));
+  EXPECT_EQ(*ParseTypeName("decimal(7)"), DecimalType(7, 0));
+  EXPECT_EQ(*ParseTypeName("decimal"), DecimalType(18, 3));
+  for (const char* bad : {"decimal(38,5)", "decimal(0,0)", "decimal(4,5)", "decimal(10,", "decimal(a,b)", "decimal(1,2,3)",
+                          "decimal(10,2"}) {
+    auto t = ParseTypeName(bad);
+    EXPECT_FALSE(t.ok()) << bad;
+  }
+  EXPECT_NE(ParseTypeName("decimal(38,5)").status().message().find("precision 38 is above 18"), std::string::npos);
+}
+
+TEST(DecimalTest, SchemaTextKeepsTheCommaInsideTheType) {
+  auto s = Schema::Parse("id:int64,amount:decimal(10,2)!,rate:decimal(4, 3),name:string");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->num_fields(), 4u);
+  EXPECT_EQ(s->field(1).type, DecimalType(10, 2));
+  EXPECT_FALSE(s->field(1).nullable);
+  EXPECT_EQ(s->field(2).type, DecimalType(4, 3));
+  EXPECT_EQ(s->ToString(), "id:int64,amount:decimal(10,2)!,rate:decimal(4,3),name:string");
+  EXPECT_EQ(Schema::Parse(s->ToString())->ToString(), s->ToString());
+  EXPECT_FALSE(Schema::Parse("amount:decimal(10,2),x").ok());
+}
+
+TEST(DecimalTest, TextReadsRoundedHalfAwayFromZeroAsDuckDBCasts) {
+  const TypeId d102 = DecimalType(10, 2);
+  struct Case {
+    const char* text;
+    int64_t unscaled;
+  };
+  // DuckDB: '1.005'::DECIMAL(10,2) = 1.01, '-1.005' = -1.01, '0.125' = 0.13.
+  for (const Case& c : {Case{"1.005", 101}, Case{"-1.005", -101}, Case{"0.125", 13}, Case{"0.124", 12}, Case{"12", 1200},
+                        Case{"+3.5", 350}, Case{".5", 50}, Case{"5.", 500}, Case{"-0.004", 0}, Case{"1e2", 10000},
+                        Case{"1.5E-1", 15}, Case{"00012.340", 1234}, Case{"99999999.99", 9999999999},
+                        Case{"99999999.994", 9999999999}}) {
+    auto v = ParseDecimal(c.text, d102);
+    ASSERT_TRUE(v.ok()) << c.text << ": " << v.status().ToString();
+    EXPECT_EQ(*v, c.unscaled) << c.text;
+  }
+  for (const char* bad : {"", "-", "abc", "1.2.3", "1e", "nan", "inf", "100000000", "99999999.995", "1e9", "1,5", " 1"}) {
+    EXPECT_FALSE(ParseDecimal(bad, d102).ok()) << bad;
+  }
+  EXPECT_EQ(FormatDecimal(150, 2), "1.50");
+  EXPECT_EQ(FormatDecimal(-5, 2), "-0.05");
+  EXPECT_EQ(FormatDecimal(0, 3), "0.000");
+  EXPECT_EQ(FormatDecimal(-42, 0), "-42");
+  EXPECT_EQ(FormatDecimal(-999999999999999999, 18), "-0.999999999999999999");
+  EXPECT_EQ(Value::Decimal(d102, 150).ToString(), "1.50");
+  // Every value of a few types reads back from its text.
+  std::mt19937_64 rng(3);
+  for (int p : {1, 9, 18}) {
+    for (int s : {0, p / 2, p}) {
+      const TypeId t = DecimalType(p, s);
+      std::uniform_int_distribution<int64_t> values(-(Pow10(p) - 1), Pow10(p) - 1);
+      for (int i = 0; i < 2000; ++i) {
+        const int64_t x = values(rng);
+        auto back = ParseDecimal(FormatDecimal(x, s), t);
+        ASSERT_TRUE(back.ok() && *back == x) << TypeName(t) << " " << x;
+      }
+    }
+  }
+}
+
+TEST(DecimalTest, ComparesExactlyWithIntegersAndDecimalsAndAsDoublesWithDoubles) {
+  const Value a = Value::Decimal(DecimalType(10, 2), 150);   // 1.50
+  const Value b = Value::Decimal(DecimalType(4, 1), 15);     // 1.5
+  const Value c = Value::Decimal(DecimalType(18, 18), 1);    // 1e-18
+  EXPECT_EQ(CompareValues(a, b), 0);
+  EXPECT_EQ(CompareValues(a, Value::Int64(1)), 1);
+  EXPECT_EQ(CompareValues(Value::Int64(2), a), 1);
+  EXPECT_EQ(CompareValues(Value::Decimal(DecimalType(3, 0), 2), Value::Int32(2)), 0);
+  EXPECT_EQ(CompareValues(c, Value::Int64(0)), 1);
+  EXPECT_EQ(CompareValues(c, Value::Decimal(DecimalType(2, 1), 0)), 1);
+  EXPECT_EQ(CompareValues(Value::Decimal(DecimalType(18, 0), 999999999999999999),
+                          Value::Decimal(DecimalType(18, 18), 999999999999999999)), 1);
+  // With a double: as doubles (DuckDB casts the decimal), NaN above every number.
+  EXPECT_EQ(CompareValues(a, Value::Double(1.5)), 0);
+  EXPECT_EQ(CompareValues(Value::Decimal(DecimalType(2, 1), 1), Value::Double(0.1)), 0);
+  EXPECT_EQ(CompareValues(a, Value::Double(std::nan(""))), -1);
+  EXPECT_EQ(CompareValues(Value::Float(2.0f), a), 1);
+  EXPECT_EQ(DecimalToDouble(-5, 2), -0.05);
+  EXPECT_EQ(DecimalToDouble(999999999999999999, 3), 999999999999999.999);
+}
+
+TEST(DecimalTest, NumbersConvertToADecimalRoundedOrRefused) {
+  const TypeId d52 = DecimalType(5, 2);
+  EXPECT_EQ(*ToDecimal(Value::Int64(7), d52), 700);
+  EXPECT_EQ(*ToDecimal(Value::Decimal(DecimalType(6, 3), 1005), d52), 101);   // 1.005 -> 1.01
+  EXPECT_EQ(*ToDecimal(Value::Decimal(DecimalType(6, 3), -1005), d52), -101);
+  EXPECT_EQ(*ToDecimal(Value::Decimal(DecimalType(2, 1), 15), d52), 150);
+  EXPECT_EQ(*ToDecimal(Value::Double(0.1), d52), 10);
+  EXPECT_EQ(*ToDecimal(Value::Double(-2.675), d52), -268);  // the double's shortest text, 2.675
+  EXPECT_FALSE(ToDecimal(Value::Int64(1000), d52).ok());
+  EXPECT_FALSE(ToDecimal(Value::Double(INFINITY), d52).ok());
+  EXPECT_FALSE(ToDecimal(Value::Double(std::nan("")), d52).ok());
+  Column col(d52);
+  ASSERT_TRUE(col.AppendValue(Value::Int32(3)).ok());
+  ASSERT_TRUE(col.AppendValue(Value::Decimal(DecimalType(3, 1), -25)).ok());
+  EXPECT_FALSE(col.AppendValue(Value::String("1")).ok());
+  EXPECT_FALSE(col.AppendValue(Value::Int64(123456)).ok());
+  EXPECT_EQ(col.length(), 2u);
+  EXPECT_EQ(col.GetValue(0), Value::Decimal(d52, 300));
+  EXPECT_EQ(col.GetValue(1).ToString(), "-2.50");
+  Column ints(TypeId::kInt64);
+  EXPECT_FALSE(ints.AppendValue(Value::Decimal(d52, 100)).ok()) << "a decimal is not stored in an integer column";
 }
 
 }  // namespace

@@ -76,6 +76,18 @@ py::object ColumnToNumpy(const Column& c) {
     }
     return out;
   }
+  if (IsDecimal(c.type())) {  // decimal.Decimal objects, exact (pandas' own way without pyarrow)
+    py::array out(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(n)});
+    auto* items = static_cast<PyObject**>(out.mutable_data());
+    const py::object decimal_class = py::module_::import("decimal").attr("Decimal");
+    const int scale = DecimalScale(c.type());
+    for (size_t i = 0; i < n; ++i) {
+      py::object v = c.IsValid(i) ? decimal_class(FormatDecimal(c.Get<int64_t>(i), scale)) : py::none();
+      Py_XDECREF(items[i]);
+      items[i] = v.release().ptr();
+    }
+    return out;
+  }
   py::array data;
   switch (c.type()) {
     case TypeId::kBool: data = Numbers<uint8_t>(c, "?"); break;
@@ -139,6 +151,23 @@ Result<Batch> BatchFromColumns(const py::list& columns) {
       }
       return Status::OK();
     };
+    if (IsDecimal(type)) {
+      // decimal.Decimal, int, float or str, read from its text (str(Decimal) is exact), or None.
+      size_t i = 0;
+      for (py::handle v : data) {
+        if (null[i] || v.is_none()) {
+          c.AppendNull();
+        } else {
+          Result<int64_t> unscaled = ParseDecimal(py::str(v).cast<std::string>(), type);
+          if (!unscaled.ok()) return unscaled.status().WithContext("column '" + name + "' row " + std::to_string(i));
+          c.Append<int64_t>(*unscaled);
+        }
+        ++i;
+      }
+      fields.push_back(Field{name, type, true});
+      out.push_back(std::move(c));
+      continue;
+    }
     switch (type) {
       case TypeId::kBool: RETURN_IF_ERROR(fixed(uint8_t{}, "?")); break;
       case TypeId::kInt32:
@@ -216,6 +245,16 @@ Result<Batch> ConformBatch(const Batch& batch, const Schema& schema) {
           bytes = std::move(*parsed);
         }
         RETURN_IF_ERROR(typed.AppendString(bytes));
+      }
+      columns.push_back(std::move(typed));
+      continue;
+    }
+    if (IsDecimal(f.type) && (IsInteger(have.type()) || IsDecimal(have.type()))) {
+      // Numbers into a decimal column: rounded to its scale, refused past its precision.
+      Column typed(f.type);
+      for (size_t i = 0; i < have.length(); ++i) {
+        Status st = typed.AppendValue(have.GetValue(i));
+        if (!st.ok()) return st.WithContext("column '" + f.name + "' row " + std::to_string(i));
       }
       columns.push_back(std::move(typed));
       continue;

@@ -34,6 +34,11 @@ void AppendKey(const Column& c, size_t row, std::string* key) {
   }
   key->push_back('\1');
   auto put = [key](const void* p, size_t n) { key->append(static_cast<const char*>(p), n); };
+  if (IsDecimal(c.type())) {
+    const int64_t v = c.Get<int64_t>(row);
+    put(&v, sizeof(v));
+    return;
+  }
   switch (c.type()) {
     case TypeId::kBool: key->push_back(char(c.Get<uint8_t>(row))); break;
     case TypeId::kInt32:
@@ -71,6 +76,7 @@ void AppendKey(const Column& c, size_t row, std::string* key) {
 }
 
 double AsDouble(const Column& c, size_t row) {
+  if (IsDecimal(c.type())) return DecimalToDouble(c.Get<int64_t>(row), DecimalScale(c.type()));
   switch (c.type()) {
     case TypeId::kInt32: return double(c.Get<int32_t>(row));
     case TypeId::kInt64: return double(c.Get<int64_t>(row));
@@ -82,7 +88,7 @@ double AsDouble(const Column& c, size_t row) {
 // One aggregate's running state for one group.
 struct Acc {
   uint64_t count = 0;
-  __int128 isum = 0;           // integers
+  __int128 isum = 0;           // integers; decimals unscaled
   double sum = 0, comp = 0;    // floating: Neumaier's sum and compensation
   double plain = 0;            // plain sum, the answer once a value is not finite
   bool non_finite = false;
@@ -114,7 +120,10 @@ struct Acc {
   }
   double SumOfSquares() const { return s2 + 2 * shift * s1 + double(count) * shift * shift; }
   double SquaredDeviations() const { return count == 0 ? 0 : std::max(0.0, s2 - s1 * s1 / double(count)); }
-  double Sum(TypeId type) const { return IsInteger(type) ? double(isum) : DoubleSum(); }
+  double Sum(TypeId type) const {
+    if (IsDecimal(type)) return double(isum) / double(Pow10(DecimalScale(type)));
+    return IsInteger(type) ? double(isum) : DoubleSum();
+  }
 };
 
 // One aggregate's estimate from a Bernoulli(f) sample and its interval's half-width (z standard
@@ -273,7 +282,9 @@ Result<std::unique_ptr<Aggregation>> Aggregation::Make(const Schema& input, std:
       case AggKind::kCountStar:
       case AggKind::kCount:
       case AggKind::kCountDistinct: result = TypeId::kInt64; break;
-      case AggKind::kSum: result = IsInteger(type) ? TypeId::kInt64 : TypeId::kDouble; break;
+      case AggKind::kSum:  // a decimal's sum keeps its scale (DuckDB's is decimal(38, s))
+        result = IsInteger(type) ? TypeId::kInt64 : IsDecimal(type) ? DecimalType(18, DecimalScale(type)) : TypeId::kDouble;
+        break;
       case AggKind::kAvg: result = TypeId::kDouble; break;
       case AggKind::kMin:
       case AggKind::kMax: break;
@@ -419,7 +430,7 @@ Status Aggregation::Add(const Batch& batch) {
       switch (kind) {
         case AggKind::kSum:
         case AggKind::kAvg:
-          if (type == TypeId::kInt64) acc.isum += col.Get<int64_t>(r);
+          if (type == TypeId::kInt64 || IsDecimal(type)) acc.isum += col.Get<int64_t>(r);
           else if (type == TypeId::kInt32) acc.isum += col.Get<int32_t>(r);
           else acc.AddDouble(AsDouble(col, r));
           if (track_variances_) acc.AddMoments(AsDouble(col, r));
@@ -520,16 +531,25 @@ Result<Batch> Aggregation::Finish() const {
               return Status::InvalidArgument(spec.name + " overflows int64 (|sum| >= 2^63); sum a narrower selection");
             }
             v = Value::Int64(int64_t(acc.isum));
+          } else if (IsDecimal(type)) {
+            const TypeId sum_type = output_.field(g_cols + s).type;
+            if (acc.isum >= Pow10(18) || acc.isum <= -Pow10(18)) {
+              return Status::InvalidArgument(spec.name + " overflows " + TypeName(sum_type) +
+                                             " (lakeindex decimals hold 18 digits); sum a narrower selection");
+            }
+            v = Value::Decimal(sum_type, int64_t(acc.isum));
           } else {
             v = Value::Double(acc.DoubleSum());
           }
           break;
         case AggKind::kAvg:
           if (acc.count == 0) break;
-          if (IsInteger(type)) {
+          if (IsInteger(type) || IsDecimal(type)) {
             // The quotient and remainder separately: exact for any sum of int64s.
             const __int128 q = acc.isum / __int128(acc.count), rem = acc.isum % __int128(acc.count);
-            v = Value::Double(double(q) + double(rem) / double(acc.count));
+            // A decimal's as DuckDB's: the sum over count * 10^scale.
+            v = Value::Double(IsDecimal(type) ? double(acc.isum) / (double(acc.count) * double(Pow10(DecimalScale(type))))
+                                             : double(q) + double(rem) / double(acc.count));
           } else {
             v = Value::Double(acc.DoubleSum() / double(acc.count));
           }

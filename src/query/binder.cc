@@ -1,5 +1,6 @@
 #include "query/binder.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -122,7 +123,7 @@ class Binder {
  private:
   Result<ExprPtr> BindOperand(const Expr& e) {
     if (e.kind == ExprKind::kColumn) return BindColumn(e);
-    if (e.kind == ExprKind::kLiteral) return MakeLiteral(e.value, e.position);
+    if (e.kind == ExprKind::kLiteral) return MakeNumberLiteral(e.value, e.number_text, e.position);
     return ErrorAt(e.position, "expected a column or literal operand, found " + e.ToString());
   }
 
@@ -148,6 +149,11 @@ class Binder {
       const Family f = op->is_null_literal() ? Family::kNull : FamilyOf(*op);
       if (f != Family::kBinary && f != Family::kUuid) continue;
       for (auto& other : *ops) RETURN_IF_ERROR(CoerceBytesLiteral(TypeOf(*op), *op, &other));
+      break;
+    }
+    for (const auto& op : *ops) {
+      if (op->kind != ExprKind::kColumn || !IsDecimal(op->type)) continue;
+      for (auto& other : *ops) CoerceDecimalLiteral(op->type, &other);
       break;
     }
     if (temporal) {
@@ -203,6 +209,46 @@ class Binder {
       *lit = MakeLiteral(Value::Int(target, int64_t(scaled)), l.position);
     }
     return Status::OK();
+  }
+
+  // Next to a decimal column a number literal is read exactly from its text (0.1 is the decimal
+  // 0.1, as in DuckDB; 1e-1, like DuckDB's, stays a double and compares as one) and becomes a
+  // value of the column's type `target` when it is one exactly (indexes and pruning then see one
+  // type); otherwise the comparison kernels order the two scales exactly.
+  void CoerceDecimalLiteral(TypeId target, ExprPtr* lit) {
+    const Expr& l = **lit;
+    if (l.kind != ExprKind::kLiteral || l.value.is_null() || !IsNumeric(l.value.type())) return;
+    Value v = l.value;
+    if (IsFloating(v.type())) {
+      const std::optional<TypeId> own = DecimalTypeOfText(l.number_text);
+      if (!own) return;
+      auto unscaled = ParseDecimal(l.number_text, *own);
+      if (!unscaled.ok()) return;
+      v = Value::Decimal(*own, *unscaled);
+    }
+    if (v.type() != target) {
+      auto in_target = ToDecimal(v, target);
+      if (in_target.ok() && CompareValues(Value::Decimal(target, *in_target), v) == 0) {
+        v = Value::Decimal(target, *in_target);
+      }
+    }
+    *lit = MakeLiteral(std::move(v), l.position);
+  }
+
+  // The decimal type a number written "[-]digits.digits" has (DuckDB's: 0.10 is decimal(2,2)), or
+  // nullopt for an exponent or more than 18 digits.
+  static std::optional<TypeId> DecimalTypeOfText(std::string_view text) {
+    if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+    const size_t point = text.find('.');
+    if (point == std::string_view::npos || text.find_first_not_of("0123456789.") != std::string_view::npos) {
+      return std::nullopt;
+    }
+    std::string_view whole = text.substr(0, point);
+    while (!whole.empty() && whole.front() == '0') whole.remove_prefix(1);
+    const int scale = int(text.size() - point - 1);
+    const int precision = std::max(int(whole.size()) + scale, 1);
+    if (precision > kMaxDecimalPrecision) return std::nullopt;
+    return DecimalType(precision, scale);
   }
 
   // Rewrites a string literal *lit into `target`, binary (\xHH escapes read) or uuid.

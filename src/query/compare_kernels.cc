@@ -36,7 +36,8 @@ Status Incomparable(TypeId a, TypeId b) {
 // ---------------------------------------------------------------- integer-like columns
 
 // A literal seen from an integer-like column: x >= lit <=> x >= lower, x <= lit <=> x <= upper,
-// and, when exact, x == lit <=> x == lower.
+// and x == lit <=> lower <= x <= upper (one value when exact; none when lower > upper; several
+// only for a decimal compared with a double, as doubles).
 struct IntBounds {
   i128 lower = 0;
   i128 upper = 0;
@@ -53,6 +54,30 @@ Result<IntBounds> IntBoundsOf(TypeId col, const Value& lit) {
   if (lt == TypeId::kBool) {
     b.lower = b.upper = lit.bool_value() ? 1 : 0;
     b.exact = true;
+  } else if (IsDecimal(col) && IsFloating(lt)) {
+    // As DuckDB compares a decimal with a double: as doubles. x >= d <=> x >= the least value
+    // whose double is >= d (the decimal's double is monotone in it), likewise for <=.
+    const double d = lit.double_value();
+    const int scale = DecimalScale(col);
+    if (std::isnan(d)) {
+      b.lower = b.upper = kHuge;
+    } else {
+      // Binary searches over every decimal value (|x| < 10^18), past them on either side.
+      const auto least = [&](auto pred) {  // the least x with pred(x), pred monotone
+        int64_t lo = -Pow10(18), hi = Pow10(18);  // pred(hi) assumed
+        while (lo < hi) {
+          const int64_t mid = lo + (hi - lo) / 2;
+          if (pred(mid)) hi = mid; else lo = mid + 1;
+        }
+        return lo;
+      };
+      const auto at = [&](int64_t x) { return DecimalToDouble(x, scale); };
+      const i128 lower = least([&](int64_t x) { return at(x) >= d; });
+      const i128 above = least([&](int64_t x) { return at(x) > d; });
+      b.lower = d > at(Pow10(18) - 1) ? kHuge : lower;
+      b.upper = d < at(-Pow10(18)) ? -kHuge : above - 1;
+      b.exact = b.lower == b.upper;
+    }
   } else if (IsFloating(lt)) {
     double d = lit.double_value();
     if (std::isnan(d)) {  // NaN is above every number: x >= NaN never, x <= NaN always
@@ -64,6 +89,12 @@ Result<IntBounds> IntBoundsOf(TypeId col, const Value& lit) {
       b.upper = i128(static_cast<int64_t>(std::floor(d)));
       b.exact = b.lower == b.upper;
     }
+  } else if (IsDecimal(col) || IsDecimal(lt)) {
+    // Integers and decimals of other scales: the literal in the column's units, exactly.
+    const i128 scaled = i128(lit.int_value()) * NumericUnitsPerOne(col);
+    b.lower = CeilDiv(scaled, NumericUnitsPerOne(lt));
+    b.upper = FloorDiv(scaled, NumericUnitsPerOne(lt));
+    b.exact = b.lower == b.upper;
   } else if (IsTemporal(col) && col != lt) {
     // Another temporal unit: the literal in the column's units, as CompareTemporal orders them.
     constexpr i128 kInfinite = std::numeric_limits<int64_t>::max();
@@ -127,8 +158,8 @@ template <typename T>
 IntPlan<T> PlanIntCompare(CompareOp op, const IntBounds& b) {
   const i128 kMin = -kHuge, kMax = kHuge;
   switch (op) {
-    case CompareOp::kEq: return b.exact ? MakeIntPlan<T>(b.lower, b.lower, false) : MakeIntPlan<T>(1, 0, false);
-    case CompareOp::kNe: return b.exact ? MakeIntPlan<T>(b.lower, b.lower, true) : MakeIntPlan<T>(1, 0, true);
+    case CompareOp::kEq: return MakeIntPlan<T>(b.lower, b.upper, false);
+    case CompareOp::kNe: return MakeIntPlan<T>(b.lower, b.upper, true);
     case CompareOp::kLe: return MakeIntPlan<T>(kMin, b.upper, false);
     case CompareOp::kGe: return MakeIntPlan<T>(b.lower, kMax, false);
     case CompareOp::kLt: return MakeIntPlan<T>(b.lower, kMax, true);
@@ -173,8 +204,8 @@ struct DoubleBounds {
 Result<DoubleBounds> DoubleBoundsOf(TypeId col, const Value& lit) {
   if (!Comparable(col, lit.type())) return Incomparable(col, lit.type());
   DoubleBounds b;
-  if (IsFloating(lit.type())) {
-    b.lower = b.upper = lit.double_value();
+  if (IsFloating(lit.type()) || IsDecimal(lit.type())) {  // a decimal as its double, as DuckDB
+    b.lower = b.upper = IsDecimal(lit.type()) ? DecimalToDouble(lit.int_value(), DecimalScale(lit.type())) : lit.double_value();
     b.exact = true;
     return b;
   }
@@ -367,6 +398,7 @@ void ApplyOp(CompareOp op, const std::vector<int8_t>& cmp, uint8_t* out) {
 bool Comparable(TypeId a, TypeId b) { return FamilyOf(a) == FamilyOf(b); }
 
 Status CompareColumnLiteral(const Column& col, CompareOp op, const Value& lit, size_t n, uint8_t* out) {
+  if (IsDecimal(col.type())) return IntCompare<int64_t>(col, op, lit, n, out);
   switch (col.type()) {
     case TypeId::kBool: return IntCompare<uint8_t>(col, op, lit, n, out);
     case TypeId::kInt32:
@@ -389,6 +421,7 @@ Status CompareColumnLiteral(const Column& col, CompareOp op, const Value& lit, s
 
 Status BetweenColumnLiterals(const Column& col, const Value& low, const Value& high, bool negated, size_t n,
                              uint8_t* out) {
+  if (IsDecimal(col.type())) return IntBetween<int64_t>(col, low, high, negated, n, out);
   switch (col.type()) {
     case TypeId::kBool: return IntBetween<uint8_t>(col, low, high, negated, n, out);
     case TypeId::kInt32:
@@ -438,15 +471,24 @@ Status CompareColumns(const Column& a, CompareOp op, const Column& b, size_t n, 
     WidenInts(ic, n, &x);
     WidenDoubles(dc, n, &y);
     int sign = IsFloating(ta) ? -1 : 1;
-    for (size_t i = 0; i < n; ++i) cmp[i] = int8_t(sign * CompareIntDouble(int64_t(x[i]), y[i]));
+    if (IsDecimal(ic.type())) {  // as doubles, as DuckDB
+      const int scale = DecimalScale(ic.type());
+      for (size_t i = 0; i < n; ++i) cmp[i] = int8_t(sign * CompareDoubles(DecimalToDouble(int64_t(x[i]), scale), y[i]));
+    } else {
+      for (size_t i = 0; i < n; ++i) cmp[i] = int8_t(sign * CompareIntDouble(int64_t(x[i]), y[i]));
+    }
   } else {
     // Integer-like on both sides; temporal values of two units count in the finer one (as
     // CompareTemporal orders them).
+    // Integers and decimals count in the finer scale.
     const bool mixed = ta != tb && FamilyOf(ta) == Family::kTemporal;
     const bool timestamps = mixed && IsTimestamp(ta) && IsTimestamp(tb);
+    const bool decimals = IsDecimal(ta) || IsDecimal(tb);
+    const i128 scale_a = mixed ? TemporalUnitsPerDay(tb) : decimals ? NumericUnitsPerOne(tb) : 1;
+    const i128 scale_b = mixed ? TemporalUnitsPerDay(ta) : decimals ? NumericUnitsPerOne(ta) : 1;
     std::vector<i128> x, y;
-    WidenInts(a, n, &x, mixed ? TemporalUnitsPerDay(tb) : 1, timestamps);
-    WidenInts(b, n, &y, mixed ? TemporalUnitsPerDay(ta) : 1, timestamps);
+    WidenInts(a, n, &x, scale_a, timestamps);
+    WidenInts(b, n, &y, scale_b, timestamps);
     for (size_t i = 0; i < n; ++i) cmp[i] = int8_t(x[i] < y[i] ? -1 : (x[i] > y[i] ? 1 : 0));
   }
   ApplyOp(op, cmp, out);
@@ -487,7 +529,7 @@ Status InColumnLiterals(const Column& col, const std::vector<const Value*>& item
   std::vector<i128> set;
   for (const Value* v : items) {
     ASSIGN_OR_RETURN(IntBounds b, IntBoundsOf(t, *v));
-    if (b.exact) set.push_back(b.lower);
+    for (i128 x = b.lower; x <= b.upper && x - b.lower < 64; ++x) set.push_back(x);
   }
   std::sort(set.begin(), set.end());
   std::vector<i128> x;

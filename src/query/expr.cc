@@ -40,6 +40,7 @@ std::string SqlString(std::string_view s) {
 
 std::string LiteralToSql(const Value& v) {
   if (v.is_null()) return "NULL";
+  if (IsDecimal(v.type())) return v.ToString();  // 1.50: a decimal literal, in DuckDB too
   switch (v.type()) {
     case TypeId::kBool: return v.bool_value() ? "TRUE" : "FALSE";
     case TypeId::kInt32:
@@ -184,6 +185,13 @@ std::string Expr::ToString() const {
 ExprPtr MakeLiteral(Value value, uint32_t position) {
   auto e = NewNode(ExprKind::kLiteral, position);
   e->value = std::move(value);
+  return e;
+}
+
+ExprPtr MakeNumberLiteral(Value value, std::string text, uint32_t position) {
+  auto e = NewNode(ExprKind::kLiteral, position);
+  e->value = std::move(value);
+  e->number_text = std::move(text);
   return e;
 }
 

@@ -62,6 +62,8 @@ struct Expr {
   uint32_t position = 0;
 
   Value value;                 // kLiteral
+  std::string number_text;     // kLiteral parsed from a number: as written ("-0.10"), read
+                               // exactly by the binder next to a decimal column
   std::string name;            // kColumn
   int column_index = -1;       // kColumn, bound
   TypeId type = TypeId::kBool; // kColumn, bound
@@ -83,6 +85,8 @@ struct Expr {
 
 // Factories. `position` is the 1-based source position (0 = synthesized).
 ExprPtr MakeLiteral(Value value, uint32_t position = 0);
+// A literal number with its text as written (see Expr::number_text).
+ExprPtr MakeNumberLiteral(Value value, std::string text, uint32_t position = 0);
 ExprPtr MakeColumn(std::string name, uint32_t position = 0);
 ExprPtr MakeBoundColumn(std::string name, int column_index, TypeId type, uint32_t position = 0);
 ExprPtr MakeCompare(CompareOp op, ExprPtr left, ExprPtr right, uint32_t position = 0);

@@ -32,6 +32,11 @@ std::optional<Value> ConvertLiteral(const Expr& lit, TypeId column_type) {
   const Value& v = lit.value;
   TypeId t = v.type();
   if (t == column_type) return v;
+  if (IsDecimal(column_type) && (IsInteger(t) || IsDecimal(t))) {
+    auto unscaled = ToDecimal(v, column_type);
+    if (!unscaled.ok() || CompareValues(Value::Decimal(column_type, *unscaled), v) != 0) return std::nullopt;
+    return Value::Decimal(column_type, *unscaled);
+  }
   constexpr double kExactIntLimit = 9007199254740992.0;  // 2^53
   if (IsInteger(t) && IsFloating(column_type)) {
     double d = double(v.int_value());

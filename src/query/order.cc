@@ -20,6 +20,10 @@ Status ErrorAt(size_t position, const std::string& message) {
 
 // Non-NULL cells of one column: <0, 0, >0 (NaN above every number, -0.0 equal to 0.0).
 int CompareCells(const Column& c, size_t a, size_t b) {
+  if (IsDecimal(c.type())) {
+    const int64_t x = c.Get<int64_t>(a), y = c.Get<int64_t>(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
   switch (c.type()) {
     case TypeId::kBool: return int(c.Get<uint8_t>(a)) - int(c.Get<uint8_t>(b));
     case TypeId::kInt32:

@@ -457,16 +457,18 @@ class Parser {
       case Tok::kQuotedIdent: return MakeColumn(Next().text, position);
       case Tok::kString: return MakeLiteral(Value::String(Next().text), position);
       case Tok::kNumber: {
+        std::string text = Peek().text;
         ASSIGN_OR_RETURN(Value v, NumberValue(Next(), false));
-        return MakeLiteral(std::move(v), position);
+        return MakeNumberLiteral(std::move(v), std::move(text), position);
       }
       case Tok::kMinus: {
         Next();
         if (Peek().kind != Tok::kNumber) {
           return ErrorAt(Peek().position, "expected a number after '-', found " + Describe(Peek()));
         }
+        std::string text = "-" + Peek().text;
         ASSIGN_OR_RETURN(Value v, NumberValue(Next(), true));
-        return MakeLiteral(std::move(v), position);
+        return MakeNumberLiteral(std::move(v), std::move(text), position);
       }
       case Tok::kIdent: break;
       default: return ErrorAt(position, "expected a column or literal, found " + Describe(t));

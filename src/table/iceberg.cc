@@ -68,6 +68,7 @@ const std::string& ManifestFileSchema() {
 }
 
 const char* IcebergType(TypeId t) {
+  if (IsDecimal(t)) return TypeName(t);  // "decimal(10,2)", Iceberg's spelling too
   switch (t) {
     case TypeId::kBool: return "boolean";
     case TypeId::kInt32: return "int";
@@ -379,6 +380,15 @@ std::string MetadataPath(uint64_t version) {
 
 std::optional<std::string> BoundBytes(const Value& v, TypeId type) {
   if (v.is_null()) return std::nullopt;
+  if (IsDecimal(type)) {  // the unscaled value: big-endian two's complement, in as few bytes as hold it
+    const int64_t x = v.int_value();
+    std::string out;
+    for (int shift = 56; shift >= 0; shift -= 8) out.push_back(char(uint8_t(uint64_t(x) >> shift)));
+    while (out.size() > 1 && ((out[0] == '\0' && !(uint8_t(out[1]) & 0x80)) || (out[0] == '\xff' && (uint8_t(out[1]) & 0x80)))) {
+      out.erase(0, 1);
+    }
+    return out;
+  }
   switch (type) {
     case TypeId::kBool: return std::string(1, v.bool_value() ? '\1' : '\0');
     case TypeId::kInt32:

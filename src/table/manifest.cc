@@ -261,6 +261,7 @@ std::optional<uint64_t> ParseManifestPath(std::string_view path) {
 
 json ValueToJson(const Value& v) {
   if (v.is_null()) return nullptr;
+  if (IsDecimal(v.type())) return v.int_value();  // unscaled: exact
   switch (v.type()) {
     case TypeId::kBool: return v.bool_value();
     case TypeId::kInt32:
@@ -287,6 +288,12 @@ json ValueToJson(const Value& v) {
 
 Result<Value> ValueFromJson(const json& j, TypeId type) {
   auto bad = [&] { return Status::Corruption(std::string("bad ") + TypeName(type) + " value in JSON"); };
+  if (IsDecimal(type)) {  // the unscaled value, within the precision
+    if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX))) return bad();
+    const int64_t v = j.get<int64_t>(), limit = Pow10(DecimalPrecision(type));
+    if (v >= limit || v <= -limit) return bad();
+    return Value::Decimal(type, v);
+  }
   switch (type) {
     case TypeId::kBool:
       if (!j.is_boolean()) return bad();

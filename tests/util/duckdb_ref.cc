@@ -276,7 +276,10 @@ std::string SqlIdent(std::string_view name) {
   return out;
 }
 
-const char* DuckTypeName(TypeId type) {
+std::string DuckTypeName(TypeId type) {
+  if (IsDecimal(type)) {
+    return "DECIMAL(" + std::to_string(DecimalPrecision(type)) + "," + std::to_string(DecimalScale(type)) + ")";
+  }
   switch (type) {
     case TypeId::kBool: return "BOOLEAN";
     case TypeId::kInt32: return "INTEGER";
@@ -308,6 +311,7 @@ bool ParseDuckDouble(std::string_view text, double* out) {
 
 std::optional<std::string> RenderLikeDuckDB(const Value& v) {
   if (v.is_null()) return std::nullopt;
+  if (IsDecimal(v.type())) return v.ToString();  // "1.50": every digit of the scale
   switch (v.type()) {
     case TypeId::kBool: return v.bool_value() ? "true" : "false";
     case TypeId::kInt32:
@@ -328,6 +332,7 @@ std::optional<std::string> RenderLikeDuckDB(const Value& v) {
 std::string SqlLiteral(const Value& v) {
   const std::string type = DuckTypeName(v.type());
   if (v.is_null()) return "CAST(NULL AS " + type + ")";
+  if (IsDecimal(v.type())) return "CAST(" + SqlQuote(v.ToString()) + " AS " + type + ")";
   switch (v.type()) {
     case TypeId::kBool: return v.bool_value() ? "TRUE" : "FALSE";
     case TypeId::kInt32:

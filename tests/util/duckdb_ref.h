@@ -80,7 +80,7 @@ std::string SqlLiteral(const Value& v);
 
 // The DuckDB type that a lakeindex type maps to: BOOLEAN, INTEGER, BIGINT, FLOAT, DOUBLE,
 // VARCHAR, DATE, TIMESTAMP.
-const char* DuckTypeName(TypeId type);
+std::string DuckTypeName(TypeId type);
 
 // Text of a double/float exactly as run.mjs renders DOUBLE/FLOAT values.
 std::string FormatDoubleLikeDuckDB(double x);

@@ -121,6 +121,13 @@ double Rng::Unit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
 
 std::vector<Value> HostileValues(TypeId type) {
   std::vector<Value> out;
+  if (IsDecimal(type)) {  // the ends of the precision, zero, one unit, one whole
+    const int64_t most = Pow10(DecimalPrecision(type)) - 1;
+    for (int64_t x : {most, -most, int64_t{0}, int64_t{1}, int64_t{-1}, Pow10(DecimalScale(type)) % (most + 1)}) {
+      out.push_back(Value::Decimal(type, x));
+    }
+    return out;
+  }
   switch (type) {
     case TypeId::kBool:
       out = {Value::Bool(false), Value::Bool(true)};
@@ -189,6 +196,11 @@ Value RandomValue(TypeId type, Rng& rng) {
     std::vector<Value> hostile = HostileValues(type);
     return hostile[rng.Uniform(hostile.size())];
   }
+  if (IsDecimal(type)) {
+    const int64_t most = Pow10(DecimalPrecision(type)) - 1;
+    return Value::Decimal(type, rng.Chance(0.5) ? rng.Range(-std::min<int64_t>(most, 100000), std::min<int64_t>(most, 100000))
+                                                : rng.Range(-most, most));
+  }
   switch (type) {
     case TypeId::kBool:
       return Value::Bool(rng.Chance(0.5));
@@ -229,12 +241,16 @@ Schema RandomSchema(uint64_t seed, int max_columns) {
   Rng rng(seed);
   std::vector<TypeId> order;
   for (int t = 0; t <= static_cast<int>(TypeId::kUuid); ++t) order.push_back(TypeId(t));
+  order.push_back(DecimalType(18, 3));  // DuckDB's default DECIMAL; INT64 in Parquet
+  order.push_back(DecimalType(7, 2));   // DuckDB writes it as INT32
   for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng.Uniform(i + 1)]);
   int n = 1 + static_cast<int>(rng.Uniform(static_cast<uint64_t>(std::max(max_columns, 1))));
   Schema schema;
   for (int i = 0; i < n; ++i) {
     TypeId type = order[static_cast<size_t>(i) % order.size()];
-    schema.AddField(Field{"c" + std::to_string(i) + "_" + TypeName(type), type,
+    std::string name = "c" + std::to_string(i) + "_" + TypeName(type);
+    std::replace_if(name.begin(), name.end(), [](char c) { return c == '(' || c == ')' || c == ','; }, '_');  // decimal(7,2)
+    schema.AddField(Field{std::move(name), type,
                           /*nullable=*/!rng.Chance(0.25)});
   }
   return schema;

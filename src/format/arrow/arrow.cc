@@ -1,7 +1,9 @@
 // The Arrow C data / stream interfaces and the IPC stream writer (arrow.h).
 #include "format/arrow/arrow.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -43,7 +45,7 @@ Status CheckStringSize(const Column& c, const std::string& name) {
 // keeps its validity private).
 struct ColumnBuffers {
   std::vector<uint8_t> validity;
-  std::vector<uint8_t> packed;  // booleans; uuids (16 bytes a row, NULLs zero)
+  std::vector<uint8_t> packed;  // booleans; uuids (16 bytes a row, NULLs zero); decimals (128-bit)
   std::vector<const void*> pointers;
   std::vector<size_t> sizes;
 };
@@ -59,6 +61,13 @@ ColumnBuffers BuffersOf(const Column& c) {
   };
   if (c.type() == TypeId::kBool) {
     b.packed = Bitmap(c.length(), [v = c.data<uint8_t>()](size_t i) { return v[i] != 0; });
+    add(b.packed.data(), b.packed.size());
+  } else if (IsDecimal(c.type())) {  // Arrow's decimals are 128-bit: sign-extended, little-endian
+    b.packed.resize(c.length() * 16);
+    for (size_t i = 0; i < c.length(); ++i) {
+      const __int128 v = c.data<int64_t>()[i];
+      std::memcpy(b.packed.data() + i * 16, &v, 16);
+    }
     add(b.packed.data(), b.packed.size());
   } else if (c.type() == TypeId::kUuid) {
     b.packed.assign(c.length() * 16, 0);
@@ -216,7 +225,8 @@ void StreamRelease(ArrowArrayStream* s) {
 
 }  // namespace
 
-const char* FormatOf(TypeId type) {
+std::string FormatOf(TypeId type) {
+  if (IsDecimal(type)) return "d:" + std::to_string(DecimalPrecision(type)) + "," + std::to_string(DecimalScale(type));
   switch (type) {
     case TypeId::kBool: return "b";
     case TypeId::kInt32: return "i";
@@ -283,6 +293,7 @@ enum TypeTag : uint8_t {
   kTypeBinary = 4,
   kTypeUtf8 = 5,
   kTypeBool = 6,
+  kTypeDecimal = 7,
   kTypeDate = 8,
   kTypeTimestamp = 10,
   kTypeFixedSizeBinary = 15,
@@ -291,6 +302,10 @@ enum TypeTag : uint8_t {
 // The Type union's table for `type` and its tag.
 std::pair<uint8_t, FlatTable> TypeTable(TypeId type) {
   FlatTable t;
+  if (IsDecimal(type)) {  // precision, scale, bitWidth 128
+    t.Int32(0, DecimalPrecision(type)).Int32(1, DecimalScale(type)).Int32(2, 128);
+    return {kTypeDecimal, t};
+  }
   switch (type) {
     case TypeId::kBool: return {kTypeBool, t};
     case TypeId::kInt32: t.Int32(0, 32).Bool(1, true); return {kTypeInt, t};
@@ -435,9 +450,22 @@ Result<TypeId> internal::ImportedType(const std::string& format, const char* met
     if (format == "w:16" && MetadataValue(metadata, kExtensionName) == kUuidExtension) return TypeId::kUuid;
     return TypeId::kBinary;
   }
+  if (format.compare(0, 2, "d:") == 0) {  // "d:precision,scale[,bitWidth]"
+    int precision = -1, scale = -1, bits = 128;
+    char tail = 0;
+    const int got = std::sscanf(format.c_str() + 2, "%d,%d,%d%c", &precision, &scale, &bits, &tail);
+    if (got < 2 || got > 3 || precision < 1 || scale < 0 || scale > precision || (bits != 128 && bits != 64 && bits != 32)) {
+      return Status::NotSupported("Arrow column '" + name + "' has decimal format '" + format + "', which lakeindex does not read");
+    }
+    if (precision > kMaxDecimalPrecision) {
+      return Status::NotSupported("Arrow column '" + name + "' is decimal(" + std::to_string(precision) + "," +
+                                  std::to_string(scale) + "): precision above 18 (lakeindex decimals are 64-bit)");
+    }
+    return DecimalType(precision, scale);
+  }
   return Status::NotSupported("Arrow column '" + name + "' has format '" + format +
                               "', which lakeindex does not read (booleans, integers but uint64, float32/64, strings, "
-                              "binaries, dates, timestamps and uuids)");
+                              "binaries, dates, timestamps, uuids and decimals)");
 }
 
 namespace {
@@ -491,6 +519,27 @@ Result<Column> internal::ImportColumn(const ArrowArray& a, const std::string& fo
         const int64_t hi = large ? FixedAt<int64_t>(a, i + 1) : FixedAt<int32_t>(a, i + 1);
         if (lo < 0 || hi < lo) return bad("string offsets decrease");
         RETURN_IF_ERROR(out.AppendString(std::string_view(static_cast<const char*>(a.buffers[2]) + lo, size_t(hi - lo))));
+        break;
+      }
+      case 'd': {  // 128-bit (or 64 / 32) little-endian two's complement
+        const int bits = std::count(format.begin(), format.end(), ',') == 2 ? std::atoi(format.c_str() + format.rfind(',') + 1) : 128;
+        const size_t width = size_t(bits / 8);
+        __int128 v = 0;
+        const uint8_t* at = static_cast<const uint8_t*>(a.buffers[1]) + size_t(a.offset + i) * width;
+        if (width == 16) {
+          std::memcpy(&v, at, 16);
+        } else if (width == 8) {
+          int64_t x;
+          std::memcpy(&x, at, 8);
+          v = x;
+        } else {
+          int32_t x;
+          std::memcpy(&x, at, 4);
+          v = x;
+        }
+        const __int128 limit = Pow10(DecimalPrecision(type));
+        if (v >= limit || v <= -limit) return bad("a value beyond the precision of " + std::string(TypeName(type)));
+        out.Append<int64_t>(int64_t(v));
         break;
       }
       case 'w':

@@ -78,8 +78,8 @@ struct ArrowArrayStream {
 
 namespace lakeindex::arrow {
 
-// The Arrow format string of a column type ("l", "u", "tsu:", ...).
-const char* FormatOf(TypeId type);
+// The Arrow format string of a column type ("l", "u", "tsu:", "d:10,2" (128-bit), ...).
+std::string FormatOf(TypeId type);
 
 // `schema` as a struct ("+s") ArrowSchema with one child per field. `out` is owned by the caller
 // until it calls out->release.

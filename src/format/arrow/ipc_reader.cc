@@ -59,6 +59,10 @@ int64_t WidthOf(const std::string& format) {
     case 'l': case 'L': case 'g': return 8;
     case 't': return format == "tdD" ? 4 : 8;
     case 'w': return std::atoll(format.c_str() + 2);
+    case 'd': {  // "d:p,s" is 128-bit; "d:p,s,bits" says
+      const size_t first = format.find(','), last = format.rfind(',');
+      return first == last ? 16 : std::atoll(format.c_str() + last + 1) / 8;
+    }
     default: return 0;
   }
 }
@@ -266,6 +270,13 @@ class IpcReader : public BatchReader {
         const int16_t unit = type->Scalar<int16_t>(0, 0).value_or(0);
         if (unit < 0 || unit > 3) return Corrupt(message_at_, "column '" + f.name + "': a timestamp unit " + std::to_string(unit));
         f.format = std::string("ts") + "smun"[unit] + ":" + std::string(type->String(1).value_or(""));
+        break;
+      }
+      case kDecimal: {  // precision, scale, bitWidth (default 128)
+        const int32_t precision = type->Scalar<int32_t>(0, 0).value_or(0);
+        const int32_t scale = type->Scalar<int32_t>(1, 0).value_or(0);
+        const int32_t bits = type->Scalar<int32_t>(2, 128).value_or(128);
+        f.format = "d:" + std::to_string(precision) + "," + std::to_string(scale) + "," + std::to_string(bits);
         break;
       }
       case kFixedSizeBinary: {

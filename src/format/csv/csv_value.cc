@@ -79,6 +79,12 @@ bool ParseDouble(std::string_view text, double* out) { return ParseWhole(text, o
 bool ParseFloat(std::string_view text, float* out) { return ParseWhole(text, out); }
 
 bool AppendParsed(std::string_view text, Column* column) {
+  if (IsDecimal(column->type())) {
+    auto v = ParseDecimal(text, column->type());
+    if (!v.ok()) return false;
+    column->Append<int64_t>(*v);
+    return true;
+  }
   switch (column->type()) {
     case TypeId::kBool: {
       bool v;
@@ -200,6 +206,10 @@ void AppendNumber(T v, std::string* out) {
 }  // namespace
 
 void AppendFormatted(const Column& column, size_t row, std::string* out) {
+  if (IsDecimal(column.type())) {
+    out->append(FormatDecimal(column.Get<int64_t>(row), DecimalScale(column.type())));
+    return;
+  }
   switch (column.type()) {
     case TypeId::kBool:
       out->append(column.Get<uint8_t>(row) ? "true" : "false");

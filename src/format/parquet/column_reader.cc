@@ -63,6 +63,10 @@ void Scatter(const LeafColumn& leaf, Column* out, const uint8_t* valid, size_t n
       ScatterFixed<int64_t>(out, valid, n, [&](size_t j) { return int64_t(uint32_t(value_at(j))); });
       return;
     }
+    if (leaf.conversion == ValueConversion::kInt32ToInt64) {
+      ScatterFixed<int64_t>(out, valid, n, [&](size_t j) { return int64_t(value_at(j)); });
+      return;
+    }
   }
   ScatterFixed<P>(out, valid, n, value_at);
 }
@@ -398,6 +402,19 @@ Status ColumnChunkDecoder::DecompressPlainInto(Encoding encoding, const uint8_t*
   return Status::OK();
 }
 
+Status ColumnChunkDecoder::AppendByteValues(Column* out, size_t num_values, const uint8_t* valid) {
+  if (leaf_.conversion != ValueConversion::kBigEndianToInt64) {
+    return out->AppendStrings(buf_->views.data(), num_values, valid);
+  }
+  // Decimals held as bytes: every value is checked before the rows are appended.
+  int64_t* values = Scratch<int64_t>(buf_->views.size());
+  for (size_t j = 0; j < buf_->views.size(); ++j) {
+    ASSIGN_OR_RETURN(values[j], BigEndianDecimal(buf_->views[j], leaf_.type));
+  }
+  ScatterFixed<int64_t>(out, valid, num_values, [&](size_t j) { return values[j]; });
+  return Status::OK();
+}
+
 template <typename P>
 P* ColumnChunkDecoder::Scratch(size_t k) {
   buf_->values.resize(k * sizeof(P));
@@ -442,7 +459,7 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
     if constexpr (std::is_same_v<P, std::string_view>) {
       buf_->views.resize(k);
       for (size_t j = 0; j < k; ++j) buf_->views[j] = dict_->strings[idx[j]];
-      return out->AppendStrings(buf_->views.data(), num_values, valid);
+      return AppendByteValues(out, num_values, valid);
     } else {
       if constexpr (std::is_same_v<P, int32_t>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_->i32[idx[j]]; });
       else if constexpr (std::is_same_v<P, int64_t>) Scatter<P>(leaf_, out, valid, num_values, [&](size_t j) { return dict_->i64[idx[j]]; });
@@ -490,7 +507,7 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
         }
       }
     }
-    return out->AppendStrings(buf_->views.data(), num_values, valid);
+    return AppendByteValues(out, num_values, valid);
   } else if constexpr (std::is_same_v<P, uint8_t>) {
     uint8_t* vals = nullptr;
     if (encoding == Encoding::kPlain) {
@@ -516,7 +533,7 @@ Status ColumnChunkDecoder::DecodeValues(Encoding encoding, const uint8_t* data, 
   } else {
     // Without NULLs or a widening conversion the values are decoded straight into the column.
     bool widen = false;
-    if constexpr (std::is_same_v<P, int32_t>) widen = leaf_.conversion == ValueConversion::kUint32ToInt64;
+    if constexpr (std::is_same_v<P, int32_t>) widen = leaf_.conversion != ValueConversion::kNone;
     const bool direct = valid == nullptr && !widen;
     switch (encoding) {
       case Encoding::kPlain:

@@ -559,6 +559,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
 
 std::unique_ptr<ColumnChunkWriter> ColumnChunkWriter::Make(const Field& field,
                                                            const WriteOptions& options) {
+  if (IsDecimal(field.type)) return std::make_unique<TypedChunkWriter<int64_t>>(field, options);
   switch (field.type) {
     case TypeId::kBool: return std::make_unique<TypedChunkWriter<uint8_t>>(field, options);
     case TypeId::kInt32:

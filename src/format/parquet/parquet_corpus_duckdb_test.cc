@@ -108,7 +108,7 @@ std::string SlotSelect(size_t index, const CorpusFile& f, std::vector<std::strin
     std::string expr = field.type == TypeId::kString ? "hex(" + SqlIdent(field.name) + ")"
                                                       : "CAST(" + SqlIdent(field.name) + " AS " +
                                                             DuckTypeName(field.type) + ")";
-    sql += ", " + expr + " AS " + slot;
+    sql += ", " + expr + " AS " + SqlIdent(slot);  // "decimal(4,2)_0" needs quotes
   }
   return sql + " FROM read_parquet(" + SqlQuote(f.path) + ", file_row_number=true)";
 }

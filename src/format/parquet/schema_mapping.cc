@@ -6,6 +6,7 @@
 namespace lakeindex::parquet {
 
 PhysicalType PhysicalTypeFor(TypeId type) {
+  if (IsDecimal(type)) return PhysicalType::kInt64;  // valid for every precision up to 18
   switch (type) {
     case TypeId::kBool: return PhysicalType::kBoolean;
     case TypeId::kInt32:
@@ -47,6 +48,14 @@ SchemaElement SchemaElementFor(const Field& field) {
     e.type_length = 16;
     e.logical_type.emplace();
     e.logical_type->kind = LogicalType::kUuid;
+  } else if (IsDecimal(field.type)) {
+    e.converted_type = ConvertedType::kDecimal;
+    e.precision = DecimalPrecision(field.type);
+    e.scale = DecimalScale(field.type);
+    e.logical_type.emplace();
+    e.logical_type->kind = LogicalType::kDecimal;
+    e.logical_type->precision = *e.precision;
+    e.logical_type->scale = *e.scale;
   }
   return e;
 }
@@ -113,6 +122,32 @@ Result<LeafColumn> ResolveLeaf(const SchemaElement& e) {
   ConvertedType conv = kNoConversion;
   if (logical == LogicalType::kNone && e.converted_type) conv = *e.converted_type;
   if (logical == LogicalType::kUnknown) logical = LogicalType::kNone;  // all-NULL column
+
+  if (logical == LogicalType::kDecimal || conv == ConvertedType::kDecimal) {
+    // The logical type's precision and scale, else the schema element's (the legacy form).
+    const int32_t precision = logical == LogicalType::kDecimal ? e.logical_type->precision : e.precision.value_or(0);
+    const int32_t scale = logical == LogicalType::kDecimal ? e.logical_type->scale : e.scale.value_or(0);
+    const std::string what = "DECIMAL(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
+    if (precision < 1 || scale < 0 || scale > precision) return Status::Corruption("column '" + e.name + "': " + what);
+    if (precision > kMaxDecimalPrecision) {
+      return unsupported(what + " (precision above 18: lakeindex decimals are 64-bit; cast to DECIMAL(18," +
+                         std::to_string(std::min(scale, 18)) + ") or DOUBLE first)");
+    }
+    c.type = DecimalType(precision, scale);
+    switch (c.physical) {
+      case PhysicalType::kInt32: c.conversion = ValueConversion::kInt32ToInt64; return c;
+      case PhysicalType::kInt64: return c;
+      case PhysicalType::kFixedLenByteArray:
+        if (!e.type_length || *e.type_length <= 0 || *e.type_length > 16) {
+          return Status::Corruption("column '" + e.name + "': " + what + " on FIXED_LEN_BYTE_ARRAY without a length of 1 to 16");
+        }
+        c.type_length = *e.type_length;
+        c.conversion = ValueConversion::kBigEndianToInt64;
+        return c;
+      case PhysicalType::kByteArray: c.conversion = ValueConversion::kBigEndianToInt64; return c;
+      default: return unsupported(what + " on this physical type");
+    }
+  }
 
   switch (c.physical) {
     case PhysicalType::kBoolean:
@@ -223,6 +258,19 @@ Result<LeafColumn> ResolveLeaf(const SchemaElement& e) {
   return unsupported("physical type " + std::to_string(int(c.physical)));
 }
 
+Result<int64_t> BigEndianDecimal(std::string_view bytes, TypeId type) {
+  if (bytes.empty() || bytes.size() > 16) {
+    return Status::Corruption("a " + std::string(TypeName(type)) + " value of " + std::to_string(bytes.size()) + " bytes");
+  }
+  __int128 v = int8_t(bytes[0]);  // the sign
+  for (size_t i = 1; i < bytes.size(); ++i) v = v * 256 + uint8_t(bytes[i]);
+  const __int128 limit = Pow10(DecimalPrecision(type));
+  if (v >= limit || v <= -limit) {
+    return Status::Corruption("a value beyond the precision of " + std::string(TypeName(type)));
+  }
+  return int64_t(v);
+}
+
 std::optional<Value> DecodeStatValue(const LeafColumn& c, std::string_view b) {
   auto load = [&](auto* v) {
     if (b.size() != sizeof(*v)) return false;
@@ -237,7 +285,7 @@ std::optional<Value> DecodeStatValue(const LeafColumn& c, std::string_view b) {
       int32_t v;
       if (!load(&v)) return std::nullopt;
       if (c.conversion == ValueConversion::kUint32ToInt64) return Value::Int64(int64_t(uint32_t(v)));
-      return Value::Int(c.type, v);
+      return Value::Int(c.type, v);  // a decimal's too: sign-extended
     }
     case PhysicalType::kInt64: {
       int64_t v;
@@ -260,10 +308,13 @@ std::optional<Value> DecodeStatValue(const LeafColumn& c, std::string_view b) {
       return Value::Double(v);
     }
     case PhysicalType::kByteArray:
-      return Value::Bytes(c.type, std::string(b));
-    case PhysicalType::kFixedLenByteArray:
-      if (b.size() != size_t(c.type_length)) return std::nullopt;
-      return Value::Bytes(c.type, std::string(b));
+    case PhysicalType::kFixedLenByteArray: {
+      if (c.physical == PhysicalType::kFixedLenByteArray && b.size() != size_t(c.type_length)) return std::nullopt;
+      if (c.conversion != ValueConversion::kBigEndianToInt64) return Value::Bytes(c.type, std::string(b));
+      auto v = BigEndianDecimal(b, c.type);
+      if (!v.ok()) return std::nullopt;
+      return Value::Decimal(c.type, *v);
+    }
     default:
       return std::nullopt;
   }

@@ -32,6 +32,8 @@ enum class ValueConversion : uint8_t {
   kUint32ToInt64,   // INT32 bits reinterpreted as uint32, widened
   kMillisToMicros,  // x * 1000 (overflow is Corruption)
   kNanosToMicros,   // x / 1000; NotSupported when x is not whole microseconds
+  kInt32ToInt64,    // INT32 sign-extended (a decimal held in INT32)
+  kBigEndianToInt64,  // (FIXED_LEN_)BYTE_ARRAY: big-endian two's complement of 1..8 bytes (a decimal)
 };
 
 // A flat leaf column as the reader sees it.
@@ -50,6 +52,10 @@ SchemaElement SchemaElementFor(const Field& field);
 // Resolves a leaf read from a file. NotSupported for types outside the subset above,
 // Corruption for a leaf without a physical type.
 Result<LeafColumn> ResolveLeaf(const SchemaElement& element);
+
+// A decimal held as big-endian two's complement bytes ((FIXED_LEN_)BYTE_ARRAY), as the unscaled
+// value of `type`; Corruption for 0 or more than 16 bytes or a value past the precision.
+Result<int64_t> BigEndianDecimal(std::string_view bytes, TypeId type);
 
 // Decodes a statistics value (PLAIN, no length prefix for strings) of `column`. nullopt when
 // the bytes have the wrong length for the type, the value is NaN (never a usable bound), or

@@ -37,6 +37,7 @@ Status BTreeBuilder::Add(const Column& values, const uint64_t* row_addresses, si
                                    std::to_string(count) + " row addresses");
   }
   Status st;
+  if (IsDecimal(type_)) return AddFixedKeys<int64_t>(values, row_addresses, [](int64_t x) { return IntKey(x); });
   switch (type_) {
     case TypeId::kBool: st = AddFixedKeys<uint8_t>(values, row_addresses, [](uint8_t x) { return IntKey(x != 0); }); break;
     case TypeId::kInt32:

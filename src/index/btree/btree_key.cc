@@ -51,6 +51,7 @@ void StoreFixedKey(uint64_t key, char* out) {
 }
 
 void AppendKey(const Column& column, size_t row, std::string* out) {
+  if (IsDecimal(column.type())) return PutInt(column.Get<int64_t>(row), out);
   switch (column.type()) {
     case TypeId::kBool: PutInt(column.Get<uint8_t>(row) != 0, out); return;
     case TypeId::kInt32:
@@ -75,6 +76,11 @@ Result<std::string> EncodeQueryKey(TypeId column_type, const Value& value) {
     return Status::InvalidArgument(std::string("btree query: literal of type ") + TypeName(vt) +
                                    " for a column of type " + TypeName(column_type));
   };
+  if (IsDecimal(column_type)) {  // a value of the column's own type only (scales differ)
+    if (vt != column_type) return mismatch();
+    PutInt(value.int_value(), &out);
+    return out;
+  }
   switch (column_type) {
     case TypeId::kString:
     case TypeId::kBinary:
@@ -104,7 +110,9 @@ Result<std::string> EncodeQueryKey(TypeId column_type, const Value& value) {
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
       // Integers as they are; a temporal value only of the column's own type (units differ).
-      if (IsBytes(vt) || vt == TypeId::kBool || IsFloating(vt) || (IsTemporal(vt) && vt != column_type)) return mismatch();
+      if (IsBytes(vt) || vt == TypeId::kBool || IsFloating(vt) || IsDecimal(vt) || (IsTemporal(vt) && vt != column_type)) {
+        return mismatch();
+      }
       PutInt(value.int_value(), &out);
       return out;
   }
@@ -119,6 +127,13 @@ Status AppendDecodedKey(std::string_view key, Column* out) {
                               TypeName(type));
   }
   const int64_t i = int64_t(LoadFixedKey(key) ^ kSignBit);
+  if (IsDecimal(type)) {
+    if (i >= Pow10(DecimalPrecision(type)) || i <= -Pow10(DecimalPrecision(type))) {
+      return Status::Corruption("btree key: value beyond the precision of " + std::string(TypeName(type)));
+    }
+    out->Append<int64_t>(i);
+    return Status::OK();
+  }
   switch (type) {
     case TypeId::kBool:
       if (i != 0 && i != 1) return Status::Corruption("btree key: bool out of range");

@@ -318,6 +318,7 @@ void Transform::Coords(const Column& column, uint32_t* out) const {
     const T* data = column.data<T>();
     for (size_t i = 0; i < n; ++i) out[i] = column.IsNull(i) ? 0 : map(double(data[i]));
   };
+  if (IsDecimal(column.type())) return run(int64_t{});  // unscaled, like AsDouble
   switch (column.type()) {
     case TypeId::kBool: run(uint8_t{}); break;
     case TypeId::kInt32:
