@@ -92,6 +92,9 @@ Row MakeRow(int k) {
     cells.push_back(FormatUuid(bytes));
     e.push_back(testing::Hex(bytes));
   }
+  // decimal(12,3): a 128-bit value in Arrow, its unscaled integer shown
+  if (k % 53 == 12) { cells.push_back(""); e.push_back(nullptr); }
+  else { const int64_t v = (int64_t(k) - 1500) * 123456789LL + k % 7; cells.push_back(FormatDecimal(v, 3)); e.push_back(std::to_string(v)); }
   for (size_t c = 0; c < cells.size(); ++c) r.csv += (c ? "," : "") + cells[c];
   r.expected = e;
   return r;
@@ -101,7 +104,7 @@ class CliArrowTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!ArrowReaderAvailable()) GTEST_FAIL() << "apache-arrow is not installed in tests/arrow: run scripts/install-deps.sh";
-    std::string csv = "b,i,l,f,d,s,dt,ts,tz,ns,bin,u\n";
+    std::string csv = "b,i,l,f,d,s,dt,ts,tz,ns,bin,u,dec\n";
     for (int k = 0; k < kRows; ++k) {
       Row r = MakeRow(k);
       csv += r.csv + "\n";
@@ -111,7 +114,7 @@ class CliArrowTest : public ::testing::Test {
     auto created = RunCli(dir_, {"create", dir_.Join("t"), "--from", dir_.Join("rows.csv"), "--rows-per-file", "1000",
                                  "--schema",
                                  "b:bool,i:int32,l:int64,f:float,d:double,s:string,dt:date,ts:timestamp,tz:timestamptz,"
-                                 "ns:timestamp_ns,bin:binary,u:uuid"});
+                                 "ns:timestamp_ns,bin:binary,u:uuid,dec:decimal(12,3)"});
     ASSERT_EQ(created.code, 0) << created.err;
   }
 
@@ -136,7 +139,7 @@ TEST_F(CliArrowTest, EveryTypeNullAndValueReadsBackInApacheArrow) {
   const std::vector<std::pair<std::string, std::string>> fields = {
       {"b", "Bool"}, {"i", "Int32"}, {"l", "Int64"}, {"f", "Float32"}, {"d", "Float64"},
       {"s", "Utf8"}, {"dt", "Date32<DAY>"}, {"ts", "Timestamp<MICROSECOND>"}, {"tz", "Timestamp<MICROSECOND, UTC>"},
-      {"ns", "Timestamp<NANOSECOND>"}, {"bin", "Binary"}, {"u", "FixedSizeBinary[16]"}};
+      {"ns", "Timestamp<NANOSECOND>"}, {"bin", "Binary"}, {"u", "FixedSizeBinary[16]"}, {"dec", "Decimal[12e+3]"}};
   ASSERT_EQ(got["fields"].size(), fields.size()) << got["fields"];
   for (size_t c = 0; c < fields.size(); ++c) {
     EXPECT_EQ(got["fields"][c]["name"], fields[c].first);
@@ -175,7 +178,7 @@ TEST_F(CliArrowTest, AFilteredQueryToStdoutAndAnEmptyOneAreStreamsToo) {
   ASSERT_EQ(none.code, 0) << none.err;
   json empty = Read(dir_.Join("none.arrow"));
   ASSERT_TRUE(empty.is_object()) << empty;
-  EXPECT_EQ(empty["fields"].size(), 12u) << "an empty result still carries its schema";
+  EXPECT_EQ(empty["fields"].size(), 13u) << "an empty result still carries its schema";
   EXPECT_EQ(empty["rows"].size(), 0u);
 }
 
@@ -190,7 +193,8 @@ TEST_F(CliArrowTest, TablesFromApacheArrowIpcFilesAndStreams) {
   ASSERT_EQ(wrote->exit_code, 0) << wrote->err;
   const json written = json::parse(wrote->out);
   const std::vector<std::string> types = {"int32", "int32", "int64",  "int64",     "float",       "double",       "string", "string",
-                                          "binary", "date", "timestamp", "timestamptz", "timestamp_ns", "binary", "bool"};
+                                          "binary", "date", "timestamp", "timestamptz", "timestamp_ns", "binary", "decimal(12,3)",
+                                          "bool"};
   ASSERT_EQ(written["columns"].size(), types.size());
   std::string schema;
   for (size_t c = 0; c < types.size(); ++c) schema += (c ? "," : "") + written["columns"][c].get<std::string>() + ":" + types[c];
@@ -204,6 +208,7 @@ TEST_F(CliArrowTest, TablesFromApacheArrowIpcFilesAndStreams) {
     if (type == "timestamp") return FormatTimestamp(std::stoll(v) * 1000);  // written in milliseconds
     if (type == "timestamptz") return FormatTimestamp(std::stoll(v)) + "+00";
     if (type == "timestamp_ns") return FormatTimestampNs(std::stoll(v));
+    if (type == "decimal(12,3)") return json::parse(FormatDecimal(std::stoll(v), 3));  // JSON shows a number
     return v;
   };
   for (const char* file : {"in.arrow", "in.arrows"}) {

@@ -4,7 +4,8 @@
 // Values: null for NULL; booleans and strings as themselves; 8-, 16- and 32-bit integers as
 // numbers; int64 as decimal strings; floating values as numbers, or "NaN", "Infinity",
 // "-Infinity"; DATE (days) as days since 1970; TIMESTAMP as its integer count in its unit, a
-// decimal string; binary and fixed-size binary as lower-case hex. Fields carry their metadata. Dates and timestamps are read from the column's own buffer, not through a JS Date.
+// decimal string; DECIMAL as its unscaled integer, a decimal string; binary and fixed-size
+// binary as lower-case hex. Fields carry their metadata. Dates and timestamps are read from the column's own buffer, not through a JS Date.
 // Usage: node read.mjs FILE   (FILE "-" reads standard input)
 import { readFileSync } from 'node:fs'
 import { tableFromIPC, Type } from 'apache-arrow'
@@ -31,6 +32,11 @@ function value(vector, data, index, row) {
       return data.values[index]  // DateDay: Int32Array of days
     case Type.Timestamp:
       return data.values[index].toString()  // BigInt64Array in the unit
+    case Type.Decimal: {  // the unscaled integer: 128-bit little-endian two's complement words
+      let v = 0n
+      for (let w = 3; w >= 0; w--) v = (v << 32n) | BigInt(data.values[4 * index + w])
+      return BigInt.asIntN(128, v).toString()
+    }
     case Type.Binary:
     case Type.FixedSizeBinary:
       return Buffer.from(vector.get(row)).toString('hex')

@@ -2,12 +2,13 @@
 // implementation, independent of lakeindex), as an IPC file and an IPC stream, and prints the
 // values it wrote as JSON on one line: {"columns": [name, ...], "rows": [[value, ...], ...]} with
 // null for NULL, integers (dates in days, timestamps in their unit) as decimal strings, floating
-// values as numbers, strings as themselves and binaries as lower-case hex.
+// values as numbers, strings as themselves, binaries as lower-case hex and decimals as their
+// unscaled integers.
 // Usage: node write.mjs FILE.arrow FILE.arrows N
 import { writeFileSync } from 'node:fs'
 import {
   makeData, makeVector, Table, tableToIPC, Int8, Uint16, Uint32, Int64, Float32, Float64, Utf8, LargeUtf8, Binary,
-  Bool, DateDay, TimestampMicrosecond, TimestampNanosecond, TimestampMillisecond, FixedSizeBinary,
+  Bool, DateDay, TimestampMicrosecond, TimestampNanosecond, TimestampMillisecond, FixedSizeBinary, Decimal,
 } from 'apache-arrow'
 
 const [filePath, streamPath, count] = process.argv.slice(2)
@@ -81,6 +82,20 @@ fixed('ts_ns', new TimestampNanosecond(), BigInt64Array, (i) => BigInt(i - 90) *
   const isNull = (i) => i % 16 === 9
   columns.fsb = makeVector(makeData({ type: new FixedSizeBinary(16), length: n, data, ...validity(isNull) }))
   shown.fsb = (i) => (isNull(i) ? null : hex(data.subarray(16 * i, 16 * i + 16)))
+}
+{  // decimal(12, 3): 128-bit little-endian two's complement, shown as the unscaled integer
+  const data = new Uint32Array(4 * n)
+  const isNull = (i) => i % 10 === 6
+  const unscaled = (i) => BigInt(i - 250) * 123456789n + BigInt(i % 7)
+  for (let i = 0; i < n; i++) {
+    let v = isNull(i) ? 0n : BigInt.asUintN(128, unscaled(i))
+    for (let w = 0; w < 4; w++) {
+      data[4 * i + w] = Number(v & 0xffffffffn)
+      v >>= 32n
+    }
+  }
+  columns.dec = makeVector(makeData({ type: new Decimal(3, 12, 128), length: n, data, ...validity(isNull) }))
+  shown.dec = (i) => (isNull(i) ? null : String(unscaled(i)))
 }
 {  // booleans: bit-packed values
   const values = new Uint8Array(Math.ceil(n / 8))

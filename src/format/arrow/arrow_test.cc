@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,7 +22,8 @@ Schema AllTypes() {
   Schema s;
   const std::vector<std::pair<std::string, TypeId>> fields = {
       {"b", TypeId::kBool},   {"i", TypeId::kInt32},  {"l", TypeId::kInt64}, {"f", TypeId::kFloat},
-      {"d", TypeId::kDouble}, {"s", TypeId::kString}, {"dt", TypeId::kDate}, {"ts", TypeId::kTimestamp}};
+      {"d", TypeId::kDouble}, {"s", TypeId::kString}, {"dt", TypeId::kDate}, {"ts", TypeId::kTimestamp},
+      {"dec", DecimalType(18, 4)}};
   for (const auto& [name, type] : fields) s.AddField(Field{name, type, true});
   return s;
 }
@@ -45,6 +47,11 @@ Value ValueAt(const ArrowArray& a, const std::string& format, int64_t i) {
   if (format == "g") return Value::Double(fixed(double{}));
   if (format == "tdD") return Value::Date(fixed(int32_t{}));
   if (format == "tsu:") return Value::Timestamp(fixed(int64_t{}));
+  if (format == "d:18,4") {  // 128-bit little-endian two's complement
+    const __int128 v = fixed(__int128{});
+    EXPECT_TRUE(v >= std::numeric_limits<int64_t>::min() && v <= std::numeric_limits<int64_t>::max());
+    return Value::Decimal(DecimalType(18, 4), int64_t(v));
+  }
   if (format == "u") {
     const auto* offsets = static_cast<const int32_t*>(a.buffers[1]);
     return Value::String(std::string(static_cast<const char*>(a.buffers[2]) + offsets[at], size_t(offsets[at + 1] - offsets[at])));
@@ -89,9 +96,9 @@ TEST(ArrowExportTest, SchemaHasTheSpecsFormatsNamesAndFlags) {
   ArrowSchema schema;
   ExportSchema(AllTypes(), &schema);
   EXPECT_STREQ(schema.format, "+s");
-  ASSERT_EQ(schema.n_children, 8);
-  const char* formats[] = {"b", "i", "l", "f", "g", "u", "tdD", "tsu:"};
-  for (int c = 0; c < 8; ++c) {
+  ASSERT_EQ(schema.n_children, 9);
+  const char* formats[] = {"b", "i", "l", "f", "g", "u", "tdD", "tsu:", "d:18,4"};
+  for (int c = 0; c < 9; ++c) {
     EXPECT_STREQ(schema.children[c]->format, formats[c]);
     EXPECT_EQ(schema.children[c]->name, AllTypes().field(size_t(c)).name);
     EXPECT_EQ(schema.children[c]->flags & ARROW_FLAG_NULLABLE, ARROW_FLAG_NULLABLE);
@@ -274,8 +281,10 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
           {"tdm", bytes(int64_t(86400000) * 19782, int64_t(-86400000)), {}},
           {"tss:UTC", bytes(int64_t(1), int64_t(-2)), {}},
           {"tsm:", bytes(int64_t(1500), int64_t(0)), {}},
-          {"tsn:Europe/Paris", bytes(int64_t(3000), int64_t(-1000)), {}}};
-  static const char* names[] = {"i8", "u16", "u32", "big", "d64", "ts_s", "ts_ms", "ts_ns"};
+          {"tsn:Europe/Paris", bytes(int64_t(3000), int64_t(-1000)), {}},
+          {"d:9,2", bytes(__int128(-12345), __int128(7)), {}},
+          {"d:5,1,64", bytes(int64_t(99999), int64_t(-1)), {}}};
+  static const char* names[] = {"i8", "u16", "u32", "big", "d64", "ts_s", "ts_ms", "ts_ns", "dec", "dec64"};
   ArrowArrayStream stream{};
   static bool given;
   given = false;
@@ -319,7 +328,8 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
   auto importer = StreamImporter::Make(&stream);
   ASSERT_TRUE(importer.ok()) << importer.status().ToString();
   EXPECT_EQ((*importer)->schema().ToString(),
-            "i8:int32,u16:int32,u32:int64,big:string,d64:date,ts_s:timestamptz,ts_ms:timestamp,ts_ns:timestamptz");
+            "i8:int32,u16:int32,u32:int64,big:string,d64:date,ts_s:timestamptz,ts_ms:timestamp,ts_ns:timestamptz,"
+            "dec:decimal(9,2),dec64:decimal(5,1)");
   Batch got;
   ASSERT_TRUE(*(*importer)->Next(&got));
   ASSERT_EQ(got.num_rows(), 2u);
@@ -330,9 +340,9 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
   }
   // A time zone makes an instant (timestamptz, in UTC).
   EXPECT_EQ(row0, (std::vector<std::string>{"-5", "65535", "4294967295", "abc", "2024-02-29", "1970-01-01 00:00:01+00",
-                                            "1970-01-01 00:00:01.5", "1970-01-01 00:00:00.000003+00"}));
+                                            "1970-01-01 00:00:01.5", "1970-01-01 00:00:00.000003+00", "-123.45", "9999.9"}));
   EXPECT_EQ(row1, (std::vector<std::string>{"7", "1", "0", "de", "1969-12-31", "1969-12-31 23:59:58+00", "1970-01-01 00:00:00",
-                                            "1969-12-31 23:59:59.999999+00"}));
+                                            "1969-12-31 23:59:59.999999+00", "0.07", "-0.1"}));
 
   // Refused, naming the column: a type we do not hold, and nanoseconds finer than microseconds.
   cols = {{"L", bytes(uint64_t(1), uint64_t(2)), {}}};
