@@ -1,6 +1,7 @@
-"""timestamptz, timestamp_ns, binary and uuid from Python: made from numpy / pandas / Python
-objects, read back as the same values, filtered as Python computes it by hand."""
+"""timestamptz, timestamp_ns, binary, uuid and decimal from Python: made from numpy / pandas /
+Python objects, read back as the same values, filtered as Python computes it by hand."""
 
+import decimal
 import unittest
 import uuid
 
@@ -106,6 +107,42 @@ class TypesTest(unittest.TestCase):
         with self.assertRaisesRegex(lakeindex.InvalidArgument, "column 'u' row 1: invalid uuid 'nope'"):
             t.append({"u": ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "nope"]})
         self.assertEqual(t.count(), 4)
+
+    def test_decimals_are_exact_both_ways(self):
+        import pandas as pd
+        D = decimal.Decimal
+        rng = np.random.default_rng(5)
+        amounts = [None if j % 13 == 0 else D(int(rng.integers(-10**9, 10**9))).scaleb(-2) for j in range(N)]
+        amounts[1] = D("0.10")  # 0.1 as a decimal, not the double nearest it
+        amounts[2] = D("-9999999999999999.99")  # the most 18 digits at scale 2 hold
+        t = lakeindex.Table.create(self.dir.join("dec"), {"k": np.arange(N, dtype=np.int64), "amount": amounts},
+                                   rows_per_file=200)
+        self.assertEqual(t.schema, "k:int64,amount:decimal(18,2)")
+        back = t.query(order_by="k")
+        self.assertEqual(list(back["amount"]), amounts)
+        self.assertIsInstance(back["amount"][1], D)
+        self.assertEqual(str(back["amount"][1]), "0.10")
+        frame = t.query(order_by="k", output="pandas")
+        self.assertEqual(list(frame["amount"]), amounts)
+        t.create_index("amount", "btree")
+        for where, keep in [("amount = 0.1", lambda a: a == D("0.1")),
+                            ("amount > 1234.565", lambda a: a > D("1234.565")),
+                            ("amount BETWEEN -100 AND 100.5", lambda a: D(-100) <= a <= D("100.5")),
+                            ("amount < -1e6", lambda a: float(a) < -1e6)]:
+            got = sorted(int(k) for k in t.query(where=where, select="k")["k"])
+            self.assertEqual(got, [j for j in range(N) if amounts[j] is not None and keep(amounts[j])], where)
+        # sum keeps the scale, exactly, as Python's Decimal adds; past 18 digits it is refused.
+        total = t.aggregate("sum(amount)", where="k <> 2")["sum(amount)"][0]
+        self.assertEqual(total, sum(a for j, a in enumerate(amounts) if a is not None and j != 2))
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, "overflows decimal"):
+            t.aggregate("sum(amount)", where="amount < 0")
+        # Numbers appended to the table's decimal column: rounded to its scale, as DuckDB casts;
+        # too many digits are refused naming the row.
+        t.append({"k": np.array([N, N + 1], dtype=np.int64), "amount": [D("1.005"), D("7")]})
+        self.assertEqual(list(t.query(where=f"k >= {N}", order_by="k")["amount"]), [D("1.01"), D("7.00")])
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, "column 'amount' row 0"):
+            t.append({"k": np.array([N + 2], dtype=np.int64), "amount": [D("1e30")]})
+        self.assertEqual(t.count(), N + 2)
 
 
 if __name__ == "__main__":
