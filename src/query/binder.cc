@@ -151,8 +151,10 @@ class Binder {
       for (auto& other : *ops) RETURN_IF_ERROR(CoerceBytesLiteral(TypeOf(*op), *op, &other));
       break;
     }
+    // Decimals: exact unless a double takes part (then, as in DuckDB, all compare as doubles).
+    const bool any_double = std::any_of(ops->begin(), ops->end(), [](const ExprPtr& op) { return IsDoubleOperand(*op); });
     for (const auto& op : *ops) {
-      if (op->kind != ExprKind::kColumn || !IsDecimal(op->type)) continue;
+      if (any_double || op->kind != ExprKind::kColumn || !IsDecimal(op->type)) continue;
       for (auto& other : *ops) CoerceDecimalLiteral(op->type, &other);
       break;
     }
@@ -220,11 +222,9 @@ class Binder {
     if (l.kind != ExprKind::kLiteral || l.value.is_null() || !IsNumeric(l.value.type())) return;
     Value v = l.value;
     if (IsFloating(v.type())) {
-      const std::optional<TypeId> own = DecimalTypeOfText(l.number_text);
-      if (!own) return;
-      auto unscaled = ParseDecimal(l.number_text, *own);
-      if (!unscaled.ok()) return;
-      v = Value::Decimal(*own, *unscaled);
+      std::optional<Value> exact = DecimalOfText(l.number_text, DecimalScale(target));
+      if (!exact) return;
+      v = std::move(*exact);
     }
     if (v.type() != target) {
       auto in_target = ToDecimal(v, target);
@@ -235,20 +235,44 @@ class Binder {
     *lit = MakeLiteral(std::move(v), l.position);
   }
 
-  // The decimal type a number written "[-]digits.digits" has (DuckDB's: 0.10 is decimal(2,2)), or
-  // nullopt for an exponent or more than 18 digits.
-  static std::optional<TypeId> DecimalTypeOfText(std::string_view text) {
-    if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+  // Whether `e` makes a predicate's type DOUBLE in DuckDB: a float or double column, or a number
+  // literal written with an exponent (1e-3).
+  static bool IsDoubleOperand(const Expr& e) {
+    if (e.kind == ExprKind::kColumn) return IsFloating(e.type);
+    if (e.kind != ExprKind::kLiteral || e.value.is_null() || !IsFloating(e.value.type())) return false;
+    return e.number_text.empty() || e.number_text.find_first_of("eE") != std::string::npos;
+  }
+
+  // A number written "[-]digits.digits" as a decimal (DuckDB's type for it: 0.10 is
+  // decimal(2,2)), or nullopt for other text. One of more than 18 digits (DuckDB holds 38) is read
+  // as what orders the same against every value of scale `scale`: itself when it has no more
+  // digits than the scale, else a value strictly between its two neighbours at that scale
+  // (2.4999999999999999999 is 2.495 next to a decimal(10,2)); nullopt when its whole part alone
+  // is too long (no decimal column of 18 digits reaches it, and doubles order it rightly).
+  static std::optional<Value> DecimalOfText(std::string_view text, int scale) {
+    const bool negative = !text.empty() && text[0] == '-';
+    if (negative) text.remove_prefix(1);
     const size_t point = text.find('.');
     if (point == std::string_view::npos || text.find_first_not_of("0123456789.") != std::string_view::npos) {
       return std::nullopt;
     }
-    std::string_view whole = text.substr(0, point);
+    std::string_view whole = text.substr(0, point), fraction = text.substr(point + 1);
     while (!whole.empty() && whole.front() == '0') whole.remove_prefix(1);
-    const int scale = int(text.size() - point - 1);
-    const int precision = std::max(int(whole.size()) + scale, 1);
-    if (precision > kMaxDecimalPrecision) return std::nullopt;
-    return DecimalType(precision, scale);
+    if (int(whole.size() + fraction.size()) <= kMaxDecimalPrecision) {
+      const TypeId own = DecimalType(std::max(int(whole.size() + fraction.size()), 1), int(fraction.size()));
+      auto unscaled = ParseDecimal(text, own);
+      if (!unscaled.ok()) return std::nullopt;
+      return Value::Decimal(own, negative ? -*unscaled : *unscaled);
+    }
+    if (int(whole.size()) + scale + 1 > kMaxDecimalPrecision) return std::nullopt;
+    const size_t kept = std::min(fraction.size(), size_t(scale));
+    int64_t truncated = 0;  // the digits through `scale` after the point
+    for (char c : whole) truncated = truncated * 10 + (c - '0');
+    for (size_t i = 0; i < size_t(scale); ++i) truncated = truncated * 10 + (i < kept ? fraction[i] - '0' : 0);
+    const bool exact = fraction.find_first_not_of('0', kept) == std::string_view::npos;
+    if (exact) return Value::Decimal(DecimalType(kMaxDecimalPrecision, scale), negative ? -truncated : truncated);
+    const int64_t between = truncated * 10 + 5;  // |text| lies between truncated and the next unit
+    return Value::Decimal(DecimalType(kMaxDecimalPrecision, scale + 1), negative ? -between : between);
   }
 
   // Rewrites a string literal *lit into `target`, binary (\xHH escapes read) or uuid.

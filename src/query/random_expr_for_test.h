@@ -29,7 +29,9 @@ using lakeindex::testing::Rng;
 inline constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
-inline const char* kSchema = "i64:int64,i32:int32,dbl:double,dbl2:double,s:string,s2:string,d:date,ts:timestamp,b:bool,b2:bool";
+inline const char* kSchema =
+    "i64:int64,i32:int32,dbl:double,dbl2:double,s:string,s2:string,d:date,ts:timestamp,b:bool,b2:bool,"
+    "m1:decimal(10,2),m2:decimal(4,1)";
 
 inline const std::vector<Value>& Domain(TypeId t) {
   static const std::map<TypeId, std::vector<Value>> domains = [] {
@@ -55,6 +57,10 @@ inline const std::vector<Value>& Domain(TypeId t) {
       m[TypeId::kTimestamp].push_back(Value::Timestamp(ParseTimestamp(t).value()));
     }
     m[TypeId::kBool] = {Value::Bool(false), Value::Bool(true)};
+    for (int64_t x : std::initializer_list<int64_t>{-250, -100, 0, 5, 10, 50, 100, 250, 300, 9999999999, -9999999999}) {
+      m[DecimalType(10, 2)].push_back(Value::Decimal(DecimalType(10, 2), x));
+    }
+    for (int64_t x : {-25, -10, 0, 1, 5, 10, 25, 30, 9999, -9999}) m[DecimalType(4, 1)].push_back(Value::Decimal(DecimalType(4, 1), x));
     return m;
   }();
   return domains.at(t);
@@ -126,16 +132,26 @@ class ExprGen {
         }
       }
       case TypeId::kBool: return rng_.Chance(0.5) ? "TRUE" : "FALSE";
-      default: return "NULL";
+      default: break;
     }
+    // (Not int64 extremes: DuckDB cannot cast them to the DECIMAL(38,21) a 22-digit literal makes.)
+    if (IsDecimal(t)) {  // exact decimals, more digits than the scale, integers, doubles
+      static const char* kNumbers[] = {"2.5", "2.50", "0.05", "0.125", "-0.5", "3.0", "0.1", "-2.499999999999999999999",
+                                       "2.500000000000000000001", "1e-1", "2.5e0", "999.9", "-999.95", "99999999.99",
+                                       "1e999", "-1e999", "0.0", "-0.0", "100", "-3", "99999999999", "25"};
+      if (rng_.Chance(0.7)) return kNumbers[rng_.Uniform(std::size(kNumbers))];
+      const auto& dom = Domain(t);
+      return MakeLiteral(dom[rng_.Uniform(dom.size())])->ToString();
+    }
+    return "NULL";
   }
 
   // A column of the same comparison family as `f`, or "" if none.
   std::string PartnerColumn(const Field& f) {
     static const std::map<std::string, std::vector<std::string>> partners = {
-        {"i64", {"i32", "dbl"}}, {"i32", {"i64", "dbl", "dbl2"}}, {"dbl", {"dbl2", "i32", "i64"}},
+        {"i64", {"i32", "dbl", "m1"}}, {"i32", {"i64", "dbl", "dbl2"}}, {"dbl", {"dbl2", "i32", "i64", "m2"}},
         {"dbl2", {"dbl", "i32"}}, {"s", {"s2"}}, {"s2", {"s"}}, {"d", {"ts"}}, {"ts", {"d"}},
-        {"b", {"b2"}}, {"b2", {"b"}}};
+        {"b", {"b2"}}, {"b2", {"b"}}, {"m1", {"m2", "i64", "dbl", "i32"}}, {"m2", {"m1", "i32", "dbl2"}}};
     const auto& p = partners.at(f.name);
     return p[rng_.Uniform(p.size())];
   }
