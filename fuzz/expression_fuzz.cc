@@ -17,7 +17,8 @@ using namespace lakeindex;
 
 const Batch& TestBatch() {
   static const Batch batch = [] {
-    Schema schema = Schema::Parse("i:int64,j:int32,f:float,x:double,s:string,d:date,t:timestamp,b:bool").value();
+    Schema schema =
+        Schema::Parse("i:int64,j:int32,f:float,x:double,s:string,d:date,t:timestamp,b:bool,m:decimal(10,2)").value();
     Batch b(schema);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
@@ -34,6 +35,7 @@ const Batch& TestBatch() {
       add(5, Value::Date(19000 + r));
       add(6, Value::Timestamp(int64_t(r) * 86400000000 + 1));
       add(7, Value::Bool(r % 2 == 0));
+      add(8, Value::Decimal(schema.field(8).type, r == 0 ? 9999999999 : r * 125 - 300));
     }
     if (!b.Seal().ok()) std::abort();
     return b;

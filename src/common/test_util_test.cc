@@ -58,15 +58,16 @@ TEST(RandomDataTest, SameSeedSameBatchOtherSeedOtherBatch) {
   EXPECT_EQ(RandomSchema(3, 12), schema);
 }
 
-TEST(RandomDataTest, SchemaOfTwelveColumnsHasEveryType) {
+// Fourteen: the twelve named types and two decimals.
+TEST(RandomDataTest, SchemaOfFourteenColumnsHasEveryType) {
   for (uint64_t seed = 0; seed < 50; ++seed) {
     Schema schema = RandomSchema(seed, 20);
     ASSERT_GE(schema.num_fields(), 1u);
     ASSERT_LE(schema.num_fields(), 20u);
     std::set<TypeId> types;
     for (const Field& f : schema.fields()) types.insert(f.type);
-    if (schema.num_fields() >= 12) {
-      EXPECT_EQ(types.size(), 12u) << schema.ToString();
+    if (schema.num_fields() >= 14) {
+      EXPECT_EQ(types.size(), 14u) << schema.ToString();
     }
   }
 }

@@ -49,7 +49,10 @@ Column DrawWeights(uint64_t seed, uint64_t first_row, size_t n) {
   ParallelFor(n > kChunk ? ThreadPool::Default() : nullptr, (n + kChunk - 1) / kChunk, [&](size_t k) {
     for (size_t i = k * kChunk; i < std::min(n, (k + 1) * kChunk); ++i) {
       uint64_t state = Mix(seed) + (first_row + i) * 0x9E3779B97F4A7C15ULL;
-      w[i] = Uniform01(&state);
+      // 32 random bits: a resolution of 2^-32 is finer than any sample asks for, and leaves the
+      // low mantissa bytes zero, which the weight column's compression then drops (half its
+      // bytes; 53 random bits do not compress).
+      w[i] = double(SplitMix(&state) >> 32) * 0x1.0p-32;
     }
   });
   return weights;
