@@ -124,6 +124,9 @@ class TypesTest(unittest.TestCase):
         self.assertEqual(str(back["amount"][1]), "0.10")
         frame = t.query(order_by="k", output="pandas")
         self.assertEqual(list(frame["amount"]), amounts)
+        present = [a for a in amounts if a is not None]
+        self.assertEqual((t.stats()["columns"]["amount"]["min"], t.stats()["columns"]["amount"]["max"]),
+                         (min(present), max(present)))
         t.create_index("amount", "btree")
         for where, keep in [("amount = 0.1", lambda a: a == D("0.1")),
                             ("amount > 1234.565", lambda a: a > D("1234.565")),

@@ -285,6 +285,7 @@ Result<Batch> ConformBatch(const Batch& batch, const Schema& schema) {
 
 py::object ValueToPy(const Value& v) {
   if (v.is_null()) return py::none();
+  if (IsDecimal(v.type())) return py::module_::import("decimal").attr("Decimal")(v.ToString());
   switch (v.type()) {
     case TypeId::kBool: return py::bool_(v.bool_value());
     case TypeId::kFloat:
@@ -298,6 +299,11 @@ py::object ValueToPy(const Value& v) {
 
 Value ValueFromPy(const py::handle& o, TypeId type) {
   if (o.is_none()) return Value::Null(type);
+  if (IsDecimal(type)) {  // a decimal.Decimal (as ValueToPy gives it) or a number, by its text
+    Result<int64_t> unscaled = ParseDecimal(py::str(o).cast<std::string>(), type);
+    if (!unscaled.ok()) Raise(unscaled.status());
+    return Value::Decimal(type, *unscaled);
+  }
   switch (type) {
     case TypeId::kBool: return Value::Bool(o.cast<bool>());
     case TypeId::kFloat: return Value::Float(float(o.cast<double>()));
