@@ -264,6 +264,24 @@ TEST(CliTest, DateAndTimestampInfinitiesRoundTripWithDuckDB) {
 // The types DuckDB has beside ours — TIMESTAMPTZ, TIMESTAMP_NS, BLOB, UUID — end to end: read from
 // DuckDB's Parquet, filtered as DuckDB filters them (full scans, btrees, a zone map, an OTree),
 // and written back (Parquet and CSV) to the same values as DuckDB reads them.
+// DuckDB reads `read` (a read_parquet / read_csv of what we wrote) as exactly the 3,000 rows of
+// its own file `src`, both ways (EXCEPT), and gives its columns `columns` the types `types`
+// (typeof, comma-separated). `setup` runs first (DuckDB settings).
+void ExpectDuckDBReadsItsOwnRows(const std::string& setup, const std::string& src, const std::string& read,
+                                 const std::vector<std::string>& columns, const std::string& types) {
+  std::string typeofs;
+  for (const std::string& c : columns) typeofs += (typeofs.empty() ? "" : " || ',' || ") + std::string("typeof(") + c + ")";
+  const std::string theirs = "read_parquet(" + testing::SqlQuote(src) + ")";
+  auto diff = testing::RunDuckDB(setup + "SELECT (SELECT count(*) FROM (SELECT * FROM " + read + " EXCEPT SELECT * FROM " + theirs +
+                                 ")), (SELECT count(*) FROM (SELECT * FROM " + theirs + " EXCEPT SELECT * FROM " + read +
+                                 ")), (SELECT count(*) FROM " + read + "), (SELECT " + typeofs + " FROM " + read + " LIMIT 1)");
+  ASSERT_TRUE(diff.ok()) << read << ": " << diff.status().ToString();
+  EXPECT_EQ(diff->rows[0][0].value_or(""), "0") << read;
+  EXPECT_EQ(diff->rows[0][1].value_or(""), "0") << read;
+  EXPECT_EQ(diff->rows[0][2].value_or(""), "3000") << read;
+  EXPECT_EQ(diff->rows[0][3].value_or(""), types) << read;
+}
+
 TEST(CliTest, TimestamptzTimestampNsBinaryAndUuidRoundTripWithDuckDB) {
   if (!testing::DuckDBAvailable()) GTEST_FAIL() << testing::DuckDBMissingMessage();
   TempDir dir;
@@ -322,16 +340,7 @@ TEST(CliTest, TimestamptzTimestampNsBinaryAndUuidRoundTripWithDuckDB) {
   for (const std::string& read : {"read_parquet(" + testing::SqlQuote(dir.Join("ours.parquet")) + ")",
                                   "read_csv(" + testing::SqlQuote(dir.Join("ours.csv")) +
                                       ", header = true, allow_quoted_nulls = false, columns = " + types + ")"}) {
-    auto diff = testing::RunDuckDB(utc + "SELECT (SELECT count(*) FROM (SELECT * FROM " + read + " EXCEPT SELECT * FROM read_parquet(" +
-                                   testing::SqlQuote(src) + "))), (SELECT count(*) FROM (SELECT * FROM read_parquet(" +
-                                   testing::SqlQuote(src) + ") EXCEPT SELECT * FROM " + read + ")), (SELECT count(*) FROM " + read +
-                                   "), (SELECT typeof(tz) || ',' || typeof(ns) || ',' || typeof(b) || ',' || typeof(u) FROM " + read +
-                                   " LIMIT 1)");
-    ASSERT_TRUE(diff.ok()) << read << ": " << diff.status().ToString();
-    EXPECT_EQ(diff->rows[0][0].value_or(""), "0") << read;
-    EXPECT_EQ(diff->rows[0][1].value_or(""), "0") << read;
-    EXPECT_EQ(diff->rows[0][2].value_or(""), "3000") << read;
-    EXPECT_EQ(diff->rows[0][3].value_or(""), "TIMESTAMP WITH TIME ZONE,TIMESTAMP_NS,BLOB,UUID") << read;
+    ExpectDuckDBReadsItsOwnRows(utc, src, read, {"tz", "ns", "b", "u"}, "TIMESTAMP WITH TIME ZONE,TIMESTAMP_NS,BLOB,UUID");
   }
   // Our CSV read back by us (with the schema: uuids and binaries are not sniffed): the same rows.
   CliResult again = RunCli(dir, {"create", dir.Join("back"), "--from", dir.Join("ours.csv"), "--schema",
@@ -420,15 +429,7 @@ TEST(CliTest, DecimalsRoundTripAndFilterAsInDuckDB) {
   const std::string types = "{'k': 'BIGINT', 'a': 'DECIMAL(4,1)', 'b': 'DECIMAL(18,3)', 'c': 'DECIMAL(10,2)', 'd': 'DECIMAL(9,0)'}";
   for (const std::string& read : {"read_parquet(" + testing::SqlQuote(dir.Join("ours.parquet")) + ")",
                                   "read_csv(" + testing::SqlQuote(dir.Join("ours.csv")) + ", header = true, columns = " + types + ")"}) {
-    auto diff = testing::RunDuckDB("SELECT (SELECT count(*) FROM (SELECT * FROM " + read + " EXCEPT SELECT * FROM read_parquet(" +
-                                   testing::SqlQuote(src) + "))), (SELECT count(*) FROM (SELECT * FROM read_parquet(" +
-                                   testing::SqlQuote(src) + ") EXCEPT SELECT * FROM " + read + ")), (SELECT count(*) FROM " + read +
-                                   "), (SELECT typeof(a) || ',' || typeof(b) || ',' || typeof(c) || ',' || typeof(d) FROM " + read + " LIMIT 1)");
-    ASSERT_TRUE(diff.ok()) << read << ": " << diff.status().ToString();
-    EXPECT_EQ(diff->rows[0][0].value_or(""), "0") << read;
-    EXPECT_EQ(diff->rows[0][1].value_or(""), "0") << read;
-    EXPECT_EQ(diff->rows[0][2].value_or(""), "3000") << read;
-    EXPECT_EQ(diff->rows[0][3].value_or(""), "DECIMAL(4,1),DECIMAL(18,3),DECIMAL(10,2),DECIMAL(9,0)") << read;
+    ExpectDuckDBReadsItsOwnRows("", src, read, {"a", "b", "c", "d"}, "DECIMAL(4,1),DECIMAL(18,3),DECIMAL(10,2),DECIMAL(9,0)");
   }
   // Our CSV read back by us with the schema (decimals are not sniffed: DuckDB sniffs DOUBLE).
   CliResult again = RunCli(dir, {"create", dir.Join("back"), "--from", dir.Join("ours.csv"), "--schema",
