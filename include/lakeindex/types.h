@@ -56,6 +56,12 @@ int DecimalPrecision(TypeId type);  // REQUIRES: IsDecimal(type)
 int DecimalScale(TypeId type);      // REQUIRES: IsDecimal(type)
 // 10^n. REQUIRES: 0 <= n <= 18.
 int64_t Pow10(int n);
+// Whether `unscaled` is a value of the decimal `type`: fewer digits than its precision. Every
+// decimal in memory is; readers check what they read. REQUIRES: IsDecimal(type).
+inline bool FitsDecimal(__int128 unscaled, TypeId type) {
+  const __int128 limit = Pow10(DecimalPrecision(type));
+  return unscaled < limit && unscaled > -limit;
+}
 // Units of a number type's physical value per 1: 10^scale for a decimal, 1 for an integer.
 // REQUIRES: IsInteger(type) || IsDecimal(type).
 inline int64_t NumericUnitsPerOne(TypeId type) { return IsDecimal(type) ? Pow10(DecimalScale(type)) : 1; }

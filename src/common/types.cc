@@ -378,10 +378,7 @@ Result<int64_t> ToDecimal(const Value& v, TypeId type) {
     const __int128 q = x / div, r = x % div;
     x = q + (2 * (r < 0 ? -r : r) >= div ? (x < 0 ? -1 : 1) : 0);
   }
-  const __int128 limit = Pow10(DecimalPrecision(type));
-  if (x >= limit || x <= -limit) {
-    return Status::InvalidArgument("value " + v.ToString() + " out of range for " + TypeName(type));
-  }
+  if (!FitsDecimal(x, type)) return Status::InvalidArgument("value " + v.ToString() + " out of range for " + TypeName(type));
   return int64_t(x);
 }
 

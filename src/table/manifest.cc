@@ -290,8 +290,8 @@ Result<Value> ValueFromJson(const json& j, TypeId type) {
   auto bad = [&] { return Status::Corruption(std::string("bad ") + TypeName(type) + " value in JSON"); };
   if (IsDecimal(type)) {  // the unscaled value, within the precision
     if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX))) return bad();
-    const int64_t v = j.get<int64_t>(), limit = Pow10(DecimalPrecision(type));
-    if (v >= limit || v <= -limit) return bad();
+    const int64_t v = j.get<int64_t>();
+    if (!FitsDecimal(v, type)) return bad();
     return Value::Decimal(type, v);
   }
   switch (type) {

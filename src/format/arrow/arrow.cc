@@ -537,8 +537,7 @@ Result<Column> internal::ImportColumn(const ArrowArray& a, const std::string& fo
           std::memcpy(&x, at, 4);
           v = x;
         }
-        const __int128 limit = Pow10(DecimalPrecision(type));
-        if (v >= limit || v <= -limit) return bad("a value beyond the precision of " + std::string(TypeName(type)));
+        if (!FitsDecimal(v, type)) return bad("a value beyond the precision of " + std::string(TypeName(type)));
         out.Append<int64_t>(int64_t(v));
         break;
       }

@@ -261,6 +261,7 @@ Status ColumnChunkDecoder::LoadDictionary(const PageHeader& h, const uint8_t* pa
 Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* payload,
                                           size_t size, int64_t max_rows, Column* out,
                                           int64_t* rows) {
+  const size_t first_row = out->length();
   int64_t num_values;
   Encoding encoding;
   const uint8_t* values;
@@ -327,7 +328,7 @@ Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* pa
       RETURN_IF_ERROR(DecompressPlainInto(encoding, data, data_size, raw_size, size_t(num_values), out, &done));
       if (done) {
         *rows = num_values;
-        return Status::OK();
+        return CheckDecimals(*out, first_row);
       }
     }
     if (d.is_compressed && codec_ != Codec::kUncompressed && data_size > 0) {
@@ -368,7 +369,16 @@ Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* pa
   }
   RETURN_IF_ERROR(st);
   *rows = num_values;
-  return Status::OK();
+  return CheckDecimals(*out, first_row);
+}
+
+Status ColumnChunkDecoder::CheckDecimals(const Column& out, size_t first_row) const {
+  if (!IsDecimal(leaf_.type) || leaf_.conversion == ValueConversion::kBigEndianToInt64) return Status::OK();
+  const int64_t* v = out.data<int64_t>();
+  const int64_t limit = Pow10(DecimalPrecision(leaf_.type));  // FitsDecimal's bound, hoisted out of the loop
+  bool in_range = true;
+  for (size_t i = first_row; i < out.length(); ++i) in_range &= v[i] < limit && v[i] > -limit;
+  return in_range ? Status::OK() : Status::Corruption("a value beyond the precision of " + std::string(TypeName(leaf_.type)));
 }
 
 Status ColumnChunkDecoder::DecompressPlainInto(Encoding encoding, const uint8_t* data, size_t size,

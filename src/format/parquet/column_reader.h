@@ -84,6 +84,9 @@ class ColumnChunkDecoder {
   // page does not qualify (encoding, codec, conversion, or a size other than n values).
   Status DecompressPlainInto(Encoding encoding, const uint8_t* data, size_t size, size_t raw_size,
                              size_t n, Column* out, bool* done);
+  // Corruption when a decimal value appended from row `first_row` on is past the column's
+  // precision (every decimal in memory is within it; the big-endian ones are checked as read).
+  Status CheckDecimals(const Column& out, size_t first_row) const;
   // Appends the byte values decoded into the page buffers' views: as strings, or for a decimal
   // held as bytes, as its unscaled values.
   Status AppendByteValues(Column* out, size_t num_values, const uint8_t* valid);

@@ -264,10 +264,7 @@ Result<int64_t> BigEndianDecimal(std::string_view bytes, TypeId type) {
   }
   __int128 v = int8_t(bytes[0]);  // the sign
   for (size_t i = 1; i < bytes.size(); ++i) v = v * 256 + uint8_t(bytes[i]);
-  const __int128 limit = Pow10(DecimalPrecision(type));
-  if (v >= limit || v <= -limit) {
-    return Status::Corruption("a value beyond the precision of " + std::string(TypeName(type)));
-  }
+  if (!FitsDecimal(v, type)) return Status::Corruption("a value beyond the precision of " + std::string(TypeName(type)));
   return int64_t(v);
 }
 
@@ -285,6 +282,7 @@ std::optional<Value> DecodeStatValue(const LeafColumn& c, std::string_view b) {
       int32_t v;
       if (!load(&v)) return std::nullopt;
       if (c.conversion == ValueConversion::kUint32ToInt64) return Value::Int64(int64_t(uint32_t(v)));
+      if (IsDecimal(c.type) && !FitsDecimal(v, c.type)) return std::nullopt;
       return Value::Int(c.type, v);  // a decimal's too: sign-extended
     }
     case PhysicalType::kInt64: {
@@ -295,6 +293,7 @@ std::optional<Value> DecodeStatValue(const LeafColumn& c, std::string_view b) {
       } else if (c.conversion == ValueConversion::kNanosToMicros) {
         v = v / 1000 - ((v % 1000) < 0 ? 1 : 0);
       }
+      if (IsDecimal(c.type) && !FitsDecimal(v, c.type)) return std::nullopt;
       return Value::Int(c.type, v);
     }
     case PhysicalType::kFloat: {

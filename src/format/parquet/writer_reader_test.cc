@@ -433,6 +433,35 @@ TEST(ParquetRoundTripTest, ExtremeValuesAndNullPatterns) {
   }
 }
 
+// A decimal value past its precision (a writer that does not check; here a column filled
+// without AppendValue's check) is Corruption when read, in every page encoding, and its
+// statistics are no bounds: every decimal in memory is within its precision.
+TEST(ParquetRoundTripTest, DecimalsPastTheirPrecisionAreCorruption) {
+  const TypeId d41 = DecimalType(4, 1);
+  for (bool dictionary : {false, true}) {
+    for (bool delta : {false, true}) {
+      auto store = NewMemoryStore();
+      Schema schema({Field{"amount", d41, true}});
+      Batch b(schema);
+      b.mutable_column(0).Append<int64_t>(9999);   // 999.9: the largest value
+      b.mutable_column(0).Append<int64_t>(10000);  // 1000.0: one digit too many
+      ASSERT_TRUE(b.Seal().ok());
+      WriteOptions o;
+      o.dictionary = dictionary;
+      o.delta_integers = delta;
+      ASSERT_TRUE(WriteParquet(store.get(), "d.parquet", b, o).ok());
+      auto r = ParquetReader::Open(store.get(), "d.parquet");
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ((*r)->schema().field(0).type, d41);
+      EXPECT_FALSE((*r)->column_statistics(0, 0).max.has_value());
+      auto all = (*r)->ReadAll();
+      ASSERT_FALSE(all.ok());
+      EXPECT_TRUE(all.status().IsCorruption()) << all.status().ToString();
+      EXPECT_NE(all.status().message().find("beyond the precision of decimal(4,1)"), std::string::npos) << all.status().ToString();
+    }
+  }
+}
+
 TEST(ParquetRoundTripTest, NaNNeverBecomesABoundAndZeroSignsFollowTheSpec) {
   auto store = NewMemoryStore();
   const double nan = std::numeric_limits<double>::quiet_NaN();

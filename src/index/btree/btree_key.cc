@@ -128,7 +128,7 @@ Status AppendDecodedKey(std::string_view key, Column* out) {
   }
   const int64_t i = int64_t(LoadFixedKey(key) ^ kSignBit);
   if (IsDecimal(type)) {
-    if (i >= Pow10(DecimalPrecision(type)) || i <= -Pow10(DecimalPrecision(type))) {
+    if (!FitsDecimal(i, type)) {
       return Status::Corruption("btree key: value beyond the precision of " + std::string(TypeName(type)));
     }
     out->Append<int64_t>(i);
