@@ -544,12 +544,12 @@ Result<Batch> Aggregation::Finish() const {
           break;
         case AggKind::kAvg:
           if (acc.count == 0) break;
-          if (IsInteger(type) || IsDecimal(type)) {
+          if (IsDecimal(type)) {  // as DuckDB's: the sum over count * 10^scale
+            v = Value::Double(double(acc.isum) / (double(acc.count) * double(Pow10(DecimalScale(type)))));
+          } else if (IsInteger(type)) {
             // The quotient and remainder separately: exact for any sum of int64s.
             const __int128 q = acc.isum / __int128(acc.count), rem = acc.isum % __int128(acc.count);
-            // A decimal's as DuckDB's: the sum over count * 10^scale.
-            v = Value::Double(IsDecimal(type) ? double(acc.isum) / (double(acc.count) * double(Pow10(DecimalScale(type))))
-                                             : double(q) + double(rem) / double(acc.count));
+            v = Value::Double(double(q) + double(rem) / double(acc.count));
           } else {
             v = Value::Double(acc.DoubleSum() / double(acc.count));
           }

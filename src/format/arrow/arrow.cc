@@ -1,7 +1,6 @@
 // The Arrow C data / stream interfaces and the IPC stream writer (arrow.h).
 #include "format/arrow/arrow.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -468,6 +467,11 @@ Result<TypeId> internal::ImportedType(const std::string& format, const char* met
                               "binaries, dates, timestamps, uuids and decimals)");
 }
 
+int64_t internal::DecimalWidth(const std::string& format) {
+  const size_t first = format.find(','), last = format.rfind(',');
+  return first == last ? 16 : std::atoll(format.c_str() + last + 1) / 8;
+}
+
 namespace {
 
 bool BitAt(const void* bits, int64_t i) { return (static_cast<const uint8_t*>(bits)[i >> 3] >> (i & 7)) & 1; }
@@ -488,7 +492,9 @@ T FixedAt(const ArrowArray& a, int64_t i) {
 // Column `name` of `type` from the child array `a` of format `format`.
 Result<Column> internal::ImportColumn(const ArrowArray& a, const std::string& format, TypeId type, const std::string& name) {
   const int64_t n = a.length;
-  const int64_t fixed_width = format.compare(0, 2, "w:") == 0 ? std::atoll(format.c_str() + 2) : 0;
+  const int64_t fixed_width = format.compare(0, 2, "w:") == 0 ? std::atoll(format.c_str() + 2)
+                              : format[0] == 'd'                ? DecimalWidth(format)
+                                                                : 0;
   if (n < 0 || a.offset < 0 || a.n_buffers < (format == "u" || format == "U" || format == "z" || format == "Z" ? 3 : 2) ||
       (format[0] == 'w' && fixed_width <= 0)) {
     return Status::InvalidArgument("Arrow column '" + name + "': malformed array (length, offset or buffers)");
@@ -522,13 +528,11 @@ Result<Column> internal::ImportColumn(const ArrowArray& a, const std::string& fo
         break;
       }
       case 'd': {  // 128-bit (or 64 / 32) little-endian two's complement
-        const int bits = std::count(format.begin(), format.end(), ',') == 2 ? std::atoi(format.c_str() + format.rfind(',') + 1) : 128;
-        const size_t width = size_t(bits / 8);
         __int128 v = 0;
-        const uint8_t* at = static_cast<const uint8_t*>(a.buffers[1]) + size_t(a.offset + i) * width;
-        if (width == 16) {
+        const uint8_t* at = static_cast<const uint8_t*>(a.buffers[1]) + (a.offset + i) * fixed_width;
+        if (fixed_width == 16) {
           std::memcpy(&v, at, 16);
-        } else if (width == 8) {
+        } else if (fixed_width == 8) {
           int64_t x;
           std::memcpy(&x, at, 8);
           v = x;

@@ -166,6 +166,8 @@ namespace internal {
 // Shared by the C stream importer and the IPC reader (arrow.cc).
 // The column type a C data interface format (and extension metadata) maps to, or NotSupported.
 Result<TypeId> ImportedType(const std::string& format, const char* metadata, const std::string& name);
+// Bytes per value of a decimal format: "d:p,s" is 128-bit, "d:p,s,bits" says.
+int64_t DecimalWidth(const std::string& format);
 // Column `name` of `type` from the array `a` of format `format` (its buffers trusted to be as
 // long as the format says: the IPC reader checks them first).
 Result<Column> ImportColumn(const ArrowArray& a, const std::string& format, TypeId type, const std::string& name);

@@ -59,10 +59,7 @@ int64_t WidthOf(const std::string& format) {
     case 'l': case 'L': case 'g': return 8;
     case 't': return format == "tdD" ? 4 : 8;
     case 'w': return std::atoll(format.c_str() + 2);
-    case 'd': {  // "d:p,s" is 128-bit; "d:p,s,bits" says
-      const size_t first = format.find(','), last = format.rfind(',');
-      return first == last ? 16 : std::atoll(format.c_str() + last + 1) / 8;
-    }
+    case 'd': return internal::DecimalWidth(format);
     default: return 0;
   }
 }
