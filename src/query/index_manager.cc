@@ -70,6 +70,7 @@ Result<SegmentMeta> BuildSegment(const table::Table& table, const IndexMeta& met
   if (meta.type == "btree") {
     index::btree::BTreeBuildOptions options;
     options.page_rows = meta.params.value("page_rows", 4096u);
+    for (const table::FragmentMeta& f : fragments) options.expected_rows += f.rows;
     int c = table.schema().FindField(meta.column);
     ASSIGN_OR_RETURN(auto builder,
                      index::btree::BTreeBuilder::Make(table.store(), table.schema().field(size_t(c)).type, options));

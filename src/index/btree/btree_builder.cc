@@ -9,7 +9,7 @@ BTreeBuilder::BTreeBuilder(ObjectStore* store, TypeId type, BTreeBuildOptions op
     : store_(store),
       type_(type),
       options_(std::move(options)),
-      sorter_(KeyWidth(type), options_.memory_budget_bytes / 2, options_.spill_dir) {}
+      sorter_(KeyWidth(type), options_.memory_budget_bytes / 2, options_.spill_dir, options_.expected_rows) {}
 
 Result<std::unique_ptr<BTreeBuilder>> BTreeBuilder::Make(ObjectStore* store, TypeId type, BTreeBuildOptions options) {
   if (store == nullptr) return Status::InvalidArgument("btree builder: no store");

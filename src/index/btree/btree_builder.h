@@ -31,6 +31,9 @@ struct BTreeBuildOptions {
   // (at 7/8, a build over 110M rows of an OTree table peaked at 705 MiB).
   uint64_t memory_budget_bytes = uint64_t(512) << 20;
   std::string spill_dir;                               // empty: the system temp dir ($TMPDIR)
+  // Values that will be added, if known (0: unknown): the sort buffer is sized for them at once
+  // (within the budget) instead of growing by doubling.
+  uint64_t expected_rows = 0;
   std::string uuid;                                    // empty: a new random uuid
 };
 

@@ -16,7 +16,10 @@ TEST(ExternalSorter, SpillsAndMergesInOrder) {
   {
     ExternalSorter sorter(0, 2000, dir.path());
     for (uint64_t i = 0; i < 20000; ++i) {
-      std::string key(rng.Uniform(6), char('a' + rng.Uniform(3)));
+      // Keys longer and shorter than 8 bytes, NULs among them: the merge orders heads by their
+      // first 8 bytes, then by length or by the whole key.
+      std::string key(rng.Uniform(13), "\0ab"[rng.Uniform(3)]);
+      if (rng.Uniform(4) == 0) key += char('a' + rng.Uniform(3));
       ASSERT_TRUE(sorter.Add(key, i).ok());
       want.emplace_back(key, i);
     }
@@ -38,6 +41,79 @@ TEST(ExternalSorter, SpillsAndMergesInOrder) {
     EXPECT_EQ(i, want.size());
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));  // run files deleted
+}
+
+// Fixed-width keys spill in their compact run format (key steps and addresses as varints):
+// extreme keys, long runs of one key with addresses far apart and close together, the multi-pass
+// merge and the buffer sized up front all come back in (key, address) order.
+TEST(ExternalSorter, FixedKeysSpillCompactlyAndMergeInOrder) {
+  lakeindex::testing::TempDir dir;
+  lakeindex::testing::Rng rng(2);
+  std::vector<std::pair<uint64_t, uint64_t>> want;
+  for (uint64_t expected : {uint64_t(0), uint64_t(30000)}) {
+    want.clear();
+    ExternalSorter sorter(kFixedKeyWidth, 2000, dir.path(), expected);
+    for (uint64_t i = 0; i < 30000; ++i) {
+      uint64_t key;
+      switch (rng.Uniform(4)) {
+        case 0: key = 0; break;
+        case 1: key = ~uint64_t(0) - rng.Uniform(2); break;
+        case 2: key = uint64_t(1) << 40; break;
+        default: key = (uint64_t(rng.Uniform(1000)) << 32) | rng.Uniform(1000);
+      }
+      const uint64_t address = rng.Uniform(2) ? rng.Uniform(100) : (uint64_t(rng.Uniform(1000)) << 32) + i;
+      ASSERT_TRUE(sorter.AddFixed(key, address).ok());
+      want.emplace_back(key, address);
+    }
+    EXPECT_GT(sorter.runs_spilled(), ExternalSorter::kMaxFanIn);
+    auto stream = sorter.Finish();
+    ASSERT_TRUE(stream.ok());
+    std::sort(want.begin(), want.end());
+    SortedEntry e;
+    size_t i = 0;
+    for (;;) {
+      auto more = (*stream)->Next(&e);
+      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      if (!*more) break;
+      ASSERT_LT(i, want.size());
+      ASSERT_EQ(LoadFixedKey(e.key), want[i].first) << i;
+      ASSERT_EQ(e.address, want[i].second) << i;
+      ++i;
+    }
+    EXPECT_EQ(i, want.size());
+  }
+}
+
+// A run file cut short after it was written (at a record boundary or inside one) is an error when
+// the merge reaches its end, never fewer entries — for string and fixed-width keys.
+TEST(ExternalSorter, TruncatedRunIsAnError) {
+  for (size_t width : {size_t(0), kFixedKeyWidth}) {
+    for (bool mid_record : {false, true}) {
+      lakeindex::testing::TempDir dir;
+      ExternalSorter sorter(width, 2000, dir.path());
+      for (uint64_t i = 0; i < 3000; ++i) {
+        ASSERT_TRUE(sorter.Add(std::string(8, char('a' + i % 7)), 1000 * i).ok());
+      }
+      ASSERT_GT(sorter.runs_spilled(), 1u);
+      std::filesystem::path first;
+      for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
+        if (first.empty() || f.path() < first) first = f.path();
+      }
+      const auto size = std::filesystem::file_size(first);
+      // Records of a run of strings are 20 bytes; compact records here are 1 + 2 or 1 + 3 bytes.
+      std::filesystem::resize_file(first, width == 0 ? (mid_record ? size - 7 : size - 20) : (mid_record ? size - 1 : size / 2));
+      auto stream = sorter.Finish();
+      Status status = stream.status();
+      SortedEntry e;
+      while (status.ok()) {
+        auto more = (*stream)->Next(&e);
+        if (!more.ok()) status = more.status();
+        else if (!*more) break;
+      }
+      EXPECT_FALSE(status.ok()) << "width " << width << (mid_record ? " mid-record" : " at a record");
+      EXPECT_NE(status.ToString().find("truncated"), std::string::npos) << status.ToString();
+    }
+  }
 }
 
 TEST(BTreeBuilder, SmallBudgetEqualsInMemoryBuild) {

@@ -1,5 +1,6 @@
 #include "index/btree/btree_key.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -36,6 +37,12 @@ uint64_t DoubleKey(double x) {
   uint64_t bits;
   std::memcpy(&bits, &x, 8);
   return (bits & kSignBit) ? ~bits : (bits | kSignBit);
+}
+
+uint64_t KeyPrefix(std::string_view key) {
+  char buf[kFixedKeyWidth] = {};
+  std::copy_n(key.data(), std::min(key.size(), kFixedKeyWidth), buf);
+  return LoadFixedKey(std::string_view(buf, kFixedKeyWidth));
 }
 
 uint64_t LoadFixedKey(std::string_view key) {

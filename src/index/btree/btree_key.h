@@ -36,6 +36,10 @@ inline uint64_t IntKey(int64_t x) { return uint64_t(x) ^ kKeySignBit; }
 uint64_t DoubleKey(double x);
 uint64_t LoadFixedKey(std::string_view key);  // REQUIRES: key.size() == kFixedKeyWidth
 void StoreFixedKey(uint64_t key, char* out);   // writes kFixedKeyWidth bytes
+// The first kFixedKeyWidth bytes of any key (zero-padded) read big-endian: when two keys'
+// prefixes differ, they order as the keys do; when equal, keys of at most kFixedKeyWidth bytes
+// order by length.
+uint64_t KeyPrefix(std::string_view key);
 
 // Appends the key of row `row` of `column` to `out`. REQUIRES: column.IsValid(row).
 void AppendKey(const Column& column, size_t row, std::string* out);

@@ -1,5 +1,7 @@
 #include "index/btree/btree_sort_buffer.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <array>
 
@@ -53,10 +55,20 @@ class StringStream : public SortedStream {
   size_t pos_ = 0;
 };
 
-uint64_t StringPrefix(std::string_view key) {
-  char buf[kFixedKeyWidth] = {};
-  std::copy_n(key.data(), std::min(key.size(), kFixedKeyWidth), buf);
-  return LoadFixedKey(std::string_view(buf, kFixedKeyWidth));
+// Asks the kernel to back a large array with huge pages (where transparent huge pages are
+// enabled "on madvise", as on Debian): first touching a sort buffer otherwise takes a page fault
+// every 4 KiB, measured at a seventh of a 10M-row build. A hint; nothing changes when refused.
+void AdviseHugePages(const void* data, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  if (bytes < 2 * kHuge) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 }  // namespace
@@ -76,6 +88,7 @@ bool SortBuffer::full() const {
 void SortBuffer::Grow() {
   const size_t cap = std::min(max_fixed_, std::max(kMinGrowEntries, 2 * fixed_.capacity()));
   fixed_.reserve(std::max(cap, fixed_.size() + 1));
+  AdviseHugePages(fixed_.data(), fixed_.capacity() * sizeof(FixedEntry));
 }
 
 void SortBuffer::Add(std::string_view key, uint64_t address) {
@@ -83,29 +96,53 @@ void SortBuffer::Add(std::string_view key, uint64_t address) {
     AddFixed(LoadFixedKey(key), address);
     return;
   }
-  strings_.push_back(StringEntry{StringPrefix(key), address, uint32_t(string_keys_.size())});
+  strings_.push_back(StringEntry{KeyPrefix(key), address, uint32_t(string_keys_.size())});
   string_keys_.Append(key);
   string_key_bytes_ += key.size();
 }
 
+void SortBuffer::Reserve(uint64_t entries) {
+  if (!fixed() || entries <= fixed_.capacity()) return;
+  fixed_.reserve(size_t(std::min<uint64_t>(entries, max_fixed_)));
+  AdviseHugePages(fixed_.data(), fixed_.capacity() * sizeof(FixedEntry));
+}
+
+std::span<const FixedEntry> SortBuffer::SortFixed() {
+  const size_t n = fixed_.size();
+  if (n < kRadixMinEntries) {
+    RadixSortEntries(fixed_.data(), nullptr, n, address_ordered_);
+    return {fixed_.data(), n};
+  }
+  if (scratch_size_ < n) {
+    scratch_size_ = std::max(n, fixed_.capacity());
+    scratch_ = std::make_unique_for_overwrite<FixedEntry[]>(scratch_size_);
+    AdviseHugePages(scratch_.get(), scratch_size_ * sizeof(FixedEntry));
+  }
+  return {RadixSortEntries(fixed_.data(), scratch_.get(), n, address_ordered_), n};
+}
+
+void SortBuffer::Clear() {
+  fixed_.clear();
+  address_ordered_ = true;
+  last_address_ = 0;
+  strings_.clear();
+  string_keys_ = KeyArray(0);
+  string_key_bytes_ = 0;
+}
+
 std::unique_ptr<SortedStream> SortBuffer::TakeSorted() {
   if (fixed()) {
-    std::unique_ptr<FixedEntry[]> scratch;
-    const FixedEntry* sorted = fixed_.data();
-    if (fixed_.size() >= kRadixMinEntries) {
-      scratch = std::make_unique_for_overwrite<FixedEntry[]>(fixed_.size());
-      sorted = RadixSortEntries(fixed_.data(), scratch.get(), fixed_.size(), address_ordered_);
-    } else {
-      RadixSortEntries(fixed_.data(), nullptr, fixed_.size(), address_ordered_);
-    }
-    const size_t n = fixed_.size();
-    if (sorted == fixed_.data()) {
-      scratch.reset();
+    const std::span<const FixedEntry> sorted = SortFixed();
+    std::unique_ptr<SortedStream> stream;
+    if (sorted.data() == fixed_.data()) {
+      stream = std::make_unique<FixedStream>(std::move(fixed_), nullptr, sorted.data(), sorted.size());
     } else {
       fixed_ = {};  // the result is in scratch: free the input now
+      stream = std::make_unique<FixedStream>(std::vector<FixedEntry>(), std::move(scratch_), sorted.data(), sorted.size());
     }
-    auto stream = std::make_unique<FixedStream>(std::move(fixed_), std::move(scratch), sorted, n);
     fixed_ = {};
+    scratch_.reset();
+    scratch_size_ = 0;
     address_ordered_ = true;
     last_address_ = 0;
     return stream;

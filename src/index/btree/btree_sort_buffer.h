@@ -13,14 +13,17 @@
 //    prefix tie.
 //
 // Memory: fixed entries take 16 bytes, plus a 16-byte scratch entry during the sort; the
-// capacity grows by doubling up to `budget / 32` entries, so buffer and scratch together stay
-// within the budget. Strings count their bytes + 32 bytes per entry and report full at half the
+// capacity grows by doubling up to `budget / 32` entries (or is reserved at once when the number
+// of entries is known), so buffer and scratch together stay within the budget. Spilling sorts in
+// place and keeps both arrays for the next run: an external sort allocates (and the kernel maps
+// and zeroes) them once, not once per run. Strings count their bytes + 32 bytes per entry and report full at half the
 // budget (vector growth may double the held memory).
 // Thread safety: none.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -54,8 +57,17 @@ class SortBuffer {
   // Any width (fixed keys must have kFixedKeyWidth bytes). REQUIRES: !full().
   void Add(std::string_view key, uint64_t address);
 
+  // Sizes the fixed buffer for `entries` at once (at most what the budget holds), instead of
+  // growing it by doubling. No-op for strings.
+  void Reserve(uint64_t entries);
+
   // Sorts the entries and moves them into the returned stream; the buffer is empty afterwards.
   std::unique_ptr<SortedStream> TakeSorted();
+  // REQUIRES: fixed(). Sorts the entries where they are (or into the kept scratch array) and
+  // returns them in order, valid until the next call that changes the buffer; Clear() then
+  // empties the buffer keeping its memory.
+  std::span<const FixedEntry> SortFixed();
+  void Clear();
 
  private:
   void Grow();
@@ -70,6 +82,8 @@ class SortBuffer {
   uint64_t budget_;
   size_t max_fixed_;  // fixed entries that fit with their scratch
   std::vector<FixedEntry> fixed_;
+  std::unique_ptr<FixedEntry[]> scratch_;  // the radix sort's second array, kept between runs
+  size_t scratch_size_ = 0;
   bool address_ordered_ = true;
   uint64_t last_address_ = 0;
   std::vector<StringEntry> strings_;

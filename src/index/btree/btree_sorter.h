@@ -8,7 +8,10 @@
 // deleted by the sorter's destructor. Finish() merges the runs, the in-memory rest and any
 // already-sorted sources (e.g. an existing segment's pages) with a heap; with more than
 // kMaxFanIn runs it first merges groups of runs into longer runs, so open files stay bounded.
-// Run file record: u32 LE key length, key bytes, u64 LE row address.
+// Run file record: u32 LE key length, key bytes, u64 LE row address; with fixed-width keys, the
+// key's increase over the record before and the row address (its increase when the key is the
+// same) as two ULEB128 varints. The spilling buffer keeps its memory from run to run, and what
+// is buffered at Finish() is merged from memory.
 // Thread safety: none; one sorter per thread.
 #pragma once
 
@@ -48,7 +51,10 @@ class ExternalSorter {
   static constexpr size_t kMaxFanIn = 64;
 
   // key_width: KeyWidth() of the column type. An empty spill_dir means the system temp dir.
-  ExternalSorter(size_t key_width, uint64_t memory_budget_bytes, std::string spill_dir);
+  // expected_entries (0: unknown): how many entries will be added, so that the buffer is sized
+  // once rather than grown (fixed-width keys).
+  ExternalSorter(size_t key_width, uint64_t memory_budget_bytes, std::string spill_dir,
+                 uint64_t expected_entries = 0);
   ~ExternalSorter();
   ExternalSorter(const ExternalSorter&) = delete;
   ExternalSorter& operator=(const ExternalSorter&) = delete;
@@ -73,14 +79,21 @@ class ExternalSorter {
   Status SpillBuffer();
   Status SpillIfFull();
   Result<std::string> NewRunPath();
-  Status MergeRunsInto(const std::vector<std::string>& runs, const std::string& out_path);
+  // A run file and the entries written to it (its reader checks that it finds them all).
+  struct Run {
+    std::string path;
+    uint64_t entries = 0;
+  };
+  Result<Run> MergeRuns(const std::vector<Run>& runs);
+  Result<std::unique_ptr<SortedStream>> OpenRun(const Run& run) const;
+  Result<Run> WriteRun(SortedStream* sorted, std::string path) const;
 
   size_t key_width_;
   uint64_t budget_;
   std::string spill_dir_;
   std::string run_prefix_;
   std::unique_ptr<SortBuffer> buffer_;
-  std::vector<std::string> runs_;          // run files not yet merged away
+  std::vector<Run> runs_;                   // run files not yet merged away
   std::vector<std::string> all_run_files_;  // everything to delete at the end
   std::vector<std::unique_ptr<SortedStream>> sources_;
   size_t runs_spilled_ = 0;
