@@ -82,28 +82,14 @@ class ChunkWriterBase : public ColumnChunkWriter {
     if (body.size() > size_t(std::numeric_limits<int32_t>::max())) {
       return Status::InvalidArgument("column '" + field_.name + "': a page exceeds 2 GiB");
     }
+    if (!codec_decided_) RETURN_IF_ERROR(DecideCodec(body));
     const std::string* payload = &body;
     if (codec_ != Codec::kUncompressed) {
       compressed_.clear();
       RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(),
                                &compressed_, zstd_));
-      if (!codec_decided_ && codec_ == Codec::kZstd && IsBytes(field_.type) && options_.fast_string_zstd) {
-        // The chunk's first page decides between the level and kZstdFastHuffman.
-        std::string fast;
-        RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(), &fast,
-                                 kZstdFastHuffman));
-        if (fast.size() * 16 <= compressed_.size() * 17) {
-          zstd_ = kZstdFastHuffman;
-          compressed_.swap(fast);
-        }
-      }
       payload = &compressed_;
-      if (!codec_decided_ && options_.skip_incompressible && compressed_.size() * 8 > body.size() * 7) {
-        codec_ = Codec::kUncompressed;  // the chunk's first page: not worth compressing
-        payload = &body;
-      }
     }
-    codec_decided_ = true;
     if (payload->size() > size_t(std::numeric_limits<int32_t>::max())) {
       return Status::InvalidArgument("column '" + field_.name + "': a page exceeds 2 GiB");
     }
@@ -120,6 +106,29 @@ class ChunkWriterBase : public ColumnChunkWriter {
     last_page_size_ = header_buf_.size() + payload->size();
     return Status::OK();
   }
+
+  // Decides the chunk's codec from `sample`, its first page — or, in a dictionary-encoded chunk,
+  // the dictionary so far and the first page, since the dictionary page (written at the end)
+  // shares the chunk's codec and is most of what compresses: between the level and
+  // kZstdFastHuffman (WriteOptions::fast_string_zstd), and whether to compress at all
+  // (WriteOptions::skip_incompressible).
+  Status DecideCodec(const std::string& sample) {
+    codec_decided_ = true;
+    if (codec_ == Codec::kUncompressed) return Status::OK();
+    std::string compressed, fast;
+    const auto* data = reinterpret_cast<const uint8_t*>(sample.data());
+    RETURN_IF_ERROR(Compress(codec_, data, sample.size(), &compressed, zstd_));
+    if (codec_ == Codec::kZstd && IsBytes(field_.type) && options_.fast_string_zstd) {
+      RETURN_IF_ERROR(Compress(codec_, data, sample.size(), &fast, kZstdFastHuffman));
+      if (fast.size() * 16 <= compressed.size() * 17) {
+        zstd_ = kZstdFastHuffman;
+        compressed.swap(fast);
+      }
+    }
+    if (options_.skip_incompressible && compressed.size() * 8 > sample.size() * 7) codec_ = Codec::kUncompressed;
+    return Status::OK();
+  }
+  bool codec_decided() const { return codec_decided_; }
 
   // Emits the current page as a v1 data page whose encoded values are `values`.
   Status EmitDataPage(const std::string& values, Encoding encoding,
@@ -217,7 +226,7 @@ class ChunkWriterBase : public ColumnChunkWriter {
                               ? *options_.fixed_width_zstd_level
                               : options_.zstd_level;
   ZstdSettings zstd_{zstd_level_};  // of this chunk (see WriteOptions::fast_string_zstd)
-  bool codec_decided_ = false;      // the chunk's first page was emitted
+  bool codec_decided_ = false;      // DecideCodec ran for this chunk
   std::string body_, compressed_, header_buf_;
 };
 
@@ -473,6 +482,12 @@ class TypedChunkWriter final : public ChunkWriterBase {
           enc.Put(indices_.data(), indices_.size());
           values_.append(enc.Finish());
           encoding = Encoding::kRleDictionary;
+          if (!codec_decided()) {
+            std::string sample;
+            dict_.EncodePlain(&sample, fixed_length_);
+            sample.append(values_);
+            RETURN_IF_ERROR(DecideCodec(sample));
+          }
           ++dict_pages_;
           if (dict_.EncodedSize() > kMaxDictionaryBytes) dict_mode_ = false;  // PLAIN from now
         }

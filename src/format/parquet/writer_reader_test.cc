@@ -202,6 +202,9 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
   const ColumnMetaData& noise = *(*reader)->metadata().row_groups[0].columns[1].meta_data;
   const ColumnMetaData& seq = *(*reader)->metadata().row_groups[0].columns[2].meta_data;
   EXPECT_TRUE(cat.dictionary_page_offset.has_value());
+  // The pages' indices (8 bits, random) do not compress, the dictionary's "category_N" strings
+  // do: the chunk's codec is decided on both, not on the first data page alone.
+  EXPECT_EQ(cat.codec, int32_t(Codec::kZstd));
   EXPECT_EQ(noise.codec, int32_t(Codec::kUncompressed));  // random doubles: zstd saves nothing
   EXPECT_FALSE(seq.dictionary_page_offset.has_value());   // all distinct
   EXPECT_EQ(seq.codec, int32_t(Codec::kZstd));            // small integers in 8 bytes compress
