@@ -153,7 +153,10 @@ class ChunkWriterBase : public ColumnChunkWriter {
     offset_index_.page_locations.push_back(loc);
     if (encoding == Encoding::kPlain) used_plain_ = true;
     if (encoding == Encoding::kRleDictionary) used_dictionary_ = true;
-    if (encoding == Encoding::kDeltaBinaryPacked || encoding == Encoding::kByteStreamSplit) used_other_ = encoding;
+    if (encoding == Encoding::kDeltaBinaryPacked || encoding == Encoding::kByteStreamSplit ||
+        encoding == Encoding::kDeltaLengthByteArray) {
+      used_other_ = encoding;
+    }
     chunk_rows_ += page_rows_;
     chunk_nulls_ += page_nulls_;
     page_rows_ = 0;
@@ -496,7 +499,22 @@ class TypedChunkWriter final : public ChunkWriterBase {
     }
     if (encoding == Encoding::kPlain) {
       if constexpr (kIsString) {
-        values_.swap(plain_bytes_);
+        if (options_.delta_length_strings && !fixed_length_) {
+          // DELTA_LENGTH_BYTE_ARRAY: the lengths bit-packed, then the bytes back to back (the
+          // codec then sees text only, not four length bytes a value).
+          page_views_.clear();
+          const auto* p = reinterpret_cast<const uint8_t*>(plain_bytes_.data());
+          for (size_t at = 0; at < plain_bytes_.size();) {
+            uint32_t len;
+            std::memcpy(&len, p + at, 4);
+            page_views_.emplace_back(plain_bytes_.data() + at + 4, len);
+            at += 4 + size_t(len);
+          }
+          DeltaLengthByteArrayEncode(page_views_.data(), page_views_.size(), &values_);
+          encoding = Encoding::kDeltaLengthByteArray;
+        } else {
+          values_.swap(plain_bytes_);
+        }
         plain_bytes_.clear();
       } else if constexpr (kIsBool) {
         PlainEncodeBools(plain_values_.data(), plain_values_.size(), &values_);
@@ -556,6 +574,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
   std::vector<uint32_t> indices_;
   std::vector<std::conditional_t<kIsString, char, T>> plain_values_;
   std::string plain_bytes_;  // PLAIN strings of the current page
+  std::vector<std::string_view> page_views_;  // the current page's strings (DELTA_LENGTH_BYTE_ARRAY)
   const bool fixed_length_ = field_.type == TypeId::kUuid;  // FIXED_LEN_BYTE_ARRAY(16)
   std::string values_;
   MinMax page_stats_, chunk_stats_;

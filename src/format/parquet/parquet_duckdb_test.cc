@@ -103,8 +103,8 @@ std::vector<WriteCase> MakeWriteCases() {
     c.options.dictionary = (i / 2) % 2 == 0;
     c.options.row_group_rows = kRowGroupRows[i % 4];
     c.options.page_rows = kPageRows[(i / 4) % 4];
-    // Every third case without dictionaries: DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT pages.
-    c.options.delta_integers = c.options.byte_stream_split_floats = i % 3 == 1;
+    // Every third case: DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT / DELTA_LENGTH_BYTE_ARRAY pages.
+    c.options.delta_integers = c.options.byte_stream_split_floats = c.options.delta_length_strings = i % 3 == 1;
     c.options.key_value_metadata = {{"lakeindex.case", std::to_string(i)},
                                     {"ключ 'q'", "välue\nwith \"quotes\" 😀"}};
     size_t rows = kRows[i % 6];

@@ -1,7 +1,7 @@
 // Seed corpus of fuzz/parquet_reader_fuzz.cc: small, varied files from our writer (every type,
 // REQUIRED/OPTIONAL, dictionary on/off, several codecs, many row groups and pages, page index,
 // statistics and CRCs on/off, key-value metadata, zero rows, all NULLs, the layout files'
-// DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT pages).
+// DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT / DELTA_LENGTH_BYTE_ARRAY pages).
 //   LAKEINDEX_WRITE_SEEDS=1 ctest --test-dir build -R ParquetSeedCorpus   (re)writes them;
 // without the variable the test checks that the corpus exists and our seeds read back.
 #include <gtest/gtest.h>
@@ -63,10 +63,11 @@ std::vector<Seed> Seeds() {
   seeds[8].options.page_index = false;
   seeds[8].options.page_crc = false;
   seeds[9].options.key_value_metadata = {{"k", "v"}, {"", "empty key"}, {"ключ", "😀"}};
-  // As the OTree's layout files: DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT pages, zstd -1 for
+  // As the OTree's layout files: DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT / DELTA_LENGTH_BYTE_ARRAY pages, zstd -1 for
   // numbers, page bounds for one column only, no page-header statistics.
   Seed& layout = seeds[10];
   layout.options.delta_integers = layout.options.byte_stream_split_floats = true;
+  layout.options.delta_length_strings = true;
   layout.options.fixed_width_zstd_level = -1;
   layout.options.page_header_statistics = false;
   layout.options.column_index_columns = {RandomSchema(layout.seed, layout.max_columns).field(0).name};

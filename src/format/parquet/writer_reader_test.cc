@@ -163,12 +163,14 @@ TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {
     if (rng.Chance(0.3)) o.column_index_columns = {schema.field(0).name};
     o.delta_integers = rng.Chance(0.4);
     o.byte_stream_split_floats = rng.Chance(0.4);
+    o.delta_length_strings = rng.Chance(0.4);
     if (rng.Chance(0.3)) o.fixed_width_zstd_level = -1;
     o.fast_string_zstd = rng.Chance(0.5);
     if (rng.Chance(0.3)) o.column_pool = ThreadPool::Default();  // columns encoded in parallel
     RoundTrip(batch, o, "seed " + std::to_string(seed) + " codec " + CodecName(o.codec) +
                             " page_rows " + std::to_string(o.page_rows) + " rg " + std::to_string(o.row_group_rows) +
-                            (o.delta_integers ? " delta" : "") + (o.byte_stream_split_floats ? " split" : ""));
+                            (o.delta_integers ? " delta" : "") + (o.byte_stream_split_floats ? " split" : "") +
+                            (o.delta_length_strings ? " delta-length" : ""));
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -287,7 +289,7 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
 }
 
 // The layout files' encodings: integers as DELTA_BINARY_PACKED, doubles as BYTE_STREAM_SPLIT,
-// strings (and dictionary chunks) as before; values read back exactly, small-range integers
+// strings as DELTA_LENGTH_BYTE_ARRAY (dictionary chunks as before); values read back exactly, small-range integers
 // take a fraction of their PLAIN size, and a sub-range of rows (Write(batch, offset, count))
 // writes just those rows.
 TEST(ParquetRoundTripTest, DeltaIntegersAndSplitFloatsAreUsedAndReadBack) {
@@ -318,7 +320,7 @@ TEST(ParquetRoundTripTest, DeltaIntegersAndSplitFloatsAreUsedAndReadBack) {
     o.page_rows = 64;
     o.codec = Codec::kUncompressed;
     o.dictionary = false;
-    o.delta_integers = o.byte_stream_split_floats = compact;
+    o.delta_integers = o.byte_stream_split_floats = o.delta_length_strings = compact;
     auto writer = ParquetWriter::Make(schema, o);
     EXPECT_TRUE(writer.ok());
     EXPECT_TRUE((*writer)->Write(batch, offset, count).ok());
@@ -345,8 +347,8 @@ TEST(ParquetRoundTripTest, DeltaIntegersAndSplitFloatsAreUsedAndReadBack) {
   };
   for (size_t c : {0, 1, 2}) EXPECT_TRUE(has(c, Encoding::kDeltaBinaryPacked)) << c;
   for (size_t c : {3, 4}) EXPECT_TRUE(has(c, Encoding::kByteStreamSplit)) << c;
-  EXPECT_TRUE(has(5, Encoding::kPlain));
-  EXPECT_FALSE(has(5, Encoding::kDeltaBinaryPacked));
+  EXPECT_TRUE(has(5, Encoding::kDeltaLengthByteArray));
+  EXPECT_FALSE(has(5, Encoding::kPlain));
   auto plain_reader = ParquetReader::Open(store.get(), "plain.parquet");
   ASSERT_TRUE(plain_reader.ok());
   const auto& plain_small = *(*plain_reader)->metadata().row_groups[0].columns[0].meta_data;

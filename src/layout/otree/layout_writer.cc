@@ -175,6 +175,7 @@ parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const 
   if (!o.fixed_width_zstd_level) o.fixed_width_zstd_level = -1;  // small pages of numbers: see WriteOptions
   o.delta_integers = true;  // small pages of numbers without an entropy coder: see WriteOptions
   o.byte_stream_split_floats = true;
+  o.delta_length_strings = true;
   o.column_pool = ThreadPool::Default();  // files are written in parallel: idle threads help the last ones
   o.page_header_statistics = !o.page_index;  // small pages: the page index has their bounds
   o.column_index_columns = columns;           // only the layout columns are ordered within a block
