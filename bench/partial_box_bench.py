@@ -5,7 +5,10 @@ random boxes (the read amplification), bytes and pages, from `lakeindex explain 
 
     bench/partial_box_bench.py [BUILD_DIR]   (default build)
 
-Environment: BENCH_ROWS (1000000), BENCH_CUBE_ROWS (20000), BENCH_BOXES (20 per fraction).
+Environment: BENCH_ROWS (1000000), BENCH_CUBE_ROWS (20000), BENCH_BOXES (20 per fraction),
+BENCH_LAYOUT_ARGS (more `layout` options, e.g. "--slices 4 --page-rows 32": the trade-offs).
+Also reports, on the (x, y, z) tree, the rows a sample at each of several fractions reads ÷ the
+fraction's share of the rows, and the files' bytes.
 Layouts: otree on (x, y) and on (x, y, z). Boxes at 1% and 10%: squares on (x, y) covering the
 fraction of the plane (x, y uniform in [0, 1000)), and cubes on (x, y, z) covering the fraction
 of the rows (z's bounds at its quantiles). Not part of `make test`.
@@ -39,7 +42,7 @@ for name, columns in (("otree xy", "x,y"), ("otree xyz", "x,y,z")):
     path = os.path.join(data, name.replace(" ", "_"))
     shutil.rmtree(path, ignore_errors=True)
     run("create", path, "--from", events)
-    run("layout", path, "--otree", columns, "--cube-rows", str(cube_rows))
+    run("layout", path, "--otree", columns, "--cube-rows", str(cube_rows), *os.environ.get("BENCH_LAYOUT_ARGS", "").split())
     tables[name] = path
 
 # z's quantiles, from every row of one table.
@@ -85,3 +88,13 @@ for name, path in tables.items():
                 n += 1
             print(f"| {name} | {kind} | {fraction:.0%} | {read / returned:.2f} | {returned:,} | "
                   f"{nbytes / n / 1e6:.2f} | {pages / n:,.0f} |")
+
+path = tables["otree xyz"]
+reads = []
+for fraction in (0.001, 0.003, 0.01, 0.03, 0.07, 0.1, 0.15, 0.25, 0.3, 0.4, 0.7):
+    j = json.loads(run("explain", path, "--sample", str(fraction), "--agg", "avg(score)", "--analyze", "--json"))
+    reads.append(f"{fraction:g}: {j['rows_read'] / (fraction * rows):.2f}")
+print("\nsample rows read ÷ f·N on otree xyz: " + ", ".join(reads))
+for name, path in tables.items():
+    size = sum(f["file_size"] for f in json.loads(run("files", path, "--format", "json")))
+    print(f"{name}: {size:,} file bytes")
