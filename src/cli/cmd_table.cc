@@ -576,8 +576,14 @@ Status RunIndexCreate(const IndexArgs& args) {
   options.type = args.type;
   options.page_rows = args.page_rows;
   options.zone_rows = args.zone_rows;
+  auto progress = std::make_shared<Progress>("index " + args.column, h.table->manifest().total_rows());
+  options.progress = [progress](const std::string& step, uint64_t done, uint64_t total) {
+    progress->Step(step, total);
+    progress->Update(done);
+  };
   auto start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(ops::CreateIndex(h.table.get(), options));
+  progress.reset();  // clears the line before the summary
   std::fprintf(stderr, "created %s index on %s in %.2f s: version %llu\n", args.type.c_str(), args.column.c_str(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                static_cast<unsigned long long>(h.table->version()));

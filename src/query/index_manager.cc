@@ -23,9 +23,16 @@ namespace {
 using index::IndexMeta;
 using index::SegmentMeta;
 
+using ProgressFn = std::function<void(const std::string& step, uint64_t done, uint64_t total)>;
+
 // Feeds one column of every row of `fragments` (deleted rows included) to a BTree builder.
 Status AddFragmentsToBTree(const table::Table& table, const std::string& column,
-                           const std::vector<table::FragmentMeta>& fragments, index::btree::BTreeBuilder* builder) {
+                           const std::vector<table::FragmentMeta>& fragments, index::btree::BTreeBuilder* builder,
+                           const ProgressFn& progress) {
+  uint64_t total = 0, done = 0;
+  for (const table::FragmentMeta& f : fragments) total += f.rows;
+  const std::string step = "reading " + column;
+  if (progress) progress(step, 0, total);
   for (const table::FragmentMeta& f : fragments) {
     ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(f));
     int c = reader->schema().FindField(column);
@@ -38,6 +45,8 @@ Status AddFragmentsToBTree(const table::Table& table, const std::string& column,
       for (size_t r = 0; r < batch.num_rows(); ++r) addresses[r] = MakeRowAddress(f.id, uint32_t(offset + r));
       RETURN_IF_ERROR(builder->Add(batch.column(0), addresses));
       offset += batch.num_rows();
+      done += batch.num_rows();
+      if (progress) progress(step, done, total);
     }
     if (offset != f.rows) return Status::Corruption(f.file + ": row count differs from the manifest");
   }
@@ -55,7 +64,7 @@ struct MergedSegment {
 // from the data of the live fragments.
 Result<SegmentMeta> BuildSegment(const table::Table& table, const IndexMeta& meta,
                                  const std::vector<table::FragmentMeta>& fragments,
-                                 const std::vector<MergedSegment>& merged = {}) {
+                                 const std::vector<MergedSegment>& merged = {}, const ProgressFn& progress = {}) {
   SegmentMeta seg;
   seg.built_at_version = table.version();
   for (const auto& f : fragments) seg.fragments.insert(f.id);
@@ -71,10 +80,13 @@ Result<SegmentMeta> BuildSegment(const table::Table& table, const IndexMeta& met
     index::btree::BTreeBuildOptions options;
     options.page_rows = meta.params.value("page_rows", 4096u);
     for (const table::FragmentMeta& f : fragments) options.expected_rows += f.rows;
+    if (progress) {
+      options.progress = [progress, rows = seg.rows](uint64_t written) { progress("writing pages", written, rows); };
+    }
     int c = table.schema().FindField(meta.column);
     ASSIGN_OR_RETURN(auto builder,
                      index::btree::BTreeBuilder::Make(table.store(), table.schema().field(size_t(c)).type, options));
-    RETURN_IF_ERROR(AddFragmentsToBTree(table, meta.column, fragments, builder.get()));
+    RETURN_IF_ERROR(AddFragmentsToBTree(table, meta.column, fragments, builder.get(), progress));
     for (const MergedSegment& m : merged) {
       ASSIGN_OR_RETURN(auto old, index::btree::BTreeSegment::Open(table.store(), m.meta.uuid));
       const bool whole = m.live.size() == m.meta.fragments.size();
@@ -83,8 +95,13 @@ Result<SegmentMeta> BuildSegment(const table::Table& table, const IndexMeta& met
     ASSIGN_OR_RETURN(auto info, builder->Finish());
     seg.uuid = info.uuid;
   } else {
+    std::function<void(uint64_t)> read;
+    if (progress) {
+      progress("reading " + meta.column, 0, seg.rows);
+      read = [&](uint64_t rows) { progress("reading " + meta.column, rows, seg.rows); };
+    }
     ASSIGN_OR_RETURN(auto info, index::zonemap::BuildTableZoneMap(table, meta.column, all,
-                                                                  meta.params.value("zone_rows", 8192u)));
+                                                                  meta.params.value("zone_rows", 8192u), read));
     seg.uuid = info.uuid;
   }
   return seg;
@@ -170,7 +187,7 @@ Status CommitIndex(table::Table* table, IndexMeta meta) {
 
 Status CreateIndex(table::Table* table, const IndexOptions& options) {
   ASSIGN_OR_RETURN(IndexMeta meta, PlanIndex(*table, options));
-  ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(*table, meta, table->manifest().fragments));
+  ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(*table, meta, table->manifest().fragments, {}, options.progress));
   meta.segments.push_back(std::move(seg));
   return CommitIndex(table, std::move(meta));
 }

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct IndexOptions {
   std::string type;          // "btree" | "zonemap"
   uint32_t page_rows = 4096;  // btree leaf page rows
   uint32_t zone_rows = 8192;  // zone map rows per zone
+  // Called as the build goes (may be empty): the step ("reading <column>", then for a btree
+  // "writing pages"), rows done and rows in the step.
+  std::function<void(const std::string& step, uint64_t done, uint64_t total)> progress;
 };
 
 // Builds the index over every fragment and commits it. InvalidArgument for an unknown column or

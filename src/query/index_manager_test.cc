@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "index/btree/btree_reader.h"
 #include "lakeindex/events.h"
 #include "query/scanner.h"
@@ -76,6 +78,39 @@ TEST(IndexManagerTest, ZoneMapOnClusteredIdReadsAtMostTwoZones) {
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   EXPECT_EQ(merged->first, 101u);
   EXPECT_LE(merged->second.index.pages_selected, 2u);
+}
+
+// Progress: a btree reports reading the column, then writing its pages; a zone map reading the
+// column; in each step the rows done never go down and end at the rows of the table.
+TEST(IndexManagerTest, BuildsReportProgressByStep) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  const uint64_t rows = 300000;
+  auto t = EventsTable(store, rows, /*sorted_ids=*/false, 100000);
+  for (const std::string type : {"btree", "zonemap"}) {
+    std::vector<std::tuple<std::string, uint64_t, uint64_t>> calls;
+    IndexOptions options;
+    options.column = "score";
+    options.type = type;
+    options.progress = [&](const std::string& step, uint64_t done, uint64_t total) { calls.emplace_back(step, done, total); };
+    ASSERT_TRUE(CreateIndex(t.get(), options).ok());
+    std::vector<std::string> steps;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const auto& [step, done, total] = calls[i];
+      EXPECT_EQ(total, rows) << type << " " << step;
+      EXPECT_LE(done, total) << type << " " << step;
+      if (steps.empty() || steps.back() != step) {
+        steps.push_back(step);
+      } else {
+        EXPECT_GE(done, std::get<1>(calls[i - 1])) << type << " " << step;
+      }
+      if (i + 1 == calls.size() || std::get<0>(calls[i + 1]) != step) {
+        EXPECT_EQ(done, rows) << type << " " << step;
+      }
+    }
+    const std::vector<std::string> want = type == "btree" ? std::vector<std::string>{"reading score", "writing pages"}
+                                                          : std::vector<std::string>{"reading score"};
+    EXPECT_EQ(steps, want) << type;
+  }
 }
 
 TEST(IndexManagerTest, BTreeColdEqualityReadsOneLeafPageAndMatchesTheScan) {

@@ -109,7 +109,24 @@ Result<BTreeSegmentInfo> BTreeBuilder::Finish() {
   SegmentWriter writer(store_, options_.uuid, type_, options_.page_rows);
   auto stream = sorter_.Finish();
   if (!stream.ok()) return status_ = stream.status();
-  Status st = writer.AppendAll(stream->get());
+  // Entries counted on their way to the pages, for options_.progress.
+  class Counted : public SortedStream {
+   public:
+    Counted(SortedStream* in, const std::function<void(uint64_t)>& progress) : in_(in), progress_(progress) {}
+    Result<bool> Next(SortedEntry* out) override {
+      ASSIGN_OR_RETURN(bool more, in_->Next(out));
+      if (more && ++n_ % (uint64_t(1) << 16) == 0) progress_(n_);
+      if (!more) progress_(n_);
+      return more;
+    }
+
+   private:
+    SortedStream* in_;
+    const std::function<void(uint64_t)>& progress_;
+    uint64_t n_ = 0;
+  };
+  Counted counted(stream->get(), options_.progress);
+  Status st = writer.AppendAll(options_.progress ? static_cast<SortedStream*>(&counted) : stream->get());
   stream->reset();
   sorter_.RemoveRunFiles();
   if (!st.ok()) return status_ = st;

@@ -12,6 +12,7 @@
 // Errors are sticky: after a failure every call returns it. Thread safety: none.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@ struct BTreeBuildOptions {
   // (within the budget) instead of growing by doubling.
   uint64_t expected_rows = 0;
   std::string uuid;                                    // empty: a new random uuid
+  // Called with the entries written to pages so far while Finish writes them (may be empty).
+  std::function<void(uint64_t written)> progress;
 };
 
 class BTreeBuilder {

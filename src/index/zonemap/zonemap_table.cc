@@ -31,12 +31,16 @@ Status AddFragmentFromFile(const table::Table& table, const table::FragmentMeta&
 }
 
 Result<ZoneMapSegmentInfo> BuildTableZoneMap(const table::Table& table, const std::string& column,
-                                             const std::vector<table::FragmentMeta>& fragments, uint32_t zone_rows) {
+                                             const std::vector<table::FragmentMeta>& fragments, uint32_t zone_rows,
+                                             const std::function<void(uint64_t rows)>& progress) {
   int field = table.schema().FindField(column);
   if (field < 0) return Status::InvalidArgument("zone map: no column '" + column + "' in the table");
   ZoneMapBuilder builder(table.schema().field(size_t(field)).type, zone_rows);
+  uint64_t rows = 0;
   for (const table::FragmentMeta& fragment : fragments) {
     RETURN_IF_ERROR(AddFragmentFromFile(table, fragment, column, &builder));
+    rows += fragment.rows;
+    if (progress) progress(rows);
   }
   return builder.Finish(table.store(), NewUuid());
 }

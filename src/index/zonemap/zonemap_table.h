@@ -6,6 +6,7 @@
 // Thread safety: as Table's const methods (may run concurrently with readers).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@ namespace lakeindex::index::zonemap {
 // store and returns it. Nothing is committed: the caller records the segment in the manifest.
 // InvalidArgument for an unknown column or bad zone_rows; Corruption naming the data file when
 // it lacks the column, has another type, or its row count differs from the manifest's.
+// `progress` (may be empty) is called with the rows read so far, after each fragment.
 Result<ZoneMapSegmentInfo> BuildTableZoneMap(const table::Table& table, const std::string& column,
                                              const std::vector<table::FragmentMeta>& fragments,
-                                             uint32_t zone_rows = kDefaultZoneRows);
+                                             uint32_t zone_rows = kDefaultZoneRows,
+                                             const std::function<void(uint64_t rows)>& progress = {});
 
 // Appends every row of one fragment's data file, column `column`, to `builder`
 // (Corruption naming the file when the column is missing, of another type, or the row count is off).
