@@ -103,7 +103,7 @@ class Table:
         DataFrame or a dict of arrays (the
         table's visible columns, by name; int32 and float32 widen), as `lakeindex append`: an
         OTree table places them into its tree, a file's rows a chunk at a time under
-        `memory_limit` (bytes; default a quarter of RAM); indexes are updated."""
+        `memory_limit` (bytes; default a quarter of RAM, at most 2G); indexes are updated."""
         if memory_limit is not None:
             memory_limit = _memory_limit(memory_limit)
         if hasattr(source, "__arrow_c_stream__"):
@@ -122,7 +122,7 @@ class Table:
         """As `lakeindex optimize`: merges small files and folds deleted rows into rewritten ones
         (an OTree table splits overfull cubes and rolls small files up, spilling the rows it
         rewrites under the table's _tmp/ when they would not fit in `memory_limit` bytes; default
-        a quarter of RAM), re-indexing them in the same commit. Returns the number
+        a quarter of RAM, at most 2 GiB), re-indexing them in the same commit. Returns the number
         of files rewritten (0: nothing to do, no new version)."""
         if memory_limit is not None:
             memory_limit = _memory_limit(memory_limit)
@@ -136,7 +136,7 @@ class Table:
     def layout_otree(self, columns, cube_rows=None, slices=8, page_rows=64, transform="default",
                      rows_per_file=1000000, seed=42, memory_limit=None):
         """Rewrites the table as an OTree on 1-6 columns (as `lakeindex layout --otree`).
-        `memory_limit`: bytes the layout may take (default a quarter of RAM); over it the tree
+        `memory_limit`: bytes the layout may take (default a quarter of RAM, at most 2G); over it the tree
         is built in parts of the table, one at a time (the same rows, weights and cubes).
         Returns {"rows", "files", "blocks", "cubes", "depth"}."""
         options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)

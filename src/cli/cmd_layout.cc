@@ -333,7 +333,7 @@ void AddLayoutCommands(CLI::App& app, CommandList* commands) {
   l->add_option("--page-rows", args->page_rows, "Rows per Parquet page inside blocks")->check(WholeNumber(1))->capture_default_str();
   l->add_option("--rows-per-file", args->rows_per_file, "Target rows per data file")->check(WholeNumber(1))->capture_default_str();
   l->add_option("--memory-limit", args->memory_limit,
-                "Memory the layout may take, e.g. 2G (default: a quarter of RAM); an OTree over it is built in parts");
+                "Memory the layout may take, e.g. 2G (default: a quarter of RAM, at most 2G); an OTree over it is built in parts");
   commands->emplace_back(l, [args] { return RunLayout(*args); });
 
   auto plot = std::make_shared<PlotArgs>();

@@ -662,7 +662,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   a->add_option("--rows-per-file", append->rows_per_file, "Rows per data file")->check(WholeNumber(1))->capture_default_str();
   AddDialectOptions(a, append.get());
   a->add_option("--memory-limit", append->memory_limit,
-                "Memory an append into an OTree may take (512M, 2G, bytes; default a quarter of RAM): the input is placed a chunk at a time");
+                "Memory an append into an OTree may take (512M, 2G, bytes; default a quarter of RAM, at most 2G): the input is placed a chunk at a time");
   commands->emplace_back(a, [append] { return RunAppend(*append); });
 
   auto del = std::make_shared<DeleteArgs>();
@@ -707,7 +707,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   o->add_option("TABLE", optimize->table, "Table directory")->required();
   o->add_option("--rows-per-file", optimize->rows_per_file, "Target rows per data file")->check(WholeNumber(1))->capture_default_str();
   o->add_option("--memory-limit", optimize->memory_limit,
-                "Memory optimizing an OTree may take (512M, 2G, bytes; default a quarter of RAM): rows over it are spilled to the table's _tmp/");
+                "Memory optimizing an OTree may take (512M, 2G, bytes; default a quarter of RAM, at most 2G): rows over it are spilled to the table's _tmp/");
   commands->emplace_back(o, [optimize] { return RunOptimize(*optimize); });
 
   auto verify = std::make_shared<VerifyArgs>();

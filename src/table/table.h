@@ -59,7 +59,7 @@ struct WriteConfig {
   std::function<void(uint64_t)> progress;
   // Chained after the operation's own changes on every commit attempt (may be empty).
   CommitHook before_commit;
-  // Memory the operation may take (bytes; 0: a quarter of RAM). An append into an OTree places
+  // Memory the operation may take (bytes; 0: a quarter of RAM, at most 2 GiB). An append into an OTree places
   // its input a chunk at a time under it (layout_writer.h, AppendToLayout); optimizing an OTree
   // spills the rows it rewrites when they would not fit (OptimizeLayout).
   uint64_t memory_limit = 0;

@@ -105,6 +105,8 @@ std::vector<WriteCase> MakeWriteCases() {
     c.options.page_rows = kPageRows[(i / 4) % 4];
     // Every third case: DELTA_BINARY_PACKED / BYTE_STREAM_SPLIT / DELTA_LENGTH_BYTE_ARRAY pages.
     c.options.delta_integers = c.options.byte_stream_split_floats = c.options.delta_length_strings = i % 3 == 1;
+    // Every fifth case: the first column's pages of their own size (not lined up with the others').
+    if (i % 5 == 2) c.options.column_page_rows = {{schema.field(0).name, kPageRows[(i / 4 + 1) % 4] + 3}};
     c.options.key_value_metadata = {{"lakeindex.case", std::to_string(i)},
                                     {"ключ 'q'", "välue\nwith \"quotes\" 😀"}};
     size_t rows = kRows[i % 6];

@@ -1,5 +1,6 @@
 #include "format/parquet/writer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -66,6 +67,11 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
       options.page_rows > size_t(std::numeric_limits<int32_t>::max())) {
     return Status::InvalidArgument("parquet writer: row_group_rows and page_rows must be > 0");
   }
+  for (const auto& [name, rows] : options.column_page_rows) {
+    if (rows == 0 || rows > size_t(std::numeric_limits<int32_t>::max())) {
+      return Status::InvalidArgument("parquet writer: page rows of column '" + name + "' must be > 0");
+    }
+  }
   if (!options.field_ids.empty() && options.field_ids.size() != schema.num_fields()) {
     return Status::InvalidArgument("parquet writer: " + std::to_string(options.field_ids.size()) + " field ids for " +
                                    std::to_string(schema.num_fields()) + " columns");
@@ -77,7 +83,15 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   std::unique_ptr<ParquetWriter> w(new ParquetWriter(std::move(schema), std::move(options)));
   Impl& impl = *w->impl_;
   for (const Field& f : w->schema_.fields()) {
-    impl.columns.push_back(ColumnChunkWriter::Make(f, w->options_));
+    auto own = std::find_if(w->options_.column_page_rows.begin(), w->options_.column_page_rows.end(),
+                            [&](const auto& entry) { return entry.first == f.name; });
+    if (own == w->options_.column_page_rows.end()) {
+      impl.columns.push_back(ColumnChunkWriter::Make(f, w->options_));
+    } else {
+      WriteOptions column = w->options_;
+      column.page_rows = own->second;
+      impl.columns.push_back(ColumnChunkWriter::Make(f, column));
+    }
   }
   impl.stats.resize(impl.columns.size());
   impl.sink = sink;

@@ -57,9 +57,13 @@ struct WriteOptions {
   // Rows per row group; Write() cuts a row group whenever this many rows are buffered.
   size_t row_group_rows = size_t(1) << 20;
   // Rows per data page (every column cuts pages at the same rows, so page boundaries line up
-  // across columns). A dictionary-encoded page may also end early when the dictionary falls
-  // back to PLAIN.
+  // across columns, but for column_page_rows). A dictionary-encoded page may also end early when
+  // the dictionary falls back to PLAIN.
   size_t page_rows = 8192;
+  // Rows per data page of the named columns instead of page_rows (names not in the schema are
+  // ignored). Layout files give the weight column a page per block: only samples read it, and
+  // they read a block's weights whole.
+  std::vector<std::pair<std::string, size_t>> column_page_rows;
   // Dictionary-encode strings and integers (int32/int64/date/timestamp) when it pays: the
   // dictionary is dropped if the first page has more than half distinct values, and the chunk
   // falls back to PLAIN for later pages once the dictionary exceeds 1 MiB.

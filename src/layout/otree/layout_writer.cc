@@ -176,6 +176,9 @@ parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const 
   o.delta_integers = true;  // small pages of numbers without an entropy coder: see WriteOptions
   o.byte_stream_split_floats = true;
   o.delta_length_strings = true;
+  // The weights: a page per block (only samples read them, a block's whole), not 64-row pages'
+  // headers, offset-index entries and zstd frames.
+  o.column_page_rows = {{kWeightColumn, size_t(1) << 20}};
   o.column_pool = ThreadPool::Default();  // files are written in parallel: idle threads help the last ones
   o.page_header_statistics = !o.page_index;  // small pages: the page index has their bounds
   o.column_index_columns = columns;           // only the layout columns are ordered within a block
@@ -593,7 +596,7 @@ Placed parts::PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_sc
 uint64_t DefaultMemoryLimit() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   const uint64_t ram = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : uint64_t(4) << 30;
-  return std::max<uint64_t>(ram / 4, uint64_t(256) << 20);
+  return std::clamp<uint64_t>(ram / 4, uint64_t(256) << 20, kMaxDefaultMemoryLimit);
 }
 
 Result<uint64_t> parts::DecodedBytes(const table::Table& table, const std::vector<const FragmentMeta*>& fragments) {
