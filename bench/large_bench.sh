@@ -6,7 +6,7 @@
 #   bench/large_bench.sh [BUILD_DIR]      (default: build; needs BUILD_DIR/lakeindex, node and
 #                                          tests/duckdb's DuckDB)
 # Environment: BENCH_ROWS (100000000), BENCH_SEED (42); LARGE_LAYOUT (1): lay the table out as an
-# OTree on (x, y) at --memory-limit LARGE_MEMORY_LIMIT (2G) right after create (no index to
+# OTree on (x, y) at --memory-limit LARGE_MEMORY_LIMIT (2G; "default": no --memory-limit) right after create (no index to
 # rebuild, so its time compares with DuckDB's), beside DuckDB's sorted COPY of the same rows at the
 # same memory_limit, its peak temporary space sampled (_tmp/, every 0.5 s), a 1% sample of it,
 # and an append of a tenth more rows into the tree at the same limit, optimize and a layout on
@@ -52,6 +52,17 @@ rm -rf "$table"
 step "create" "$cli" create "$table" --from "$data/events.parquet"
 if [[ ${LARGE_LAYOUT:-1} = 1 ]]; then
   limit=${LARGE_MEMORY_LIMIT:-2G}
+  # "default": lakeindex at its default limit (a quarter of RAM, at most 2 GiB), DuckDB at
+  # LARGE_DUCKDB_LIMIT (2G).
+  if [[ $limit = default ]]; then
+    limit_args=()
+    limit_text="(default limit)"
+    duck_limit=${LARGE_DUCKDB_LIMIT:-2G}
+  else
+    limit_args=(--memory-limit "$limit")
+    limit_text="--memory-limit $limit"
+    duck_limit=$limit
+  fi
   # The largest _tmp/ seen while the layout runs.
   (set +e +o pipefail; peak=0; while sleep 0.5; do
      now=$(du -sb "$table/_tmp" 2>/dev/null | cut -f1); now=${now:-0}
@@ -59,16 +70,16 @@ if [[ ${LARGE_LAYOUT:-1} = 1 ]]; then
    done) &
   sampler=$!
   table_bytes=$(du -sb "$table" | cut -f1)
-  step "layout otree x,y --memory-limit $limit" "$cli" layout "$table" --otree x,y --memory-limit "$limit"
+  step "layout otree x,y $limit_text" "$cli" layout "$table" --otree x,y "${limit_args[@]}"
   kill "$sampler" 2>/dev/null || true
   echo "{\"temporary_peak_bytes\":$(cat "$data/tmp_peak" 2>/dev/null || echo 0),\"table_bytes_before\":$table_bytes}" >>"$out"
   rm -f "$data/tmp_peak"
   tail -1 "$out" >&2
   # DuckDB's sorted copy of the same rows at the same memory limit, beside it.
-  step "DuckDB COPY ... ORDER BY x, y (memory_limit $limit)" node --input-type=module -e "
+  step "DuckDB COPY ... ORDER BY x, y (memory_limit $duck_limit)" node --input-type=module -e "
     import { openDuckDB, sqlString } from '$root/bench/bench_util.mjs';
     const db = await openDuckDB('default');
-    await db.conn.run(\"SET memory_limit = '${limit}B'\");
+    await db.conn.run(\"SET memory_limit = '${duck_limit}B'\");
     await db.conn.run('SET temp_directory = ' + sqlString('$data/duckdb_tmp'));
     await db.conn.run('COPY (SELECT * FROM read_parquet(' + sqlString('$data/events.parquet') +
                       ') ORDER BY x, y) TO ' + sqlString('$data/duckdb_sorted.parquet') + ' (FORMAT parquet)');"
@@ -84,10 +95,10 @@ if [[ ${LARGE_LAYOUT:-1} = 1 ]]; then
   # A tenth more rows (another seed) placed into the tree.
   more=$data/more-$((rows / 10)).parquet
   [[ -f $more ]] || "$cli" gen --rows $((rows / 10)) --seed 7 --output "$more" >/dev/null
-  step "append $((rows / 10)) rows into the tree --memory-limit $limit" "$cli" append "$table" --from "$more" --memory-limit "$limit"
-  step "optimize --memory-limit $limit" "$cli" optimize "$table" --memory-limit "$limit"
+  step "append $((rows / 10)) rows into the tree $limit_text" "$cli" append "$table" --from "$more" "${limit_args[@]}"
+  step "optimize $limit_text" "$cli" optimize "$table" "${limit_args[@]}"
   # The same rows as an OTree on three columns (the weights kept).
-  step "layout otree x,y,z --memory-limit $limit" "$cli" layout "$table" --otree x,y,z --memory-limit "$limit"
+  step "layout otree x,y,z $limit_text" "$cli" layout "$table" --otree x,y,z "${limit_args[@]}"
 fi
 step "btree on score" "$cli" index create "$table" --column score --type btree
 step "zone map on ts" "$cli" index create "$table" --column ts --type zonemap

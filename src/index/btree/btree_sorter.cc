@@ -39,6 +39,19 @@ class RunWriter {
     buf_.append(tail, 8);
     if (buf_.size() >= kFileBuffer) Flush();
   }
+  // A run of fixed-width keys: each record is the key's increase over the record before as a
+  // ULEB128 varint, then the row address — its increase over the one before when the key is the
+  // same, else whole — as another (keys and, among equal keys, addresses ascend). 3–7 bytes a
+  // record where Put takes 20: the spill's write and read-back are most of what an external
+  // sort adds. A run is written with Put or PutFixed, not both.
+  void PutFixed(uint64_t key, uint64_t address) {
+    const uint64_t key_step = key - key_;
+    parquet::bits::WriteUleb128(key_step, &buf_);
+    parquet::bits::WriteUleb128(key_step == 0 ? address - address_ : address, &buf_);
+    key_ = key;
+    address_ = address;
+    if (buf_.size() >= kFileBuffer) Flush();
+  }
   Status Close() {
     Flush();
     const bool failed = std::ferror(f_) != 0;
@@ -57,6 +70,7 @@ class RunWriter {
   std::string path_;
   std::FILE* f_ = nullptr;
   std::string buf_;
+  uint64_t key_ = 0, address_ = 0;  // PutFixed's record before
 };
 
 class RunReader : public SortedStream {
@@ -122,51 +136,7 @@ class RunReader : public SortedStream {
   bool eof_ = false;
 };
 
-// Runs of fixed-width keys: each record is the key's increase over the record before as a
-// ULEB128 varint, then the row address — its increase over the one before when the key is the
-// same, else whole — as another (keys and, among equal keys, addresses ascend). 3–7 bytes a
-// record where the generic format takes 20: the spill's write and read-back are most of what an
-// external sort adds.
-class FixedRunWriter {
- public:
-  ~FixedRunWriter() {
-    if (f_ != nullptr) std::fclose(f_);
-  }
-  Status Open(const std::string& path) {
-    path_ = path;
-    f_ = std::fopen(path.c_str(), "wb");
-    if (f_ == nullptr) return Status::IOError("btree sort: cannot create run file '" + path + "'");
-    return Status::OK();
-  }
-  void Put(uint64_t key, uint64_t address) {
-    const uint64_t key_step = key - key_;
-    parquet::bits::WriteUleb128(key_step, &buf_);
-    parquet::bits::WriteUleb128(key_step == 0 ? address - address_ : address, &buf_);
-    key_ = key;
-    address_ = address;
-    if (buf_.size() >= kFileBuffer) Flush();
-  }
-  Status Close() {
-    Flush();
-    const bool failed = std::ferror(f_) != 0;
-    const bool close_failed = std::fclose(f_) != 0;
-    f_ = nullptr;
-    if (failed || close_failed) return Status::IOError("btree sort: writing run file '" + path_ + "' failed");
-    return Status::OK();
-  }
-
- private:
-  void Flush() {
-    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), f_);
-    buf_.clear();
-  }
-
-  std::string path_;
-  std::FILE* f_ = nullptr;
-  std::string buf_;
-  uint64_t key_ = 0, address_ = 0;
-};
-
+// Reads a run of fixed-width keys (records: RunWriter::PutFixed), checking it holds `entries`.
 class FixedRunReader : public SortedStream {
  public:
   FixedRunReader(std::string path, uint64_t entries) : path_(std::move(path)), entries_(entries) {}
@@ -370,23 +340,16 @@ Result<std::unique_ptr<SortedStream>> ExternalSorter::OpenRun(const Run& run) co
 Result<ExternalSorter::Run> ExternalSorter::WriteRun(SortedStream* sorted, std::string path) const {
   Run run{std::move(path), 0};
   SortedEntry e;
-  if (key_width_ != 0) {
-    FixedRunWriter w;
-    RETURN_IF_ERROR(w.Open(run.path));
-    for (;; ++run.entries) {
-      ASSIGN_OR_RETURN(bool more, sorted->Next(&e));
-      if (!more) break;
-      w.Put(LoadFixedKey(e.key), e.address);
-    }
-    RETURN_IF_ERROR(w.Close());
-    return run;
-  }
   RunWriter w;
   RETURN_IF_ERROR(w.Open(run.path));
   for (;; ++run.entries) {
     ASSIGN_OR_RETURN(bool more, sorted->Next(&e));
     if (!more) break;
-    w.Put(e.key, e.address);
+    if (key_width_ != 0) {
+      w.PutFixed(LoadFixedKey(e.key), e.address);
+    } else {
+      w.Put(e.key, e.address);
+    }
   }
   RETURN_IF_ERROR(w.Close());
   return run;
@@ -398,9 +361,9 @@ Status ExternalSorter::SpillBuffer() {
   if (buffer_->fixed()) {
     // Written straight from the sorted array, which the buffer keeps for the next run.
     const std::span<const FixedEntry> sorted = buffer_->SortFixed();
-    FixedRunWriter w;
+    RunWriter w;
     RETURN_IF_ERROR(w.Open(path));
-    for (const FixedEntry& e : sorted) w.Put(e.key, e.address);
+    for (const FixedEntry& e : sorted) w.PutFixed(e.key, e.address);
     RETURN_IF_ERROR(w.Close());
     runs_.push_back(Run{std::move(path), sorted.size()});
     buffer_->Clear();
