@@ -82,12 +82,15 @@ class ChunkWriterBase : public ColumnChunkWriter {
     if (body.size() > size_t(std::numeric_limits<int32_t>::max())) {
       return Status::InvalidArgument("column '" + field_.name + "': a page exceeds 2 GiB");
     }
-    if (!codec_decided_) RETURN_IF_ERROR(DecideCodec(body));
+    const bool first = !codec_decided_;
+    if (first) RETURN_IF_ERROR(DecideCodec(body, &compressed_));  // the page compressed as decided
     const std::string* payload = &body;
     if (codec_ != Codec::kUncompressed) {
-      compressed_.clear();
-      RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(),
-                               &compressed_, zstd_));
+      if (!first) {
+        compressed_.clear();
+        RETURN_IF_ERROR(Compress(codec_, reinterpret_cast<const uint8_t*>(body.data()), body.size(),
+                                 &compressed_, zstd_));
+      }
       payload = &compressed_;
     }
     if (payload->size() > size_t(std::numeric_limits<int32_t>::max())) {
@@ -111,21 +114,22 @@ class ChunkWriterBase : public ColumnChunkWriter {
   // the dictionary so far and the first page, since the dictionary page (written at the end)
   // shares the chunk's codec and is most of what compresses: between the level and
   // kZstdFastHuffman (WriteOptions::fast_string_zstd), and whether to compress at all
-  // (WriteOptions::skip_incompressible).
-  Status DecideCodec(const std::string& sample) {
+  // (WriteOptions::skip_incompressible). *compressed gets `sample` compressed as decided.
+  Status DecideCodec(const std::string& sample, std::string* compressed) {
     codec_decided_ = true;
+    compressed->clear();
     if (codec_ == Codec::kUncompressed) return Status::OK();
-    std::string compressed, fast;
     const auto* data = reinterpret_cast<const uint8_t*>(sample.data());
-    RETURN_IF_ERROR(Compress(codec_, data, sample.size(), &compressed, zstd_));
+    RETURN_IF_ERROR(Compress(codec_, data, sample.size(), compressed, zstd_));
     if (codec_ == Codec::kZstd && IsBytes(field_.type) && options_.fast_string_zstd) {
+      std::string fast;
       RETURN_IF_ERROR(Compress(codec_, data, sample.size(), &fast, kZstdFastHuffman));
-      if (fast.size() * 16 <= compressed.size() * 17) {
+      if (fast.size() * 16 <= compressed->size() * 17) {
         zstd_ = kZstdFastHuffman;
-        compressed.swap(fast);
+        compressed->swap(fast);
       }
     }
-    if (options_.skip_incompressible && compressed.size() * 8 > sample.size() * 7) codec_ = Codec::kUncompressed;
+    if (options_.skip_incompressible && compressed->size() * 8 > sample.size() * 7) codec_ = Codec::kUncompressed;
     return Status::OK();
   }
   bool codec_decided() const { return codec_decided_; }
@@ -486,10 +490,10 @@ class TypedChunkWriter final : public ChunkWriterBase {
           values_.append(enc.Finish());
           encoding = Encoding::kRleDictionary;
           if (!codec_decided()) {
-            std::string sample;
+            std::string sample, compressed;
             dict_.EncodePlain(&sample, fixed_length_);
             sample.append(values_);
-            RETURN_IF_ERROR(DecideCodec(sample));
+            RETURN_IF_ERROR(DecideCodec(sample, &compressed));
           }
           ++dict_pages_;
           if (dict_.EncodedSize() > kMaxDictionaryBytes) dict_mode_ = false;  // PLAIN from now
