@@ -5,6 +5,9 @@
 // rows per file) the files and blocks are identical too, and no temporary object outlives it.
 #include "layout/otree/partitioned_layout.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -159,6 +162,17 @@ struct Case {
   uint64_t cube_rows;
   size_t parts;
 };
+
+// The default memory limit: a quarter of the machine's memory, within [256 MiB, 2 GiB] (more did
+// not make a 100M-row layout faster, bench/RESULTS.md).
+TEST(PartitionedLayoutTest, DefaultMemoryLimitIsAQuarterOfRamAtMostTwoGiB) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  ASSERT_GT(pages, 0);
+  const uint64_t quarter = uint64_t(pages) * uint64_t(page) / 4;
+  const uint64_t limit = DefaultMemoryLimit();
+  EXPECT_EQ(limit, std::clamp<uint64_t>(quarter, uint64_t(256) << 20, uint64_t(2) << 30));
+  EXPECT_LE(limit, kMaxDefaultMemoryLimit);
+}
 
 TEST(PartitionedLayoutTest, SameWeightsCubesAndRevisionAsLayoutTable) {
   const std::vector<Batch> batches = MakeBatches(6, 1500, 11);
