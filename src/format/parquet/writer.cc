@@ -146,10 +146,15 @@ Status ParquetWriter::FlushRowGroup() {
   rg.ordinal = int16_t(std::min<size_t>(impl.meta.row_groups.size(), INT16_MAX));
   int64_t compressed = 0;
   std::vector<Impl::ChunkIndexes> indexes(options_.page_index ? impl.columns.size() : 0);
+  // The columns' last pages encoded and compressed in parallel (for small row groups that is all
+  // of their work), then appended in order.
+  std::vector<EncodedChunk> chunks(impl.columns.size());
+  std::vector<Status> finished(impl.columns.size());
+  ParallelFor(options_.column_pool, impl.columns.size(), [&](size_t c) { finished[c] = impl.columns[c]->Finish(&chunks[c]); });
   for (size_t c = 0; c < impl.columns.size(); ++c) {
-    EncodedChunk chunk;
-    status_ = impl.columns[c]->Finish(&chunk);
+    status_ = std::move(finished[c]);
     RETURN_IF_ERROR(status_);
+    EncodedChunk chunk = std::move(chunks[c]);
     int64_t base = int64_t(impl.size);
     ColumnChunk cc;
     cc.file_offset = base;
