@@ -78,9 +78,10 @@ Result<otree::Transform> FitColumnTransform(TypeId type, const std::string& name
                                             std::vector<Value> sample, const std::string& mode);
 // Rows read as `pieces` (batches of `table_schema`) as Placed rows: the columns `joined` (schema
 // indexes) and `_lakeindex_weight` (the table's, or drawn from `seed` when `weights` asks for them
-// and the table has none) are joined now; the others wait in the pieces for GroupRows.
+// and the table has none, the first row at table position first_row) are joined now; the others
+// wait in the pieces for GroupRows.
 Placed PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, const std::vector<int>& joined,
-                        bool weights, uint64_t seed);
+                        bool weights, uint64_t seed, uint64_t first_row = 0);
 // Seals `placed->rows` (unless it waits for pieces) and computes the coordinates of its rows
 // appended since the last call.
 Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::vector<otree::Transform>& transforms);

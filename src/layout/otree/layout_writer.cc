@@ -562,7 +562,7 @@ Schema VisibleSchema(const Schema& schema) {
 }
 
 Placed parts::PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_schema, const std::vector<int>& joined,
-                        bool weights, uint64_t seed) {
+                               bool weights, uint64_t seed, uint64_t first_row) {
   const Schema schema = weights ? WithWeight(table_schema) : table_schema;
   size_t n = 0;
   for (const Batch& piece : pieces) n += piece.num_rows();
@@ -576,7 +576,7 @@ Placed parts::PlacedFromPieces(std::vector<Batch> pieces, const Schema& table_sc
   for (size_t c = 0; c < schema.num_fields(); ++c) {
     columns.emplace_back(schema.field(c).type);
     if (c >= table_schema.num_fields()) {
-      columns[c] = DrawWeights(seed, 0, n);
+      columns[c] = DrawWeights(seed, first_row, n);
     } else if (join[c]) {
       to_join.push_back(c);
     } else {
@@ -630,8 +630,9 @@ Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& optio
     const uint64_t part_bytes = std::max<uint64_t>(limit / 4, 1);
     const size_t parts = size_t(std::min<uint64_t>((need + part_bytes - 1) / part_bytes, uint64_t(1) << 20));
     if (options.kind != "otree") return LayoutOrderedPartitioned(table, options, std::max<size_t>(parts, 2));
-    const uint64_t points = table->manifest().total_rows() * (4 * options.columns.size() + 8);
-    return LayoutTablePartitioned(table, options, std::max<size_t>(parts, 2), /*keep_points=*/points <= limit / 4);
+    // The points are held for the tree's levels within 3/5 of the limit (nothing else is large
+    // then; at 2 GiB, 100M rows on two columns take 1.2 GB), the rest spilled.
+    return LayoutTablePartitioned(table, options, std::max<size_t>(parts, 2), /*hold_points_bytes=*/limit / 5 * 3);
   }
   LayoutMeta meta = MetaFor(options);
   // The comparison layouts have no use for an earlier OTree's `_lakeindex_weight`: it goes, so that the

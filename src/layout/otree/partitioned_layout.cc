@@ -1,7 +1,10 @@
 #include "layout/otree/partitioned_layout.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <cstring>
 #include <limits>
@@ -18,36 +21,51 @@
 
 namespace lakeindex::layout {
 
+double weight_window_sigmas = 8;
+
 namespace {
 
 using otree::CubeId;
 using otree::Transform;
 using otree::Tree;
 
-// The live rows of `part`'s fragments, in order, with the table columns `columns` (all when empty).
-Result<Batch> ReadPart(const table::Table& table, const LayoutPartition& part, const std::vector<int>& columns) {
-  Batch out;
-  bool first = true;
+// The live rows of `part`'s fragments, in order, with the table columns `columns` (all when
+// empty): a batch per fragment.
+Result<std::vector<Batch>> ReadPartPieces(const table::Table& table, const LayoutPartition& part,
+                                          const std::vector<int>& columns) {
+  std::vector<const table::FragmentMeta*> fragments;
   for (uint32_t id : part.fragments) {
-    const table::FragmentMeta* f = table.manifest().FindFragment(id);
-    if (f == nullptr) {
+    fragments.push_back(table.manifest().FindFragment(id));
+    if (fragments.back() == nullptr) {
       return Status::NotFound("layout part: version " + std::to_string(table.version()) + " has no fragment " +
                               std::to_string(id));
     }
-    ASSIGN_OR_RETURN(Batch rows, table.ReadFragment(*f, columns));
-    if (first) {
-      out = std::move(rows);
-      first = false;
-    } else {
-      RETURN_IF_ERROR(out.Append(rows));
-    }
   }
-  if (first) {
-    Schema schema;
+  // The fragments decoded in parallel (a reader decodes its columns one after another).
+  std::vector<Result<Batch>> read(fragments.size(), Status::Internal("unread"));
+  ParallelFor(ThreadPool::Default(), fragments.size(), [&](size_t i) { read[i] = table.ReadFragment(*fragments[i], columns); });
+  std::vector<Batch> out;
+  for (Result<Batch>& r : read) {
+    if (!r.ok()) return r.status();
+    out.push_back(std::move(r).value());
+  }
+  return out;
+}
+
+// The same as one batch.
+Result<Batch> ReadPart(const table::Table& table, const LayoutPartition& part, const std::vector<int>& columns) {
+  ASSIGN_OR_RETURN(std::vector<Batch> pieces, ReadPartPieces(table, part, columns));
+  if (pieces.empty()) {
     if (columns.empty()) return Batch(table.schema());
+    Schema schema;
     for (int c : columns) schema.AddField(table.schema().field(size_t(c)));
-    out = Batch(schema);
+    return Batch(schema);
   }
+  Batch out = std::move(pieces[0]);
+  size_t rows = out.num_rows();
+  for (size_t i = 1; i < pieces.size(); ++i) rows += pieces[i].num_rows();
+  for (Column& c : out.columns()) c.Reserve(rows);
+  for (size_t i = 1; i < pieces.size(); ++i) RETURN_IF_ERROR(out.Append(pieces[i]));
   RETURN_IF_ERROR(out.Seal());
   return out;
 }
@@ -234,35 +252,21 @@ Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const 
 
 namespace {
 
-// The children of `tree`'s cubes by child number: at [c * 64 + k] the index of cube c's child k,
-// -1 when it has none.
-std::vector<int32_t> ChildTable(const Tree& tree) {
-  std::vector<int32_t> out(tree.cubes().size() * 64, -1);
-  for (size_t c = 0; c < tree.cubes().size(); ++c) {
-    const otree::Cube& cube = tree.cubes()[c];
-    for (int k : cube.children) {
-      const CubeId& id = tree.cubes()[size_t(k)].id;
-      for (int n = 0; n < (1 << tree.dims()); ++n) {
-        if (cube.id.Child(n, tree.dims()) == id) out[c * 64 + size_t(n)] = int32_t(k);
-      }
-    }
-  }
-  return out;
-}
-
-// Calls fn(key, weight) for every point of [begin, end) that reaches a cube at `depth` of `tree`
+// Calls fn(key, weight, coordinates) for every point of [begin, end) that reaches a cube at `depth` of `tree`
 // (its weight at least every ancestor's max weight); key = parent index * 64 + child number + 1
-// (0: the root). `children` = ChildTable(tree).
-template <typename Fn>
-void ForEachReaching(const PartitionPoints& points, const Tree& tree, const std::vector<int32_t>& children, int depth,
-                     size_t begin, size_t end, Fn fn) {
+// (0: the root). `children` = tree.ChildTable().
+// P: PartitionPoints or parts::CompactPoints.
+template <typename P, typename Fn>
+void ForEachReaching(const P& points, const Tree& tree, const std::vector<int32_t>& children, int depth, size_t begin,
+                     size_t end, Fn fn) {
   const int dims = tree.dims();
-  const otree::Points p = points.points();
   if (depth > 0 && tree.cubes().empty()) return;
+  const uint32_t* columns[otree::kMaxDims];
+  for (int d = 0; d < dims; ++d) columns[d] = points.coords[size_t(d)].data();
   uint32_t coords[otree::kMaxDims];
   for (size_t i = begin; i < end; ++i) {
-    const double w = p.weights[i];
-    for (int d = 0; d < dims; ++d) coords[d] = p.coords[size_t(d)][i];
+    const double w = points.weight(i);
+    for (int d = 0; d < dims; ++d) coords[d] = columns[d][i];
     int c = 0;
     bool reaches = true;
     uint64_t key = 0;
@@ -277,7 +281,7 @@ void ForEachReaching(const PartitionPoints& points, const Tree& tree, const std:
         reaches = c >= 0;  // absent only when the tree is not this table's
       }
     }
-    if (reaches) fn(key, w);
+    if (reaches) fn(key, w, static_cast<const uint32_t*>(coords));
   }
 }
 
@@ -313,7 +317,7 @@ CubeId CubeOfKey(const Tree& tree, uint64_t key) {
 std::vector<CubeWeights> LevelWeights(const PartitionPoints& points, const Tree& tree, int depth) {
   KeySlots slots(tree);
   std::vector<CubeWeights> reached;
-  ForEachReaching(points, tree, ChildTable(tree), depth, 0, points.weights.size(), [&](uint64_t key, double w) {
+  ForEachReaching(points, tree, tree.ChildTable(), depth, 0, points.size(), [&](uint64_t key, double w, const uint32_t*) {
     const size_t s = slots.Of(key);
     if (s == reached.size()) reached.push_back(CubeWeights{CubeOfKey(tree, key), 0, {}});
     CubeWeights& cw = reached[s];
@@ -528,6 +532,26 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
 
 namespace {
 
+// Where the (cube_rows + 1)-th lightest weight reaching a cube almost surely lies, [*from, *to):
+// `heading` rows head for the cube, each reaching it with probability `reach` (its weight at
+// least the parent's max weight), and the weights of those reaching it are uniform in [lo, 1).
+// weight_window_sigmas standard deviations each side, of the rows reaching it and of the order
+// statistic.
+void WeightWindow(uint64_t heading, double reach, double lo, uint64_t cube_rows, double* from, double* to) {
+  reach = std::clamp(reach, 0.0, 1.0);
+  const double n = double(heading) * reach, sd_n = std::sqrt(double(heading) * reach * (1 - reach));
+  const double r = double(cube_rows) + 1;  // the rank sought, from 1
+  const double k = weight_window_sigmas;
+  const double n_lo = std::max(r, n - k * sd_n - 1), n_hi = std::max(r, n + k * sd_n + 1);
+  // The r-th lightest of m weights uniform in [lo, 1): mean lo + (1 - lo) r / (m + 1), standard
+  // deviation (1 - lo) sqrt(r (m + 1 - r) / (m + 2)) / (m + 1).
+  auto mean = [&](double m) { return lo + (1 - lo) * r / (m + 1); };
+  auto sd = [&](double m) { return (1 - lo) * std::sqrt(r * (m + 1 - r) / (m + 2)) / (m + 1); };
+  const double spread = k * std::max(sd(n_lo), sd(n_hi));
+  *from = std::max(lo, mean(n_hi) - spread);
+  *to = std::min(1.0, mean(n_lo) + spread);
+}
+
 // The parts of a table a layout in this process works through, one at a time.
 struct LocalParts {
   std::vector<LayoutPartition> partitions;
@@ -551,40 +575,10 @@ Result<LocalParts> PlanLocalParts(const table::Table& table, const LayoutOptions
   return out;
 }
 
-// A part's points as one object: the coordinates of each dimension (uint32), then the weights
-// (double), in the machine's byte order (read back only by this process).
-Status WritePoints(ObjectStore* store, const std::string& path, const PartitionPoints& points) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> out, store->OpenWriter(path));
-  for (const std::vector<uint32_t>& c : points.coords) {
-    RETURN_IF_ERROR(out->Append({reinterpret_cast<const char*>(c.data()), c.size() * sizeof(uint32_t)}));
-  }
-  RETURN_IF_ERROR(out->Append({reinterpret_cast<const char*>(points.weights.data()), points.weights.size() * sizeof(double)}));
-  return out->Close();
-}
-
-Result<PartitionPoints> ReadPoints(ObjectStore* store, const std::string& path, size_t dims, size_t rows) {
-  ASSIGN_OR_RETURN(std::string bytes, store->Read(path));
-  if (bytes.size() != rows * (dims * sizeof(uint32_t) + sizeof(double))) {
-    return Status::Corruption(path + ": " + std::to_string(bytes.size()) + " bytes of spilled points, expected " +
-                              std::to_string(rows) + " rows of " + std::to_string(dims) + " coordinates and a weight");
-  }
-  PartitionPoints out;
-  const char* at = bytes.data();
-  out.coords.resize(dims);
-  for (std::vector<uint32_t>& c : out.coords) {
-    c.resize(rows);
-    std::memcpy(c.data(), at, rows * sizeof(uint32_t));
-    at += rows * sizeof(uint32_t);
-  }
-  out.weights.resize(rows);
-  std::memcpy(out.weights.data(), at, rows * sizeof(double));
-  return out;
-}
-
 }  // namespace
 
 Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
-                                            bool keep_points) {
+                                            uint64_t hold_points_bytes) {
   RETURN_IF_ERROR(CheckOTree(*table, options));
   const uint64_t total_rows = table->manifest().total_rows();
   auto progress = [&](const std::string& step, uint64_t done) {
@@ -597,97 +591,118 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   revision.id = 1;
   revision.transforms = std::move(local.transforms);
 
-  // Each part's points are computed once: held (keep_points), or spilled to a temporary object
-  // and read back by every later pass.
+  // Each part's points are computed once: held while they fit in hold_points_bytes, the others
+  // spilled to a temporary object (spilled[p] non-empty) and read back by every later pass.
   ObjectStore* store = table->store();
   parts::Temporaries temporaries(store, "layout");
   const size_t dims = options.columns.size();
-  std::vector<PartitionPoints> held;
-  std::vector<std::string> spilled;
+  std::vector<parts::CompactPoints> held(partitions.size());
+  std::vector<std::string> spilled(partitions.size());
+  std::vector<bool> wide(partitions.size(), false);  // spilled with double weights
+  uint64_t held_bytes = 0;
   for (size_t p = 0; p < partitions.size(); ++p) {
     progress("computing points", partitions[p].first_row);
     ASSIGN_OR_RETURN(PartitionPoints points, ComputePartitionPoints(*table, options, partitions[p], revision.transforms));
     if (points.weights.size() != part_rows[p]) return Status::Internal("layout: a part's rows changed while it was read");
-    if (keep_points) {
-      held.push_back(std::move(points));
+    parts::CompactPoints compact = parts::Compact(std::move(points.coords), std::move(points.weights));
+    if (held_bytes + compact.bytes() <= hold_points_bytes) {
+      held_bytes += compact.bytes();
+      held[p] = std::move(compact);
     } else {
-      spilled.push_back(temporaries.Name("points-" + std::to_string(p)));
-      RETURN_IF_ERROR(WritePoints(store, spilled.back(), points));
+      spilled[p] = temporaries.Name("points-" + std::to_string(p));
+      wide[p] = compact.wide();
+      RETURN_IF_ERROR(parts::WritePoints(store, spilled[p], compact));
     }
   }
   // Runs fn(part, its points) over every part in order; the first error ends it.
-  auto each_part = [&](const std::string& step, const std::function<Status(size_t, const PartitionPoints&)>& fn) -> Status {
+  auto each_part = [&](const std::string& step, const std::function<Status(size_t, const parts::CompactPoints&)>& fn) -> Status {
     for (size_t p = 0; p < partitions.size(); ++p) {
       progress(step, partitions[p].first_row);
-      if (keep_points) {
+      if (spilled[p].empty()) {
         RETURN_IF_ERROR(fn(p, held[p]));
       } else {
-        ASSIGN_OR_RETURN(PartitionPoints points, ReadPoints(store, spilled[p], dims, part_rows[p]));
+        ASSIGN_OR_RETURN(parts::CompactPoints points, parts::ReadPoints(store, spilled[p], dims, part_rows[p], wide[p]));
         RETURN_IF_ERROR(fn(p, points));
       }
     }
     return Status::OK();
   };
 
-  // Each level's max weights from two passes over the points, holding nothing per row: the first
-  // counts each cube's rows in a histogram of their weights, the second collects the weights of
-  // the one bucket holding the (cube_rows + 1)-th lightest. (Merging each part's cube_rows + 1
-  // lightest, as the distributed protocol does, sorts and holds far more.)
+  // Each level's max weights from passes over the points that hold nothing per row. A cube's
+  // max weight is the (cube_rows + 1)-th lightest weight reaching it, and those weights are
+  // uniform in [its parent's max weight, 1): from the rows its parent sent towards it (counted on
+  // the level above) that place is known to within a narrow window of weights, so one pass
+  // counts each cube's rows and those below its window and collects the weights inside it. When
+  // the sought weight is not inside (a window is 8 standard deviations each side: not expected to
+  // happen), that level takes two more passes for those cubes: the first counts their rows in a
+  // histogram of their weights, the second collects the weights of the one bucket holding the
+  // sought one. (Merging each part's cube_rows + 1 lightest, as the distributed protocol does,
+  // sorts and holds far more.)
   PartitionedTreeBuilder builder(int(dims), options.cube_rows);
   std::map<CubeId, uint64_t> reaching;  // rows reaching each cube
-  // Points are visited in chunks on the shared pool, each chunk counting into its own histograms.
+  // Rows reaching each inner cube, by the child they head for (whatever their weight).
+  std::map<CubeId, std::vector<uint64_t>> toward;
+  const size_t fanout = size_t(1) << dims;
+  // Points are visited in chunks on the shared pool, each chunk counting into its own tallies.
   ThreadPool* pool = ThreadPool::Default();
   constexpr size_t kChunkRows = size_t(1) << 18;
-  auto chunks_of = [&](const PartitionPoints& p) { return (p.weights.size() + kChunkRows - 1) / kChunkRows; };
-  // The weights of the rows reaching a cube are uniform in [parent's max weight, 1): equal-width
-  // buckets over that range hold about equal rows.
+  auto chunks_of = [&](const parts::CompactPoints& p) { return (p.size() + kChunkRows - 1) / kChunkRows; };
   constexpr size_t kBuckets = 256;
   while (!builder.done()) {
     const std::string level_name = "tree level " + std::to_string(builder.depth());
     const Tree& tree = builder.tree();
     const int depth = builder.depth();
-    const std::vector<int32_t> children = ChildTable(tree);
+    const std::vector<int32_t> children = tree.ChildTable();
     // The cubes this level can have: every child of the level above's inner cubes (the root at
-    // depth 0), a slot each.
+    // depth 0), a slot each, with the rows heading for it and the share of them that reach it.
     std::vector<uint64_t> keys;
     std::vector<double> lo;  // the parent's max weight: every weight reaching the cube is at least that
+    std::vector<double> window_lo, window_hi;  // [lo, hi): where the sought weight should be
     if (depth == 0) {
       keys.push_back(0);
       lo.push_back(0);
+      window_lo.push_back(0);
+      window_hi.push_back(0);
+      WeightWindow(total_rows, 1, 0, options.cube_rows, &window_lo[0], &window_hi[0]);
     } else {
       for (size_t c = 0; c < tree.cubes().size(); ++c) {
         const otree::Cube& cube = tree.cubes()[c];
         if (cube.id.depth != depth - 1 || cube.max_weight >= 1 || cube.id.depth >= otree::kCoordBits) continue;
-        for (size_t k = 0; k < (size_t(1) << dims); ++k) {
+        const double parent_lo = cube.parent < 0 ? 0 : tree.cubes()[size_t(cube.parent)].max_weight;
+        const auto heading = toward.find(cube.id);
+        for (size_t k = 0; k < fanout; ++k) {
           keys.push_back(c * 64 + k + 1);
           lo.push_back(cube.max_weight);
+          window_lo.push_back(0);
+          window_hi.push_back(0);
+          const uint64_t rows = heading == toward.end() ? 0 : heading->second[k];
+          WeightWindow(rows, (1 - cube.max_weight) / (1 - parent_lo), cube.max_weight, options.cube_rows,
+                       &window_lo.back(), &window_hi.back());
         }
       }
     }
+    std::vector<CubeId> slot_cube;
+    for (uint64_t key : keys) slot_cube.push_back(CubeOfKey(tree, key));
     std::vector<int32_t> slot_of_key(tree.cubes().size() * 64 + 1, -1);
     for (size_t s = 0; s < keys.size(); ++s) slot_of_key[size_t(keys[s])] = int32_t(s);
-    auto bucket_of = [&](size_t slot, double w) {
-      return std::min(kBuckets - 1, size_t((w - lo[slot]) / (1 - lo[slot]) * double(kBuckets)));
-    };
-    // Runs visit(local, slot, weight) for every point reaching a slot of this level, the points in
-    // chunks on the pool, each chunk into its own `local` (from make()), merged by merge(local)
-    // under a lock.
-    // A key of no slot: only a weight outside [0, 1) takes a row past a leaf (checked when the
-    // points are computed; a damaged spilled object could still carry one).
+    // Runs visit(local, slot, weight, coordinates) for every point reaching a slot of this level,
+    // the points in chunks on the pool, each chunk into its own `local` (from make()), merged by
+    // merge(local) under a lock. A key of no slot: only a weight outside [0, 1) takes a row past a
+    // leaf (checked when the points are computed; a damaged spilled object could still carry one).
     std::atomic<bool> stray{false};
     std::mutex mu;
     auto each_reaching = [&](const std::string& step, auto make, auto visit, auto merge) -> Status {
-      return each_part(level_name + ", " + step, [&](size_t, const PartitionPoints& p) -> Status {
+      return each_part(level_name + ", " + step, [&](size_t, const parts::CompactPoints& p) -> Status {
         ParallelFor(pool, chunks_of(p), [&](size_t k) {
           auto local = make();
-          ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.weights.size(), (k + 1) * kChunkRows),
-                          [&](uint64_t key, double w) {
+          ForEachReaching(p, tree, children, depth, k * kChunkRows, std::min(p.size(), (k + 1) * kChunkRows),
+                          [&](uint64_t key, double w, const uint32_t* coords) {
                             const int32_t slot = slot_of_key[size_t(key)];
                             if (slot < 0) {
                               stray = true;
                               return;
                             }
-                            visit(local, size_t(slot), w);
+                            visit(local, size_t(slot), w, coords);
                           });
           std::lock_guard<std::mutex> lock(mu);
           merge(local);
@@ -696,67 +711,116 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
       });
     };
 
-    // Pass 1: rows per slot and bucket. Histograms are made for the slots rows reach (a level of a
-    // tree of many dimensions has far more possible cubes than cubes with rows).
-    std::vector<std::vector<uint64_t>> histogram(keys.size());
+    // The pass: rows per slot, rows below its window, the weights inside it, and the rows
+    // heading for each child (for the next level's windows).
+    struct Tally {
+      std::vector<uint64_t> rows, below, heading;  // heading[slot * fanout + child]
+      std::vector<std::vector<double>> inside;
+    };
+    auto make_tally = [&] {
+      Tally t;
+      t.rows.assign(keys.size(), 0);
+      t.below.assign(keys.size(), 0);
+      t.heading.assign(keys.size() * fanout, 0);
+      t.inside.resize(keys.size());
+      return t;
+    };
+    Tally tally = make_tally();
     RETURN_IF_ERROR(each_reaching(
-        "counting", [&] { return std::vector<std::vector<uint32_t>>(keys.size()); },
-        [&](std::vector<std::vector<uint32_t>>& local, size_t s, double w) {
-          if (local[s].empty()) local[s].assign(kBuckets, 0);
-          ++local[s][bucket_of(s, w)];
-        },
-        [&](const std::vector<std::vector<uint32_t>>& local) {
-          for (size_t s = 0; s < keys.size(); ++s) {
-            if (local[s].empty()) continue;
-            if (histogram[s].empty()) histogram[s].assign(kBuckets, 0);
-            for (size_t b = 0; b < kBuckets; ++b) histogram[s][b] += local[s][b];
+        "counting", make_tally,
+        [&](Tally& local, size_t s, double w, const uint32_t* coords) {
+          ++local.rows[s];
+          if (w < window_lo[s]) {
+            ++local.below[s];
+          } else if (w < window_hi[s]) {
+            local.inside[s].push_back(w);
           }
+          if (slot_cube[s].depth < otree::kCoordBits) ++local.heading[s * fanout + size_t(slot_cube[s].ChildNumberOf(coords, int(dims)))];
+        },
+        [&](const Tally& local) {
+          for (size_t s = 0; s < keys.size(); ++s) {
+            tally.rows[s] += local.rows[s];
+            tally.below[s] += local.below[s];
+            tally.inside[s].insert(tally.inside[s].end(), local.inside[s].begin(), local.inside[s].end());
+          }
+          for (size_t i = 0; i < tally.heading.size(); ++i) tally.heading[i] += local.heading[i];
         }));
-    // Per slot: its rows, and for a cube keeping cube_rows of them, the bucket holding the
-    // (cube_rows + 1)-th lightest weight and that weight's rank in it.
-    std::vector<uint64_t> rows(keys.size(), 0);
-    std::vector<size_t> bucket(keys.size(), kBuckets);  // kBuckets: all rows stay (a leaf)
-    std::vector<uint64_t> rank(keys.size(), 0);
-    bool second_pass = false;
+    const std::vector<uint64_t>& rows = tally.rows;
+    std::vector<double> max_weight(keys.size(), 1.0);
+    std::vector<size_t> missed;  // inner cubes whose sought weight fell outside the window
     for (size_t s = 0; s < keys.size(); ++s) {
-      if (histogram[s].empty()) continue;
-      const uint64_t* h = histogram[s].data();
-      for (size_t b = 0; b < kBuckets; ++b) rows[s] += h[b];
-      if (rows[s] <= options.cube_rows || CubeOfKey(tree, keys[s]).depth >= otree::kCoordBits) continue;
-      uint64_t below = 0;
-      for (size_t b = 0; b < kBuckets; ++b) {
-        if (below + h[b] > options.cube_rows) {
-          bucket[s] = b;
-          rank[s] = options.cube_rows - below;
-          break;
-        }
-        below += h[b];
+      if (rows[s] <= options.cube_rows || slot_cube[s].depth >= otree::kCoordBits) continue;
+      const uint64_t rank = options.cube_rows;  // of the sought weight, from 0
+      std::vector<double>& inside = tally.inside[s];
+      if (rank < tally.below[s] || rank - tally.below[s] >= inside.size()) {
+        missed.push_back(s);
+        continue;
       }
-      second_pass = true;
+      const auto at = inside.begin() + std::ptrdiff_t(rank - tally.below[s]);
+      std::nth_element(inside.begin(), at, inside.end());
+      max_weight[s] = *at;
     }
-    histogram = {};
-    // Pass 2: the weights in those buckets.
-    std::vector<std::vector<double>> weights(keys.size());
-    if (second_pass) {
+    tally.inside = {};
+    if (!missed.empty()) {
+      // Those cubes by a histogram of their weights (equal-width buckets over [lo, 1) hold about
+      // equal rows), then the weights of the bucket holding the sought one.
+      std::vector<int32_t> missed_at(keys.size(), -1);
+      for (size_t m = 0; m < missed.size(); ++m) missed_at[missed[m]] = int32_t(m);
+      auto bucket_of = [&](size_t s, double w) {
+        return std::min(kBuckets - 1, size_t((w - lo[s]) / (1 - lo[s]) * double(kBuckets)));
+      };
+      auto make_histograms = [&] { return std::vector<uint64_t>(missed.size() * kBuckets, 0); };
+      std::vector<uint64_t> histogram = make_histograms();
       RETURN_IF_ERROR(each_reaching(
-          "selecting", [&] { return std::vector<std::vector<double>>(keys.size()); },
-          [&](std::vector<std::vector<double>>& local, size_t s, double w) {
-            if (bucket[s] < kBuckets && bucket_of(s, w) == bucket[s]) local[s].push_back(w);
+          "counting again", make_histograms,
+          [&](std::vector<uint64_t>& local, size_t s, double w, const uint32_t*) {
+            if (missed_at[s] >= 0) ++local[size_t(missed_at[s]) * kBuckets + bucket_of(s, w)];
+          },
+          [&](const std::vector<uint64_t>& local) {
+            for (size_t i = 0; i < histogram.size(); ++i) histogram[i] += local[i];
+          }));
+      std::vector<size_t> bucket(missed.size(), kBuckets);
+      std::vector<uint64_t> rank(missed.size(), 0);
+      for (size_t m = 0; m < missed.size(); ++m) {
+        uint64_t below = 0;  // in the buckets before b; at the end, in all of them
+        for (size_t b = 0; b < kBuckets; ++b) {
+          const uint64_t here = histogram[m * kBuckets + b];
+          if (bucket[m] == kBuckets && below + here > options.cube_rows) {
+            bucket[m] = b;
+            rank[m] = options.cube_rows - below;
+          }
+          below += here;
+        }
+        if (below != rows[missed[m]]) return Status::Internal("layout: a cube's rows changed between passes over its points");
+      }
+      auto make_weights = [&] { return std::vector<std::vector<double>>(missed.size()); };
+      std::vector<std::vector<double>> weights = make_weights();
+      RETURN_IF_ERROR(each_reaching(
+          "selecting", make_weights,
+          [&](std::vector<std::vector<double>>& local, size_t s, double w, const uint32_t*) {
+            const int32_t m = missed_at[s];
+            if (m >= 0 && bucket_of(s, w) == bucket[size_t(m)]) local[size_t(m)].push_back(w);
           },
           [&](const std::vector<std::vector<double>>& local) {
-            for (size_t s = 0; s < keys.size(); ++s) weights[s].insert(weights[s].end(), local[s].begin(), local[s].end());
+            for (size_t m = 0; m < missed.size(); ++m) weights[m].insert(weights[m].end(), local[m].begin(), local[m].end());
           }));
+      for (size_t m = 0; m < missed.size(); ++m) {
+        if (bucket[m] == kBuckets || rank[m] >= weights[m].size()) {
+          return Status::Internal("layout: a weight bucket lost rows between passes");
+        }
+        std::nth_element(weights[m].begin(), weights[m].begin() + std::ptrdiff_t(rank[m]), weights[m].end());
+        max_weight[missed[m]] = weights[m][size_t(rank[m])];
+      }
     }
     if (stray) return Status::Corruption("layout: a spilled point's weight is outside [0, 1) (a damaged temporary object)");
     std::vector<CubeMax> level;
     for (size_t s = 0; s < keys.size(); ++s) {
       if (rows[s] == 0) continue;
-      CubeMax m{CubeOfKey(tree, keys[s]), rows[s], 1.0};
+      CubeMax m{slot_cube[s], rows[s], max_weight[s]};
       reaching[m.id] = rows[s];
-      if (bucket[s] < kBuckets) {
-        if (rank[s] >= weights[s].size()) return Status::Internal("layout: a weight bucket lost rows between passes");
-        std::nth_element(weights[s].begin(), weights[s].begin() + std::ptrdiff_t(rank[s]), weights[s].end());
-        m.max_weight = weights[s][size_t(rank[s])];
+      if (m.max_weight < 1) {
+        toward[m.id].assign(tally.heading.begin() + std::ptrdiff_t(s * fanout),
+                            tally.heading.begin() + std::ptrdiff_t((s + 1) * fanout));
       }
       level.push_back(m);
     }
@@ -764,6 +828,10 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   }
   revision.tree = builder.tree();
   const std::vector<otree::Cube>& cubes = revision.tree.cubes();
+  held = {};  // placing the rows computes their points anew
+#ifdef __GLIBC__
+  malloc_trim(0);  // and the memory they took goes back to the system, not kept by malloc for later
+#endif
 
   // The rows of each cube (those reaching it but none of its children), and the files PackCubes
   // makes of them: those of the one-piece layout.
@@ -783,26 +851,27 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
   const Schema schema = parts::WithWeight(table->schema());
   parts::FileRuns runs(store, &temporaries, schema, revision.tree, files);
   // A part's rows with their weights and cubes: the next part's are read while one is spilled.
-  using PlacedPart = std::pair<Batch, std::vector<uint32_t>>;
+  using PlacedPart = std::pair<parts::Placed, std::vector<uint32_t>>;
+  std::vector<int> layout_columns = PointColumns(table->schema(), options);
+  layout_columns.resize(dims);
   auto place_part = [&](size_t p) -> Result<PlacedPart> {
-    PartitionPoints read_points;
-    if (!keep_points) {
-      ASSIGN_OR_RETURN(read_points, ReadPoints(store, spilled[p], dims, part_rows[p]));
-    }
+    ASSIGN_OR_RETURN(std::vector<Batch> pieces, ReadPartPieces(*table, partitions[p], {}));
+    // The fragments are not joined: the rows are copied once, when the runs group them by file.
+    parts::Placed placed = parts::PlacedFromPieces(std::move(pieces), table->schema(), {}, /*weights=*/true,
+                                                   options.seed, partitions[p].first_row);
+    if (placed.rows.num_rows() != part_rows[p]) return Status::Internal("layout: a part's rows changed while it was read");
+    RETURN_IF_ERROR(parts::ExtendCoords(&placed, layout_columns, revision.transforms));
     std::vector<uint32_t> cubes_here;
-    Tree tree = revision.tree;
-    tree.Place((keep_points ? held[p] : read_points).points(), &cubes_here);
-    if (tree.cubes().size() != cubes.size()) return Status::Internal("layout: rows fell outside the tree built from them");
-    ASSIGN_OR_RETURN(Batch rows, ReadPart(*table, partitions[p], {}));
-    Batch weighted = parts::AddWeights(std::move(rows), options.seed, partitions[p].first_row);
-    if (weighted.num_rows() != cubes_here.size()) return Status::Internal("layout: a part's rows changed while it was read");
-    return PlacedPart(std::move(weighted), std::move(cubes_here));
+    if (!revision.tree.Locate(placed.points(), ThreadPool::Default(), &cubes_here)) {
+      return Status::Internal("layout: rows fell outside the tree built from them");
+    }
+    placed.coords = {};
+    return PlacedPart(std::move(placed), std::move(cubes_here));
   };
   RETURN_IF_ERROR(Pipelined<PlacedPart>(partitions.size(), place_part, [&](size_t p, PlacedPart placed) {
     progress("sorting rows into files", partitions[p].first_row);
     return runs.Add(std::move(placed.first), placed.second);
   }));
-  held.clear();
 
   // Each file: its rows from every part's run, in part order (so each cube's rows are in table
   // order, as in one piece), written as LayoutTable writes them, a batch of consecutive files of

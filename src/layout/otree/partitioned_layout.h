@@ -73,6 +73,8 @@ struct PartitionPoints {
   std::vector<std::vector<uint32_t>> coords;
   std::vector<double> weights;
   otree::Points points() const;
+  size_t size() const { return weights.size(); }
+  double weight(size_t i) const { return weights[i]; }
 };
 // Step 3's start on a part, from `read` as SampleLayoutColumns takes it, or else the table.
 Result<PartitionPoints> ComputePartitionPoints(const table::Table& table, const LayoutOptions& options,
@@ -141,21 +143,28 @@ Result<LayoutReport> CommitPartitionedLayout(table::Table* table, const LayoutOp
                                              const std::vector<std::string>& written);
 
 // Steps 1-3 in this process, one part at a time, and LayoutTable's path for tables over its
-// memory limit. Each part's points are computed once: held (keep_points) or spilled to a
-// temporary object and read back by each later pass. Each level's max weights come from two
-// passes over the points holding nothing per row (in chunks on the shared pool): the first
-// counts each cube's rows in a histogram of their weights, the second collects only the weights
-// of the bucket holding the (cube_rows + 1)-th lightest — memory is a part's points (or none)
-// plus a histogram per cube of the level. Step 4 differs from the distributed protocol's: the
-// files are those of the one-piece layout (PackCubes over the whole table's cubes); each part's
-// rows are spilled grouped by the file they go to (a Parquet object, a row group per file), then
-// the files are written a batch at a time from their runs in part order — the same files and
-// blocks as LayoutTable in one piece, two parts' worth of rows in memory at a time (the next part
-// is read while one is spilled). Temporaries
-// live under the table's _tmp/ and are removed when the layout ends, whether it succeeds or
-// fails (vacuum removes those of a killed one).
+// memory limit. Each part's points are computed once and kept for the tree's levels: held, while
+// the parts' points held take at most hold_points_bytes, else spilled to a temporary object and
+// read back by each later pass — compactly either way (4 bytes a coordinate, and a weight's 32
+// bits when it is a multiple of 2^-32, as every weight drawn since the weights have 32 bits).
+// Each level's max weights come from one pass over the points holding nothing per row (in chunks
+// on the shared pool): it counts each cube's rows and collects the weights in a narrow window
+// where the (cube_rows + 1)-th lightest must lie by the counts of the level above (two more
+// passes, by a histogram of weights, for a cube where it does not) — memory is the points held
+// plus a few thousand weights per cube of the level. The points are let go when
+// the tree is built. Step 4 differs from the distributed protocol's: the files are those of the
+// one-piece layout (PackCubes over the whole table's cubes); each part's rows are read again,
+// placed in the tree (their points computed anew from the rows) and spilled grouped by the file
+// they go to (a Parquet object, a row group per file), then the files are written a batch at a
+// time from their runs in part order — the same files and blocks as LayoutTable in one piece,
+// two parts' worth of rows in memory at a time (the next part is read while one is spilled).
+// Temporaries live under the table's _tmp/ and are removed when the layout ends, whether it
+// succeeds or fails (vacuum removes those of a killed one).
 Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOptions& options, size_t parts,
-                                            bool keep_points = true);
+                                            uint64_t hold_points_bytes = UINT64_MAX);
+// How wide the window of weights is that a level's one pass collects, in standard deviations
+// each side (8). For tests: 0 sends every inner cube through the two further passes.
+extern double weight_window_sigmas;
 
 // A comparison layout (sort / zorder / hilbert) sorted externally in `parts` parts of the table,
 // one at a time: the transformations from the parts' statistics and samples (as the OTree's); a

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "layout/otree/spill.h"
 #include "util/test_util.h"
 
 namespace lakeindex::layout {
@@ -191,14 +192,60 @@ TEST(PartitionedLayoutTest, SameWeightsCubesAndRevisionAsLayoutTable) {
     ExpectSameLayout(*single, *parted, /*same_files=*/true);
     // Holding no points across parts: max weights by weight histograms and a second pass.
     auto bounded = MakeTable(batches);
-    ASSERT_TRUE(LayoutTablePartitioned(bounded.get(), options, c.parts, /*keep_points=*/false).ok());
+    ASSERT_TRUE(LayoutTablePartitioned(bounded.get(), options, c.parts, /*hold_points_bytes=*/0).ok());
     ExpectSameLayout(*single, *bounded, /*same_files=*/true);
+    // Some parts' points held (room for about one part's), the others spilled.
+    auto mixed = MakeTable(batches);
+    const uint64_t one_part = mixed->manifest().total_rows() / c.parts * (4 * c.columns.size() + 4);
+    ASSERT_TRUE(LayoutTablePartitioned(mixed.get(), options, c.parts, one_part + 1).ok());
+    ExpectSameLayout(*single, *mixed, /*same_files=*/true);
+    // Weight windows that miss: every inner cube's (0 deviations wide: empty) or some of them,
+    // found by the histogram passes instead.
+    for (double sigmas : {0.0, 0.7}) {
+      SCOPED_TRACE("window of " + std::to_string(sigmas) + " deviations");
+      weight_window_sigmas = sigmas;
+      auto narrow = MakeTable(batches);
+      auto narrow_report = LayoutTablePartitioned(narrow.get(), options, c.parts, 0);
+      weight_window_sigmas = 8;
+      ASSERT_TRUE(narrow_report.ok()) << narrow_report.status().ToString();
+      ExpectSameLayout(*single, *narrow, /*same_files=*/true);
+    }
 
     // A second layout keeps the weights: the same again on the rewritten tables.
     options.cube_rows = c.cube_rows * 2;
     ASSERT_TRUE(LayoutTable(single.get(), options).ok());
     ASSERT_TRUE(LayoutTablePartitioned(parted.get(), options, c.parts + 1).ok());
     ExpectSameLayout(*single, *parted, /*same_files=*/true);
+  }
+}
+
+// Points kept between the tree's levels: weights of 32 bits as their bits, others (as layouts
+// wrote them before weights had 32 bits) whole; spilled and read back unchanged, and a spilled
+// object of the wrong size is Corruption.
+TEST(PartitionedLayoutTest, CompactPointsKeepEveryWeightExactly) {
+  Rng rng(5);
+  std::vector<std::vector<uint32_t>> coords(2);
+  std::vector<double> narrow, wide;
+  for (size_t i = 0; i < 1000; ++i) {
+    for (auto& c : coords) c.push_back(uint32_t(rng.Next()));
+    narrow.push_back(double(uint32_t(rng.Next())) * 0x1.0p-32);
+    wide.push_back(i == 999 ? 0.5 + 0x1.0p-40 : narrow.back());  // one weight of more than 32 bits
+  }
+  auto store = NewMemoryStore();
+  for (const std::vector<double>* weights : {&narrow, &wide}) {
+    const parts::CompactPoints points = parts::Compact(coords, *weights);
+    EXPECT_EQ(points.wide(), weights == &wide);
+    EXPECT_EQ(points.bytes(), 1000u * (8 + (weights == &wide ? 8 : 4)));
+    ASSERT_TRUE(parts::WritePoints(store.get(), "p", points).ok());
+    auto back = parts::ReadPoints(store.get(), "p", 2, 1000, points.wide());
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    for (size_t i = 0; i < 1000; ++i) {
+      ASSERT_EQ(points.weight(i), (*weights)[i]) << i;
+      ASSERT_EQ(back->weight(i), (*weights)[i]) << i;
+      ASSERT_EQ(back->coords[1][i], coords[1][i]) << i;
+    }
+    auto wrong = parts::ReadPoints(store.get(), "p", 2, 1000, !points.wide());
+    EXPECT_TRUE(wrong.status().IsCorruption()) << wrong.status().ToString();
   }
 }
 
@@ -276,7 +323,7 @@ TEST(PartitionedLayoutTest, AFailedRequestLeavesTheTableAndNoTemporaries) {
       auto t = MakeTable(batches, store);
       const uint64_t version = t->version();
       store->FailNth(op, k);
-      auto report = LayoutTablePartitioned(t.get(), options, 3, /*keep_points=*/false);
+      auto report = LayoutTablePartitioned(t.get(), options, 3, /*hold_points_bytes=*/0);
       const bool failed_here = store->OpsSeen(op) >= k;
       store->FailNth(op, 0);
       if (!report.ok()) {

@@ -1,5 +1,6 @@
 #include "layout/otree/spill.h"
 
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -34,6 +35,63 @@ parquet::WriteOptions SpillWriteOptions() {
   return o;
 }
 
+CompactPoints Compact(std::vector<std::vector<uint32_t>> coords, std::vector<double> weights) {
+  CompactPoints out;
+  out.rows = weights.size();
+  out.coords = std::move(coords);
+  out.weight_bits.resize(out.rows);
+  for (size_t i = 0; i < out.rows; ++i) {
+    const double scaled = weights[i] * 0x1.0p32;  // exact: a power of two
+    const auto bits = uint32_t(scaled);
+    if (double(bits) != scaled) {
+      out.weight_bits = {};
+      out.weights = std::move(weights);
+      break;
+    }
+    out.weight_bits[i] = bits;
+  }
+  return out;
+}
+
+Status WritePoints(ObjectStore* store, const std::string& path, const CompactPoints& points) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> out, store->OpenWriter(path));
+  auto append = [&](const auto& v) {
+    return out->Append({reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0])});
+  };
+  for (const std::vector<uint32_t>& c : points.coords) RETURN_IF_ERROR(append(c));
+  RETURN_IF_ERROR(points.wide() ? append(points.weights) : append(points.weight_bits));
+  return out->Close();
+}
+
+Result<CompactPoints> ReadPoints(ObjectStore* store, const std::string& path, size_t dims, size_t rows, bool wide) {
+  ASSIGN_OR_RETURN(std::string bytes, store->Read(path));
+  CompactPoints out;
+  out.rows = rows;
+  out.coords.assign(dims, std::vector<uint32_t>(rows));
+  if (wide) {
+    out.weights.resize(rows);
+  } else {
+    out.weight_bits.resize(rows);
+  }
+  const uint64_t expected = uint64_t(rows) * (dims * sizeof(uint32_t) + (wide ? sizeof(double) : sizeof(uint32_t)));
+  if (bytes.size() != expected) {
+    return Status::Corruption(path + ": " + std::to_string(bytes.size()) + " bytes of spilled points, expected " +
+                              std::to_string(rows) + " rows of " + std::to_string(dims) + " coordinates and a weight");
+  }
+  const char* at = bytes.data();
+  auto take = [&](auto* v) {
+    std::memcpy(v->data(), at, v->size() * sizeof((*v)[0]));
+    at += v->size() * sizeof((*v)[0]);
+  };
+  for (std::vector<uint32_t>& c : out.coords) take(&c);
+  if (wide) {
+    take(&out.weights);
+  } else {
+    take(&out.weight_bits);
+  }
+  return out;
+}
+
 namespace {
 
 // The spilled runs' last column: each row's tag.
@@ -45,16 +103,21 @@ BucketRuns::BucketRuns(ObjectStore* store, Temporaries* temporaries, Schema sche
     : store_(store), temporaries_(temporaries), schema_(std::move(schema)), rows_of_bucket_(buckets, 0), tagged_(tagged) {}
 
 Status BucketRuns::Add(Batch rows, const std::vector<uint32_t>& bucket_of_row, const std::vector<uint32_t>& tag_of_row) {
+  Placed placed;
+  placed.rows = std::move(rows);
+  placed.weight_column = schema_.FindField(kWeightColumn);
+  return Add(std::move(placed), bucket_of_row, tag_of_row);
+}
+
+Status BucketRuns::Add(Placed placed, const std::vector<uint32_t>& bucket_of_row, const std::vector<uint32_t>& tag_of_row) {
   const size_t n = bucket_of_row.size(), buckets = rows_of_bucket_.size();
-  if (rows.num_rows() != n || !(rows.schema() == schema_) || tag_of_row.size() != (tagged_ ? n : 0)) {
+  if (placed.rows.num_rows() != n || !(placed.rows.schema() == schema_) || tag_of_row.size() != (tagged_ ? n : 0)) {
     return Status::Internal("layout: a run's rows do not match their buckets, tags or the table's columns");
   }
   for (uint32_t b : bucket_of_row) {
     if (b >= buckets) return Status::Internal("layout: a row's bucket is out of range");
   }
-  Placed placed;
-  placed.rows = std::move(rows);
-  placed.weight_column = schema_.FindField(kWeightColumn);
+  placed.coords = {};  // not kept
   Run run;
   const std::vector<uint32_t> position = GroupRows(&placed, bucket_of_row, buckets, &run.start);
   if (tagged_) {
@@ -149,6 +212,13 @@ FileRuns::FileRuns(ObjectStore* store, Temporaries* temporaries, Schema schema, 
 }
 
 Status FileRuns::Add(Batch rows, const std::vector<uint32_t>& cube_of_row) {
+  Placed placed;
+  placed.rows = std::move(rows);
+  placed.weight_column = schema_.FindField(kWeightColumn);
+  return Add(std::move(placed), cube_of_row);
+}
+
+Status FileRuns::Add(Placed rows, const std::vector<uint32_t>& cube_of_row) {
   std::vector<uint32_t> file_of_row(cube_of_row.size());
   for (size_t i = 0; i < cube_of_row.size(); ++i) {
     const uint32_t c = cube_of_row[i];

@@ -39,6 +39,30 @@ class Temporaries {
 // row group only where the caller cuts one.
 parquet::WriteOptions SpillWriteOptions();
 
+// Points (coordinates and weights) as a layout keeps them between the tree's levels: the
+// coordinates, and the weights as their 32 bits when every one is a multiple of 2^-32 in [0, 1)
+// (as DrawWeights draws them), else as doubles (weights written before they had 32 bits).
+struct CompactPoints {
+  std::vector<std::vector<uint32_t>> coords;
+  std::vector<uint32_t> weight_bits;  // weight i = weight_bits[i] * 2^-32; empty when `weights` holds them
+  std::vector<double> weights;
+  size_t rows = 0;
+
+  size_t size() const { return rows; }
+  double weight(size_t i) const { return weights.empty() ? double(weight_bits[i]) * 0x1.0p-32 : weights[i]; }
+  bool wide() const { return !weights.empty(); }
+  uint64_t bytes() const {
+    return uint64_t(rows) * (coords.size() * sizeof(uint32_t) + (wide() ? sizeof(double) : sizeof(uint32_t)));
+  }
+};
+// REQUIRES: every coords[d] and weights of one length, weights in [0, 1).
+CompactPoints Compact(std::vector<std::vector<uint32_t>> coords, std::vector<double> weights);
+// Points as one temporary object (the coordinates of each dimension, then the weights, in the
+// machine's byte order), and back: the reader says how many and whether the weights were wide;
+// Corruption when the object's size disagrees.
+Status WritePoints(ObjectStore* store, const std::string& path, const CompactPoints& points);
+Result<CompactPoints> ReadPoints(ObjectStore* store, const std::string& path, size_t dims, size_t rows, bool wide);
+
 // Rows of `schema` sorted into numbered buckets (the data files a layout writes, or key ranges),
 // added as runs in the order the in-memory path would hold them, each row with an optional tag
 // (its cube). A run is spilled as a Parquet object with a row group per bucket it has rows for
@@ -49,6 +73,8 @@ class BucketRuns {
   // The next run: `rows` (of the schema), bucket_of_row[i] < buckets, tag_of_row one per row when
   // tagged (else empty).
   Status Add(Batch rows, const std::vector<uint32_t>& bucket_of_row, const std::vector<uint32_t>& tag_of_row);
+  // The same with the rows as Placed (their coordinates are not kept; columns may wait in pieces).
+  Status Add(Placed rows, const std::vector<uint32_t>& bucket_of_row, const std::vector<uint32_t>& tag_of_row);
   uint64_t rows() const { return rows_; }
   uint64_t rows_of(size_t bucket) const { return rows_of_bucket_[bucket]; }
   size_t buckets() const { return rows_of_bucket_.size(); }
@@ -86,6 +112,7 @@ class FileRuns {
   // The next run: `rows` (of the schema) whose cubes are cube_of_row (indexes into the tree's cubes,
   // each in one of the files).
   Status Add(Batch rows, const std::vector<uint32_t>& cube_of_row);
+  Status Add(Placed rows, const std::vector<uint32_t>& cube_of_row);  // coordinates not kept
   uint64_t rows() const { return runs_.rows(); }
   // Writes the files, consecutive ones of at most batch_rows rows together (or one file alone), as
   // blocks of `revision` (WriteCubes with the grouping given), the next batch read while one is

@@ -1,6 +1,7 @@
 #include "layout/otree/tree.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 
 #include "common/thread_pool.h"
@@ -224,6 +225,38 @@ void Tree::Place(const Points& points, std::vector<uint32_t>* cube_of_row) {
     ++cubes_[size_t(c)].rows;
     (*cube_of_row)[i] = uint32_t(c);
   }
+}
+
+std::vector<int32_t> Tree::ChildTable() const {
+  std::vector<int32_t> out(cubes_.size() * 64, -1);
+  for (size_t c = 0; c < cubes_.size(); ++c) {
+    for (int k : cubes_[c].children) out[c * 64 + size_t(LastChildNumber(cubes_[size_t(k)].id, dims_))] = int32_t(k);
+  }
+  return out;
+}
+
+bool Tree::Locate(const Points& points, ThreadPool* pool, std::vector<uint32_t>* cube_of_row) const {
+  cube_of_row->assign(points.size, 0);
+  if (points.size == 0) return true;
+  if (cubes_.empty()) return false;
+  const std::vector<int32_t> children = ChildTable();
+  std::atomic<bool> missing{false};
+  constexpr size_t kChunk = size_t(1) << 16;
+  ParallelFor(pool, (points.size + kChunk - 1) / kChunk, [&](size_t k) {
+    for (size_t i = k * kChunk; i < std::min(points.size, (k + 1) * kChunk); ++i) {
+      const double w = points.weights[i];
+      int32_t c = 0;
+      while (w >= cubes_[size_t(c)].max_weight && cubes_[size_t(c)].id.depth < kCoordBits) {
+        c = children[size_t(c) * 64 + size_t(ChildNumberOfRow(cubes_[size_t(c)].id, points, uint32_t(i)))];
+        if (c < 0) {
+          missing = true;
+          return;
+        }
+      }
+      (*cube_of_row)[i] = uint32_t(c);
+    }
+  });
+  return !missing;
 }
 
 std::vector<int> Tree::Overfull(double factor) const {

@@ -18,6 +18,10 @@
 #include "layout/otree/space.h"
 #include "lakeindex/status.h"
 
+namespace lakeindex {
+class ThreadPool;
+}
+
 namespace lakeindex::layout::otree {
 
 struct Cube {
@@ -45,6 +49,14 @@ class Tree {
   // whose max_weight is above its weight, creating missing cubes as leaves (max_weight 1).
   // Max weights do not change, so cubes may overfill (Overfull / Split repair that).
   void Place(const Points& points, std::vector<uint32_t>* cube_of_row);
+
+  // The cube of each point in the tree as it stands: Place's walk, creating no cube and counting
+  // no row, in chunks on `pool` (null: this thread). False when a point needs a cube the tree
+  // lacks (cube_of_row is then unspecified).
+  bool Locate(const Points& points, ThreadPool* pool, std::vector<uint32_t>* cube_of_row) const;
+  // Each cube's children by child number: at [c * 64 + k] the index of cube c's child k, -1 when
+  // it has none.
+  std::vector<int32_t> ChildTable() const;
 
   // Cubes holding more than `factor` * cube_rows rows, and below depth kCoordBits.
   std::vector<int> Overfull(double factor) const;

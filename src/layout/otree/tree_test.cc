@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/thread_pool.h"
 #include "layout/otree/layout_parts.h"
 #include "util/test_util.h"
 
@@ -153,6 +154,46 @@ TEST(TreeTest, BuildInParallelMatchesInvariants) {
   Tree tree = Tree::Build(2, 5000, p.View(), &cube_of_row);
   CheckTree(tree, p, cube_of_row, true);
   EXPECT_GE(tree.depth(), 3);
+}
+
+// Locate walks as Place does without changing the tree: the cube Build gave each row, on one
+// thread or many; a point needing a cube the tree lacks is reported.
+TEST(TreeTest, LocateFindsEachRowsCubeAndReportsMissingOnes) {
+  Rng rng(12);
+  int missing_tested = 0;
+  for (int iter = 0; iter < 12; ++iter) {
+    SCOPED_TRACE("iter " + std::to_string(iter));
+    const int dims = 1 + int(rng.Uniform(kMaxDims));
+    PointSet p = RandomPoints(rng, dims, 1000 + rng.Uniform(200000), iter % 3);
+    std::vector<uint32_t> built, located;
+    const Tree tree = Tree::Build(dims, 1 + rng.Uniform(3000), p.View(), &built);
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), ThreadPool::Default()}) {
+      ASSERT_TRUE(tree.Locate(p.View(), pool, &located));
+      EXPECT_EQ(located, built);
+    }
+    // A point whose path leaves the built cubes: the heaviest weight where a child is missing.
+    const std::vector<int32_t> children = tree.ChildTable();
+    bool tested = false;
+    for (size_t c = 0; c < tree.cubes().size() && !tested; ++c) {
+      const Cube& cube = tree.cubes()[c];
+      if (cube.max_weight >= 1 || cube.id.depth >= kCoordBits) continue;
+      for (int k = 0; k < (1 << dims) && !tested; ++k) {
+        if (children[c * 64 + size_t(k)] >= 0) continue;
+        PointSet one;
+        one.dims = dims;
+        one.coords.resize(size_t(dims));
+        // A point inside child k of the cube: the cube's corner, then k's bits at the next level.
+        std::array<uint32_t, kMaxDims> at{};
+        const CubeId child = cube.id.Child(k, dims);
+        for (int d = 0; d < dims; ++d) at[size_t(d)] = child.Lo(d);
+        one.Add(at, 0.999999);
+        EXPECT_FALSE(tree.Locate(one.View(), nullptr, &located));
+        tested = true;
+        ++missing_tested;
+      }
+    }
+  }
+  EXPECT_GT(missing_tested, 3);
 }
 
 TEST(TreeTest, IdenticalPointsStopAtDepth32) {
