@@ -19,6 +19,13 @@
 
 namespace lakeindex {
 
+// Objects under this prefix are scratch space: a command's temporaries (a layout's spilled runs
+// and points), read back only by the process that wrote them and removed when it ends (vacuum
+// removes those of a killed one). A store need not make them durable: after a crash nothing reads
+// them (the local store does not fsync them).
+inline constexpr std::string_view kScratchPrefix = "_tmp/";
+inline bool IsScratchPath(std::string_view path) { return path.substr(0, kScratchPrefix.size()) == kScratchPrefix; }
+
 struct ObjectInfo {
   std::string path;
   uint64_t size = 0;

@@ -5,7 +5,8 @@
 // target (Write) or hard-linked to it (CreateIfAbsent: link(2) fails with EEXIST if the target
 // exists, which makes it atomic across processes, unlike a check-then-rename). The directory is
 // fsynced afterwards so the new name survives a crash. OpenWriter streams into such a temporary
-// file and renames it at Close; an abandoned writer unlinks it.
+// file and renames it at Close; an abandoned writer unlinks it. Objects under kScratchPrefix are
+// written and renamed the same way but never fsynced: nothing reads them after a crash.
 //
 // Containment: keys are validated, and every existing component of a key's path is lstat'ed;
 // a symlink is followed only if its resolution stays under the root. This guards against a
@@ -151,7 +152,8 @@ class LocalObjectWriter final : public ObjectWriter {
         full_(std::move(full)),
         dir_(std::move(dir)),
         tmp_(std::move(tmp)),
-        fd_(fd) {}
+        fd_(fd),
+        durable_(!IsScratchPath(path())) {}
   ~LocalObjectWriter() override { Discard(); }
 
  protected:
@@ -164,11 +166,11 @@ class LocalObjectWriter final : public ObjectWriter {
 
   Status DoClose() override {
     RETURN_IF_ERROR(Flush());
-    if (::fsync(fd_.get()) != 0) return Fail(IOErrorFor("fsync", tmp_, errno));
+    if (durable_ && ::fsync(fd_.get()) != 0) return Fail(IOErrorFor("fsync", tmp_, errno));
     if (fd_.Close() != 0) return Fail(IOErrorFor("close", tmp_, errno));
     if (::rename(tmp_.c_str(), full_.c_str()) != 0) return Fail(IOErrorFor("rename to", full_, errno));
     tmp_.clear();  // published: nothing left to discard
-    return SyncDirectory(dir_);
+    return durable_ ? SyncDirectory(dir_) : Status::OK();
   }
 
  private:
@@ -194,6 +196,7 @@ class LocalObjectWriter final : public ObjectWriter {
   const std::string dir_;
   std::string tmp_;  // empty once published or discarded
   Fd fd_;
+  const bool durable_;  // fsync at Close (not for scratch objects)
   std::string buffer_;
 };
 
@@ -261,13 +264,14 @@ class LocalStore final : public ObjectStore {
     ASSIGN_OR_RETURN(std::string full, Resolve(path));
     RETURN_IF_ERROR(MakeParents(path));
     const std::string dir = ParentOf(full);
-    ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, data));
+    const bool durable = !IsScratchPath(path);
+    ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, data, durable));
     if (::rename(tmp.c_str(), full.c_str()) != 0) {
       int err = errno;
       ::unlink(tmp.c_str());
       return IOErrorFor("rename to", full, err);
     }
-    return SyncDirectory(dir);
+    return durable ? SyncDirectory(dir) : Status::OK();
   }
 
   Status CreateIfAbsent(std::string_view path, std::string_view data) override {
@@ -328,7 +332,7 @@ class LocalStore final : public ObjectStore {
       if (errno == ENOENT || errno == ENOTDIR || errno == EISDIR) return Status::OK();
       return IOErrorFor("unlink", full, errno);
     }
-    return SyncDirectory(ParentOf(full));
+    return IsScratchPath(path) ? Status::OK() : SyncDirectory(ParentOf(full));
   }
 
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path) override {
@@ -431,12 +435,13 @@ class LocalStore final : public ObjectStore {
     return Status::OK();
   }
 
-  // Writes `data` to a new temporary file in `dir`, fsynced and closed; returns its path.
-  Result<std::string> WriteTemp(const std::string& dir, std::string_view data) const {
+  // Writes `data` to a new temporary file in `dir`, fsynced (when durable) and closed; returns
+  // its path.
+  Result<std::string> WriteTemp(const std::string& dir, std::string_view data, bool durable = true) const {
     Fd fd(-1);
     ASSIGN_OR_RETURN(std::string tmp, CreateTemp(dir, &fd));
     Status st = WriteFully(fd.get(), tmp, data);
-    if (st.ok() && ::fsync(fd.get()) != 0) st = IOErrorFor("fsync", tmp, errno);
+    if (st.ok() && durable && ::fsync(fd.get()) != 0) st = IOErrorFor("fsync", tmp, errno);
     if (fd.Close() != 0 && st.ok()) st = IOErrorFor("close", tmp, errno);
     if (!st.ok()) {
       ::unlink(tmp.c_str());

@@ -150,6 +150,29 @@ TEST_F(LocalStoreTest, StreamedWriterUsesOneTempFileAndRemovesItOnEveryEnd) {
   EXPECT_TRUE(fs::is_directory(root_ + "/idx/dir/child"));
 }
 
+// Scratch objects (under kScratchPrefix: a command's temporaries) are not fsynced, and otherwise
+// written, streamed, published whole, listed and deleted as any other object.
+TEST_F(LocalStoreTest, ScratchObjectsBehaveAsAnyOther) {
+  EXPECT_TRUE(IsScratchPath("_tmp/layout-1-rows.parquet"));
+  EXPECT_FALSE(IsScratchPath("data/_tmp/x"));
+  EXPECT_FALSE(IsScratchPath("_tmpx/y"));
+  const std::string key = std::string(kScratchPrefix) + "run-0";
+  ASSERT_TRUE(store_->Write(key, "whole").ok());
+  EXPECT_EQ(store_->Read(key).value(), "whole");
+  auto w = store_->OpenWriter(std::string(kScratchPrefix) + "run-1");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->Append(std::string(3 << 20, 'r')).ok());
+  EXPECT_FALSE(fs::exists(root_ + "/_tmp/run-1"));  // published only at Close
+  ASSERT_TRUE((*w)->Close().ok());
+  EXPECT_EQ(fs::file_size(root_ + "/_tmp/run-1"), 3u << 20);
+  EXPECT_TRUE(TempFiles(root_).empty());
+  auto listed = store_->List(kScratchPrefix);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), 2u);
+  ASSERT_TRUE(store_->DeleteMany({key, std::string(kScratchPrefix) + "run-1"}).ok());
+  EXPECT_TRUE(store_->List(kScratchPrefix).value().empty());
+}
+
 TEST_F(LocalStoreTest, RootThatIsAFileIsRefused) {
   std::ofstream(dir_.Join("file")) << "x";
   EXPECT_FALSE(OpenLocalStore(dir_.Join("file")).ok());

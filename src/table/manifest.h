@@ -23,11 +23,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "lakeindex/column_stats.h"
+#include "lakeindex/object_store.h"
 #include "lakeindex/status.h"
 #include "lakeindex/types.h"
 
@@ -48,8 +50,10 @@ inline constexpr uint64_t kMaxHintedManifestBytes = 1ull << 20;
 inline constexpr const char* kDataDir = "data/";
 inline constexpr const char* kDeletionsDir = "_deletions/";
 // Temporary objects of an operation in progress (a layout's spilled points and runs): removed by
-// the operation when it ends, whether it succeeds or fails, and by vacuum after a kill.
+// the operation when it ends, whether it succeeds or fails, and by vacuum after a kill; written
+// without durability (the stores' scratch space, kScratchPrefix).
 inline constexpr const char* kTempDir = "_tmp/";
+static_assert(std::string_view(kTempDir) == kScratchPrefix, "temporaries are the stores' scratch space");
 // A manifest is read whole on every open, so its size is bounded: a commit that would write a
 // larger one is refused (merge fragments with optimize, or lay the table out in fewer files), and
 // a larger object at a version's path is Corruption, not a reason to allocate its size.
