@@ -1,6 +1,10 @@
 #include "layout/otree/curve.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <cmath>
 #include <utility>
 
@@ -98,16 +102,10 @@ uint64_t Hilbert2(uint32_t x, uint32_t y, int bits) {
   return key >> (2 * k);
 }
 
-}  // namespace
-
-uint64_t HilbertKey(const uint32_t* coords, int dims, int skip_bits) {
-  uint32_t x[kMaxDims];
-  int bits = TakeBits(coords, dims, skip_bits, x);
-  if (bits == 0) return 0;
-  if (dims == 1) return x[0];  // the 1-D Hilbert curve is the line itself
-  if (dims == 2) return Hilbert2(x[0], x[1], bits);
-  // Skilling's transform ("Programming the Hilbert curve", AIP Conf. Proc. 707, 2004): turns the
-  // axes into the "transposed" Hilbert index, whose interleaved bits are the key.
+// Skilling's transform ("Programming the Hilbert curve", AIP Conf. Proc. 707, 2004): turns the
+// axes into the "transposed" Hilbert index, whose interleaved bits are the key. Any number of
+// dimensions; x is overwritten.
+uint64_t SkillingKey(uint32_t* x, int dims, int bits) {
   // Branch-free: the branches of the textbook loop are data-dependent coin flips.
   uint32_t top = uint32_t(1) << (bits - 1);
   for (uint32_t q = top; q > 1; q >>= 1) {
@@ -130,6 +128,144 @@ uint64_t HilbertKey(const uint32_t* coords, int dims, int skip_bits) {
   t ^= t >> 16;
   for (int i = 0; i < dims; ++i) x[i] ^= t;
   return Interleave(x, dims, bits);
+}
+
+// 3-D Hilbert order as a state machine reading one octant (a bit of each axis) per step, run two
+// steps per table lookup: about 4 times faster than the transform, which is a tenth of a 3-D
+// layout's writing. The machine is derived once from SkillingKey, so the keys are the same: a
+// state is known by the digits it gives the 8 octants of its level (a turn or mirror of the cube
+// that keeps the curve's order of octants is the identity), its successors by the digits of the
+// level below, read off every prefix of a grid of 64 a side (and checked to agree wherever a
+// state recurs). The curve's orientation at the top depends on the number of bits: a start
+// state per count. Tests compare the keys with SkillingKey's.
+class Hilbert3Machine {
+ public:
+  Hilbert3Machine() {
+    constexpr int kBits = 6, kSide = 1 << kBits;
+    // digit_of[level][prefix << 3 | octant]: the key's digit at that level.
+    std::vector<std::vector<int>> digit_of(kBits);
+    for (int level = 0; level < kBits; ++level) digit_of[size_t(level)].assign(size_t(8) << (3 * level), -1);
+    for (uint32_t a = 0; a < kSide; ++a) {
+      for (uint32_t b = 0; b < kSide; ++b) {
+        for (uint32_t c = 0; c < kSide; ++c) {
+          uint32_t x[3] = {a, b, c};
+          const uint64_t key = SkillingKey(x, 3, kBits);
+          size_t prefix = 0;
+          for (int level = 0; level < kBits; ++level) {
+            const int shift = kBits - 1 - level;
+            const unsigned octant = Octant(a, b, c, shift);
+            int& d = digit_of[size_t(level)][prefix << 3 | octant];
+            const int digit = int(key >> (3 * shift)) & 7;
+            if (d >= 0 && d != digit) Fail("a prefix's octant has two digits");
+            d = digit;
+            prefix = prefix << 3 | octant;
+          }
+        }
+      }
+    }
+    // States by their digits; the successor of (state of prefix p, octant o) is the state of p.o.
+    std::map<std::array<uint8_t, 8>, int> state_of;
+    std::vector<std::array<int, 8>> next;
+    auto state = [&](int level, size_t prefix) {
+      std::array<uint8_t, 8> digits;
+      for (size_t o = 0; o < 8; ++o) digits[o] = uint8_t(digit_of[size_t(level)][prefix << 3 | o]);
+      auto [it, added] = state_of.emplace(digits, int(digits_.size()));
+      if (added) {
+        digits_.push_back(digits);
+        next.push_back({-1, -1, -1, -1, -1, -1, -1, -1});
+      }
+      return it->second;
+    };
+    for (int level = 0; level + 1 < kBits; ++level) {
+      for (size_t prefix = 0; prefix < (size_t(1) << (3 * level)); ++prefix) {
+        const int s = state(level, prefix);
+        for (size_t o = 0; o < 8; ++o) {
+          const int t = state(level + 1, prefix << 3 | o);
+          if (next[size_t(s)][o] >= 0 && next[size_t(s)][o] != t) Fail("a state has two successors");
+          next[size_t(s)][o] = t;
+        }
+      }
+    }
+    for (const auto& n : next) {
+      if (*std::min_element(n.begin(), n.end()) < 0) Fail("a state without successors");
+    }
+    // Start states: the top level's digits under each bit count.
+    for (int bits = 1; bits <= 21; ++bits) {
+      std::array<uint8_t, 8> digits;
+      for (unsigned o = 0; o < 8; ++o) {
+        uint32_t x[3] = {(o >> 2 & 1u) << (bits - 1), (o >> 1 & 1u) << (bits - 1), (o & 1u) << (bits - 1)};
+        digits[o] = uint8_t(SkillingKey(x, 3, bits) >> (3 * (bits - 1)));
+      }
+      auto it = state_of.find(digits);
+      if (it == state_of.end()) Fail("no state starts the curve");
+      start_[bits] = uint8_t(it->second);
+    }
+    // One step: digit | next << 3. Two steps, indexed by state << 6 | the two bits of each axis
+    // (a1 a0 b1 b0 c1 c0): the two digits | next << 6.
+    one_.resize(digits_.size() * 8);
+    two_.resize(digits_.size() * 64);
+    for (size_t s = 0; s < digits_.size(); ++s) {
+      for (size_t o = 0; o < 8; ++o) one_[s * 8 + o] = uint16_t(digits_[s][o] | next[s][o] << 3);
+      for (unsigned i = 0; i < 64; ++i) {
+        const unsigned o1 = Octant(i >> 4, i >> 2, i, 1), o2 = Octant(i >> 4, i >> 2, i, 0);
+        const size_t t = size_t(next[s][o1]);
+        two_[s * 64 + i] = uint16_t((digits_[s][o1] << 3 | digits_[t][o2]) | next[t][o2] << 6);
+      }
+    }
+  }
+
+  uint64_t Key(uint32_t a, uint32_t b, uint32_t c, int bits) const {
+    unsigned s = start_[bits];
+    uint64_t key = 0;
+    int shift = bits - 1;
+    if (bits & 1) {
+      const unsigned e = one_[s * 8 + Octant(a, b, c, shift)];
+      key = e & 7u;
+      s = e >> 3;
+      --shift;
+    }
+    for (; shift > 0; shift -= 2) {
+      const unsigned i = ((a >> (shift - 1)) & 3u) << 4 | ((b >> (shift - 1)) & 3u) << 2 | ((c >> (shift - 1)) & 3u);
+      const unsigned e = two_[s * 64 + i];
+      key = key << 6 | (e & 63u);
+      s = e >> 6;
+    }
+    return key;
+  }
+
+ private:
+  static unsigned Octant(uint32_t a, uint32_t b, uint32_t c, int shift) {
+    return ((a >> shift) & 1u) << 2 | ((b >> shift) & 1u) << 1 | ((c >> shift) & 1u);
+  }
+  [[noreturn]] static void Fail(const char* what) {
+    std::fprintf(stderr, "lakeindex: internal error deriving the 3-D Hilbert machine: %s\n", what);
+    std::abort();
+  }
+
+  std::vector<std::array<uint8_t, 8>> digits_;
+  std::vector<uint16_t> one_, two_;
+  uint8_t start_[22] = {};
+};
+
+}  // namespace
+
+uint64_t HilbertKey(const uint32_t* coords, int dims, int skip_bits) {
+  uint32_t x[kMaxDims];
+  int bits = TakeBits(coords, dims, skip_bits, x);
+  if (bits == 0) return 0;
+  if (dims == 1) return x[0];  // the 1-D Hilbert curve is the line itself
+  if (dims == 2) return Hilbert2(x[0], x[1], bits);
+  if (dims == 3) {
+    static const Hilbert3Machine machine;
+    return machine.Key(x[0], x[1], x[2], bits);
+  }
+  return SkillingKey(x, dims, bits);
+}
+
+uint64_t HilbertKeyByTransform(const uint32_t* coords, int dims, int skip_bits) {
+  uint32_t x[kMaxDims];
+  int bits = TakeBits(coords, dims, skip_bits, x);
+  return bits == 0 ? 0 : SkillingKey(x, dims, bits);
 }
 
 uint64_t ZOrderKey(const uint32_t* coords, int dims, int skip_bits) {

@@ -16,6 +16,9 @@ namespace lakeindex::layout::otree {
 
 // Hilbert index of the point (dims in [1, kMaxDims]); consecutive keys are adjacent cells.
 uint64_t HilbertKey(const uint32_t* coords, int dims, int skip_bits = 0);
+// The same key by Skilling's transform (what HilbertKey computes with tables for 2 and 3 dims):
+// the reference the tables are derived from and tested against.
+uint64_t HilbertKeyByTransform(const uint32_t* coords, int dims, int skip_bits = 0);
 // Z-order (Morton) key: bits interleaved, dimension 0 most significant in each group.
 uint64_t ZOrderKey(const uint32_t* coords, int dims, int skip_bits = 0);
 

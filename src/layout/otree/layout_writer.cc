@@ -355,32 +355,39 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   const size_t n = points.size;
 
   // Each cube's rows as weight slices in Hilbert order: the cube's j-th row becomes
-  // from[start[k] + j] (a row of its range).
+  // from[start[k] + j] (a row of its range). Cubes in parallel, not files: a batch of one large
+  // file was planned on one thread (15 s of a 3-D layout of 110M rows).
   const size_t min_slice_rows = size_t(std::max<uint64_t>(4 * meta.page_rows, 256));
   std::vector<uint32_t> from(n);
+  std::vector<std::vector<BlockMeta>> blocks_of_bucket(cube_of_bucket.size());
+  ParallelFor(ThreadPool::Default(), cube_of_bucket.size(), [&](size_t k) {
+    const otree::Cube& cube = tree.cubes()[size_t(cube_of_bucket[k])];
+    std::vector<uint32_t> cube_rows(start[k + 1] - start[k]);
+    std::iota(cube_rows.begin(), cube_rows.end(), uint32_t(start[k]));
+    uint32_t at = uint32_t(start[k]);
+    for (otree::Slice& slice : otree::PlanSlices(cube_rows, points, cube.id.depth, meta.slices, min_slice_rows)) {
+      BlockMeta block;
+      block.revision = revision;
+      block.cube = cube.id;
+      block.rows = slice.rows.size();
+      block.min_weight = slice.min_weight;
+      block.max_weight = slice.max_weight;
+      std::copy(slice.rows.begin(), slice.rows.end(), from.begin() + at);
+      at += uint32_t(slice.rows.size());
+      blocks_of_bucket[k].push_back(block);
+    }
+  });
   std::vector<WrittenFile> out(files.size());
   std::vector<std::vector<size_t>> groups(files.size());  // rows per block, per file
-  ParallelFor(ThreadPool::Default(), files.size(), [&](size_t f) {
+  for (size_t f = 0; f < files.size(); ++f) {
     for (size_t k = first_bucket[f]; k < first_bucket[f + 1]; ++k) {
-      const otree::Cube& cube = tree.cubes()[size_t(cube_of_bucket[k])];
-      std::vector<uint32_t> cube_rows(start[k + 1] - start[k]);
-      std::iota(cube_rows.begin(), cube_rows.end(), uint32_t(start[k]));
-      uint32_t at = uint32_t(start[k]);
-      for (otree::Slice& slice : otree::PlanSlices(cube_rows, points, cube.id.depth, meta.slices, min_slice_rows)) {
-        BlockMeta block;
+      for (BlockMeta& block : blocks_of_bucket[k]) {
         block.row_group = int(groups[f].size());
-        block.revision = revision;
-        block.cube = cube.id;
-        block.rows = slice.rows.size();
-        block.min_weight = slice.min_weight;
-        block.max_weight = slice.max_weight;
-        groups[f].push_back(slice.rows.size());
-        std::copy(slice.rows.begin(), slice.rows.end(), from.begin() + at);
-        at += uint32_t(slice.rows.size());
+        groups[f].push_back(block.rows);
         out[f].blocks.push_back(block);
       }
     }
-  });
+  }
   placed.coords.clear();
   PermuteWithinBuckets(&placed.rows, start, from);
   RETURN_IF_ERROR(ParallelStatus(files.size(), [&](size_t f) -> Status {
@@ -623,11 +630,11 @@ Result<LayoutReport> LayoutTable(table::Table* table, const LayoutOptions& optio
   const uint64_t limit = options.memory_limit ? options.memory_limit : DefaultMemoryLimit();
   ASSIGN_OR_RETURN(const uint64_t need, EstimateLayoutMemory(*table, options));
   if (need > limit) {
-    // Parts whose rows take at most a quarter of the limit by the estimate: spilling a part holds
+    // Parts whose rows take at most a fifth of the limit by the estimate: spilling a part holds
     // its rows in more copies than the estimate counts (measured: about twice), and the next part
-    // is read meanwhile (at a third, 100M events rows at 2G peaked at 1.7 GiB on two columns and
-    // 2.1 GiB on three).
-    const uint64_t part_bytes = std::max<uint64_t>(limit / 4, 1);
+    // is read meanwhile (at a quarter, 110M events rows at 2G peaked at 2.1 GiB on three columns;
+    // at a fifth 1.75 GiB, two columns 1.7 GiB either way).
+    const uint64_t part_bytes = std::max<uint64_t>(limit / 5, 1);
     const size_t parts = size_t(std::min<uint64_t>((need + part_bytes - 1) / part_bytes, uint64_t(1) << 20));
     if (options.kind != "otree") return LayoutOrderedPartitioned(table, options, std::max<size_t>(parts, 2));
     // The points are held for the tree's levels within 3/5 of the limit (nothing else is large
