@@ -72,7 +72,10 @@ if [[ ${LARGE_LAYOUT:-1} = 1 ]]; then
   table_bytes=$(du -sb "$table" | cut -f1)
   step "layout otree x,y $limit_text" "$cli" layout "$table" --otree x,y "${limit_args[@]}"
   kill "$sampler" 2>/dev/null || true
-  echo "{\"temporary_peak_bytes\":$(cat "$data/tmp_peak" 2>/dev/null || echo 0),\"table_bytes_before\":$table_bytes}" >>"$out"
+  # Bytes written: what the layout added to the table (its files, manifest and layout metadata;
+  # the old files stay until vacuum).
+  written=$(($(du -sb "$table" | cut -f1) - table_bytes))
+  echo "{\"temporary_peak_bytes\":$(cat "$data/tmp_peak" 2>/dev/null || echo 0),\"table_bytes_before\":$table_bytes,\"written_bytes\":$written}" >>"$out"
   rm -f "$data/tmp_peak"
   tail -1 "$out" >&2
   # DuckDB's sorted copy of the same rows at the same memory limit, beside it.
@@ -83,6 +86,8 @@ if [[ ${LARGE_LAYOUT:-1} = 1 ]]; then
     await db.conn.run('SET temp_directory = ' + sqlString('$data/duckdb_tmp'));
     await db.conn.run('COPY (SELECT * FROM read_parquet(' + sqlString('$data/events.parquet') +
                       ') ORDER BY x, y) TO ' + sqlString('$data/duckdb_sorted.parquet') + ' (FORMAT parquet)');"
+  echo "{\"duckdb_written_bytes\":$(stat -c %s "$data/duckdb_sorted.parquet")}" >>"$out"
+  tail -1 "$out" >&2
   rm -rf "$data/duckdb_sorted.parquet" "$data/duckdb_tmp"
   # A 1% sample of the laid-out table: what it reads (blocks, bytes, requests) and how long.
   echo "[large $(date +%H:%M:%S)] 1% sample count" >&2

@@ -129,7 +129,9 @@ class ChunkWriterBase : public ColumnChunkWriter {
         compressed->swap(fast);
       }
     }
-    if (options_.skip_incompressible && compressed->size() * 8 > sample.size() * 7) codec_ = Codec::kUncompressed;
+    if (options_.skip_incompressible && double(compressed->size()) > double(sample.size()) * options_.incompressible_above) {
+      codec_ = Codec::kUncompressed;
+    }
     return Status::OK();
   }
   bool codec_decided() const { return codec_decided_; }

@@ -95,6 +95,9 @@ struct WriteOptions {
   // UNCOMPRESSED (Parquet's codec is per column chunk): compressing random doubles or hashes
   // costs time, most of all in many small pages, and saves nothing.
   bool skip_incompressible = true;
+  // With skip_incompressible: the largest ratio of the first page's compressed to uncompressed
+  // size at which the chunk stays compressed.
+  double incompressible_above = 7.0 / 8;
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
   // Parquet field ids, one per column (empty: none). Iceberg readers resolve the columns of its
   // position delete files by them.

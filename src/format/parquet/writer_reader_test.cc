@@ -220,6 +220,25 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
   EXPECT_EQ(noise.codec, int32_t(Codec::kUncompressed));  // random doubles: zstd saves nothing
   EXPECT_FALSE(seq.dictionary_page_offset.has_value());   // all distinct
   EXPECT_EQ(seq.codec, int32_t(Codec::kZstd));            // small integers in 8 bytes compress
+  {
+    // A stricter bar (spilled layout runs keep LZ4 only where it saves a quarter): none of the
+    // three chunks shrinks a hundredfold, so each is stored uncompressed, and reads back the same.
+    WriteOptions strict = o;
+    strict.incompressible_above = 0.01;
+    auto strict_writer = ParquetWriter::Make(schema, strict);
+    ASSERT_TRUE(strict_writer.ok());
+    ASSERT_TRUE((*strict_writer)->Write(batch).ok());
+    auto strict_bytes = (*strict_writer)->Finish();
+    ASSERT_TRUE(strict_bytes.ok());
+    auto strict_store = NewMemoryStore();
+    ASSERT_TRUE(strict_store->Write("s.parquet", *strict_bytes).ok());
+    auto strict_reader = ParquetReader::Open(strict_store.get(), "s.parquet");
+    ASSERT_TRUE(strict_reader.ok()) << strict_reader.status().ToString();
+    for (const ColumnChunk& chunk : (*strict_reader)->metadata().row_groups[0].columns) {
+      EXPECT_EQ(chunk.meta_data->codec, int32_t(Codec::kUncompressed)) << chunk.meta_data->path_in_schema[0];
+    }
+    RoundTrip(batch, strict, "incompressible_above 0.01");
+  }
   auto index = (*reader)->ReadPageIndex(0, 0);
   ASSERT_TRUE(index.ok());
   ASSERT_EQ(index->pages.size(), 64u);

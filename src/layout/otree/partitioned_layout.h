@@ -165,6 +165,9 @@ Result<LayoutReport> LayoutTablePartitioned(table::Table* table, const LayoutOpt
 // How wide the window of weights is that a level's one pass collects, in standard deviations
 // each side (8). For tests: 0 sends every inner cube through the two further passes.
 extern double weight_window_sigmas;
+// The most prefix bits (dims x (depth - 1)) for which a level's passes find the cube above each
+// point in a table instead of walking down from the root (16). For tests: 0 always walks.
+extern int reach_table_bits;
 
 // A comparison layout (sort / zorder / hilbert) sorted externally in `parts` parts of the table,
 // one at a time: the transformations from the parts' statistics and samples (as the OTree's); a

@@ -210,6 +210,14 @@ TEST(PartitionedLayoutTest, SameWeightsCubesAndRevisionAsLayoutTable) {
       ASSERT_TRUE(narrow_report.ok()) << narrow_report.status().ToString();
       ExpectSameLayout(*single, *narrow, /*same_files=*/true);
     }
+    // The levels' passes walking down from the root for each point (below depth 1), not looking
+    // up the cube above it by its coordinates' prefix.
+    reach_table_bits = 0;
+    auto walked = MakeTable(batches);
+    auto walked_report = LayoutTablePartitioned(walked.get(), options, c.parts, 0);
+    reach_table_bits = 16;
+    ASSERT_TRUE(walked_report.ok()) << walked_report.status().ToString();
+    ExpectSameLayout(*single, *walked, /*same_files=*/true);
 
     // A second layout keeps the weights: the same again on the rewritten tables.
     options.cube_rows = c.cube_rows * 2;
