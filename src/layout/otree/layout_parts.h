@@ -110,8 +110,11 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
                                             const std::vector<uint32_t>& cube_of_row, int revision,
                                             const LayoutMeta& meta, const table::WriteConfig& config,
                                             const std::vector<std::vector<int>>* files = nullptr);
+// Pages of the columns a layout does not order are this many times its page_rows.
+inline constexpr size_t kOtherColumnPageFactor = 8;
 // The parquet options of layout files: row groups cut only where the writer flushes them (one
-// per block), pages of page_rows, the page index's bounds for the layout `columns` only.
+// per block), pages of page_rows in the layout `columns` (kOtherColumnPageFactor times that in
+// the others), the page index's bounds for the layout columns only.
 parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
                                         uint64_t page_rows);
 // The comparison layouts' row order (kind sort | zorder | hilbert): rows by OrderKey of their

@@ -170,7 +170,13 @@ Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::
 parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
                                         uint64_t page_rows) {
   parquet::WriteOptions o = config.parquet;
-  o.page_rows = size_t(page_rows);
+  // Pages of page_rows rows in the layout columns, whose page bounds (the ColumnIndex) let a box
+  // skip inside a block; kOtherColumnPageFactor times that in the others, which only hand over
+  // the rows a box selects: 64-row pages cost each of them a page header, an offset-index entry
+  // and a zstd frame per 64 rows — 10M events rows on (x, y) 546.0 → 489.9 MB, and the boxes
+  // read fewer bytes (their rows come in runs within a block), not more.
+  o.page_rows = size_t(page_rows) * kOtherColumnPageFactor;
+  for (const std::string& name : columns) o.column_page_rows.emplace_back(name, size_t(page_rows));
   o.row_group_rows = std::numeric_limits<size_t>::max();
   if (!o.fixed_width_zstd_level) o.fixed_width_zstd_level = -1;  // small pages of numbers: see WriteOptions
   o.delta_integers = true;  // small pages of numbers without an entropy coder: see WriteOptions
@@ -178,7 +184,7 @@ parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const 
   o.delta_length_strings = true;
   // The weights: a page per block (only samples read them, a block's whole), not 64-row pages'
   // headers, offset-index entries and zstd frames.
-  o.column_page_rows = {{kWeightColumn, size_t(1) << 20}};
+  o.column_page_rows.emplace_back(kWeightColumn, size_t(1) << 20);
   o.column_pool = ThreadPool::Default();  // files are written in parallel: idle threads help the last ones
   o.page_header_statistics = !o.page_index;  // small pages: the page index has their bounds
   o.column_index_columns = columns;           // only the layout columns are ordered within a block
