@@ -103,9 +103,16 @@ Result<OptimizeResult> OptimizeOnce(table::Table* table, table::WriteConfig conf
   return result;
 }
 
+// The index maintenance of a layout's commit, reporting through the layout's progress.
+query::UpdateOptions LayoutIndexUpdate(const layout::LayoutOptions& options) {
+  query::UpdateOptions update;
+  update.progress = options.progress;
+  return update;
+}
+
 Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions options) {
   LayoutResult result;
-  options.write = WithIndexMaintenance(*table, std::move(options.write), {}, &result.index_segments);
+  options.write = WithIndexMaintenance(*table, std::move(options.write), LayoutIndexUpdate(options), &result.index_segments);
   ASSIGN_OR_RETURN(result.report, layout::LayoutTable(table, options));
   return result;
 }
@@ -142,7 +149,7 @@ Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options) 
 Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::LayoutOptions options,
                                              layout::Revision revision, const std::vector<std::string>& written) {
   LayoutResult result;
-  options.write = WithIndexMaintenance(*table, std::move(options.write), {}, &result.index_segments);
+  options.write = WithIndexMaintenance(*table, std::move(options.write), LayoutIndexUpdate(options), &result.index_segments);
   ASSIGN_OR_RETURN(result.report, layout::CommitPartitionedLayout(table, options, std::move(revision), written));
   return result;
 }

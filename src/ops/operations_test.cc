@@ -271,10 +271,18 @@ TEST(OperationsTest, OptimizeAndLayoutReindexInTheirOwnCommit) {
   layout::LayoutOptions options;
   options.columns = {"x", "y"};
   options.cube_rows = 500;
+  std::vector<std::string> steps;  // the layout's progress, rebuilding the btree included
+  options.progress = [&](const std::string& step, uint64_t, uint64_t) {
+    if (steps.empty() || steps.back() != step) steps.push_back(step);
+  };
   auto laid = Layout(t.get(), options);
   ASSERT_TRUE(laid.ok()) << laid.status().ToString();
   EXPECT_EQ(t->version(), version + 1);
   EXPECT_EQ(laid->index_segments, 1u);
+  ASSERT_GE(steps.size(), 3u);
+  EXPECT_EQ(steps[steps.size() - 3], "index id_btree, reading id");
+  EXPECT_EQ(steps[steps.size() - 2], "index id_btree, writing pages");
+  EXPECT_EQ(steps.back(), "done");
   EXPECT_EQ(Uncovered(store, "id_btree"), 0u);
   EXPECT_EQ(Ids(store, "id < 700", true).size(), 700u);
 }

@@ -243,7 +243,13 @@ Result<std::vector<IndexChange>> PrepareIndexUpdate(const table::Table& table, c
       }
     }
     if (!merged.empty() || !missing.empty()) {
-      ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(table, meta, missing, merged));
+      ProgressFn progress;
+      if (options.progress) {
+        progress = [&options, name = meta.name](const std::string& step, uint64_t done, uint64_t total) {
+          options.progress("index " + name + ", " + step, done, total);
+        };
+      }
+      ASSIGN_OR_RETURN(SegmentMeta seg, BuildSegment(table, meta, missing, merged, progress));
       change.added = std::move(seg);
     }
     if (change.added || !change.removed.empty()) changes.push_back(std::move(change));

@@ -66,6 +66,10 @@ inline constexpr size_t kMaxSegments = 8;
 
 struct UpdateOptions {
   bool merge = false;  // merge every segment of the index into one (`index update --merge`)
+  // Called as segments are built (may be empty): the step ("index <name>, " and the build's
+  // step, as IndexOptions::progress), rows done and rows in the step. A layout passes its own, so
+  // that the btree rebuilt inside its commit shows progress too.
+  std::function<void(const std::string& step, uint64_t done, uint64_t total)> progress;
 };
 
 // Brings indexes up to date with the table's fragments as described above (all indexes when
