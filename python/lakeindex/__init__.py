@@ -133,7 +133,7 @@ class Table:
         self._t.create_index(column, kind, name or "", page_rows, zone_rows)
         return self
 
-    def layout_otree(self, columns, cube_rows=None, slices=8, page_rows=64, transform="default",
+    def layout_otree(self, columns, cube_rows=None, slices=8, page_rows=None, transform="default",
                      rows_per_file=1000000, seed=42, memory_limit=None):
         """Rewrites the table as an OTree on 1-6 columns (as `lakeindex layout --otree`).
         `memory_limit`: bytes the layout may take (default a quarter of RAM, at most 2G); over it the tree
@@ -409,8 +409,10 @@ def _names(select):
 
 
 def _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed):
-    options = {"columns": _names(columns), "slices": slices, "page_rows": page_rows,
+    options = {"columns": _names(columns), "slices": slices,
                "transform": transform, "rows_per_file": rows_per_file, "seed": seed}
     if cube_rows is not None:
         options["cube_rows"] = cube_rows
+    if page_rows is not None:  # default: 64, 32 for an OTree on three or more columns
+        options["page_rows"] = page_rows
     return options

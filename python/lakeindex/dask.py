@@ -49,7 +49,7 @@ def build_index(path, column, kind="btree", client=None, *, name=None, page_rows
 
 
 def layout_otree(path, columns, cube_rows=100000, client=None, *, parts=None, slices=8,
-                 page_rows=64, transform="default", rows_per_file=1000000, seed=42, retries=2,
+                 page_rows=None, transform="default", rows_per_file=1000000, seed=42, retries=2,
                  memory_limit=None, _inject=None):
     """Rewrites the table as an OTree on `columns` with the work spread over `parts` parts of the
     table (default: one per worker) and commits once. `memory_limit` (bytes a task may take):

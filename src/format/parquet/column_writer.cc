@@ -299,6 +299,8 @@ class TypedChunkWriter final : public ChunkWriterBase {
     return Status::OK();
   }
 
+  Status EndPage() override { return FinishPage(); }
+
   Status Finish(EncodedChunk* out) override {
     RETURN_IF_ERROR(FinishPage());
     std::string dict_page;

@@ -37,6 +37,8 @@ class ColumnChunkWriter {
   // Appends rows [offset, offset + count) of `column`, whose type is the field's.
   // InvalidArgument if the field is NOT NULL and a value is NULL.
   virtual Status Append(const Column& column, size_t offset, size_t count) = 0;
+  // Ends the current data page now (no-op when it holds no rows).
+  virtual Status EndPage() = 0;
   // Ends the chunk into *out and resets the writer for the next row group.
   virtual Status Finish(EncodedChunk* out) = 0;
 };

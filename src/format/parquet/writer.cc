@@ -15,6 +15,7 @@ namespace lakeindex::parquet {
 
 struct ParquetWriter::Impl {
   std::vector<std::unique_ptr<ColumnChunkWriter>> columns;
+  std::vector<bool> cut;  // per column: one of WriteOptions::cut_columns
   size_t rows_in_group = 0;
   // Sink mode: every part goes to the sink as soon as it is complete.
   ObjectWriter* sink = nullptr;
@@ -93,6 +94,10 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
       impl.columns.push_back(ColumnChunkWriter::Make(f, column));
     }
   }
+  for (const Field& f : w->schema_.fields()) {
+    const std::vector<std::string>& cut = w->options_.cut_columns;
+    impl.cut.push_back(std::find(cut.begin(), cut.end(), f.name) != cut.end());
+  }
   impl.stats.resize(impl.columns.size());
   impl.sink = sink;
   RETURN_IF_ERROR(impl.Append(std::string(kMagic, 4)));
@@ -108,7 +113,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   return w;
 }
 
-Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count) {
+Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count, std::span<const uint32_t> pages) {
   RETURN_IF_ERROR(status_);
   if (impl_->finished) return Status::InvalidArgument("parquet writer: Write after Finish");
   if (!(batch.schema() == schema_)) {
@@ -119,12 +124,34 @@ Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count) {
     return Status::InvalidArgument("parquet writer: rows [" + std::to_string(offset) + ", +" + std::to_string(count) +
                                    ") of a batch of " + std::to_string(batch.num_rows()));
   }
+  // Where each page of `pages` ends, as rows of `batch`.
+  std::vector<size_t> page_ends;
+  page_ends.reserve(pages.size());
+  for (uint32_t rows : pages) {
+    if (rows == 0) return Status::InvalidArgument("parquet writer: a page of no rows");
+    page_ends.push_back((page_ends.empty() ? offset : page_ends.back()) + rows);
+  }
+  if (!pages.empty() && page_ends.back() != offset + count) {
+    return Status::InvalidArgument("parquet writer: pages of " + std::to_string(page_ends.back() - offset) +
+                                   " rows for " + std::to_string(count) + " rows");
+  }
   const size_t end = offset + count;
   while (offset < end) {
     size_t n = std::min(end - offset, options_.row_group_rows - impl_->rows_in_group);
     std::vector<Status> appended(impl_->columns.size());
-    ParallelFor(options_.column_pool, impl_->columns.size(),
-                [&](size_t c) { appended[c] = impl_->columns[c]->Append(batch.column(c), offset, n); });
+    ParallelFor(options_.column_pool, impl_->columns.size(), [&](size_t c) {
+      ColumnChunkWriter& w = *impl_->columns[c];
+      size_t at = offset;
+      if (impl_->cut[c]) {  // up to each page end within [offset, offset + n), then end the page
+        for (auto e = std::upper_bound(page_ends.begin(), page_ends.end(), at); e != page_ends.end() && *e <= offset + n; ++e) {
+          appended[c] = w.Append(batch.column(c), at, *e - at);
+          if (appended[c].ok()) appended[c] = w.EndPage();
+          if (!appended[c].ok()) return;
+          at = *e;
+        }
+      }
+      if (at < offset + n) appended[c] = w.Append(batch.column(c), at, offset + n - at);
+    });
     for (Status& st : appended) {
       status_ = std::move(st);
       RETURN_IF_ERROR(status_);

@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,10 @@ struct WriteOptions {
   // ignored). Layout files give the weight column a page per block: only samples read it, and
   // they read a block's weights whole.
   std::vector<std::pair<std::string, size_t>> column_page_rows;
+  // Columns whose pages also end where Write's `pages` say (names not in the schema are
+  // ignored). Layout files cut their layout columns' pages at the boundaries of the cells of
+  // their space-filling curve, so that a page holds whole cells and its bounds stay tight.
+  std::vector<std::string> cut_columns;
   // Dictionary-encode strings and integers (int32/int64/date/timestamp) when it pays: the
   // dictionary is dropped if the first page has more than half distinct values, and the chunk
   // falls back to PLAIN for later pages once the dictionary exceeds 1 MiB.
@@ -124,8 +129,11 @@ class ParquetWriter {
 
   // REQUIRES: batch.schema() == schema (InvalidArgument otherwise). Errors are sticky.
   Status Write(const Batch& batch) { return Write(batch, 0, batch.num_rows()); }
-  // Rows [offset, offset + count) of `batch` (InvalidArgument when out of range).
-  Status Write(const Batch& batch, size_t offset, size_t count);
+  // Rows [offset, offset + count) of `batch` (InvalidArgument when out of range). `pages`, if
+  // not empty, are the row counts of consecutive pages of those rows (positive, summing to
+  // count; InvalidArgument otherwise): the WriteOptions::cut_columns end a page after each, as
+  // well as at their page rows and at the end of a row group.
+  Status Write(const Batch& batch, size_t offset, size_t count, std::span<const uint32_t> pages = {});
   // Ends the current row group now (no-op when it is empty).
   Status FlushRowGroup();
   // Flushes, writes page indexes and the footer and returns the whole file. The writer

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "common/thread_pool.h"
 #include "format/parquet/reader.h"
@@ -144,6 +145,91 @@ void RoundTrip(const Batch& batch, const WriteOptions& options, const std::strin
     row += rows;
   }
   ASSERT_EQ(row, batch.num_rows());
+}
+
+// The cut columns' pages end at every page end Write is given, at their page rows and at each
+// row group's end, and nowhere else; the other columns' pages ignore the cuts; the rows read
+// back as written.
+TEST(ParquetRoundTripTest, CutColumnsEndPagesWhereWriteSays) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    Rng rng(seed * 104729);
+    Schema schema = RandomSchema(seed, 6);
+    const size_t rows = 1 + rng.Uniform(3000);
+    Batch batch = RandomBatch(schema, rows, seed, rng.Chance(0.5) ? 0.0 : 0.2);
+    WriteOptions o;
+    o.dictionary = false;  // a dictionary falling back to PLAIN may end a page early
+    o.page_rows = 1 + rng.Uniform(200);
+    o.row_group_rows = rng.Chance(0.5) ? rows : 1 + rng.Uniform(1500);
+    for (const Field& f : schema.fields()) {
+      if (rng.Chance(0.5)) o.cut_columns.push_back(f.name);
+    }
+    o.cut_columns.push_back("no such column");
+    if (seed % 3 == 0) o.column_pool = ThreadPool::Default();
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", page rows " + std::to_string(o.page_rows) + ", row groups of " +
+                 std::to_string(o.row_group_rows));
+    auto writer = ParquetWriter::Make(schema, o);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    std::set<size_t> cuts;  // rows at which a given page ends
+    for (size_t at = 0; at < rows;) {
+      const size_t count = std::min(rows - at, 1 + rng.Uniform(700));
+      std::vector<uint32_t> pages;
+      for (size_t left = count; left > 0;) {
+        const size_t p = std::min(left, 1 + rng.Uniform(rng.Chance(0.5) ? 20 : 400));
+        pages.push_back(uint32_t(p));
+        left -= p;
+        cuts.insert(at + count - left);
+      }
+      if (rng.Chance(0.2)) {
+        pages.clear();  // no cuts given: pages of page rows only
+        for (size_t r = at + 1; r <= at + count; ++r) cuts.erase(r);
+      }
+      Status st = (*writer)->Write(batch, at, count, pages);
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      at += count;
+    }
+    auto bytes = (*writer)->Finish();
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    auto store = NewMemoryStore();
+    ASSERT_TRUE(store->Write("t.parquet", *bytes).ok());
+    auto reader = ParquetReader::Open(store.get(), "t.parquet");
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    auto all = (*reader)->ReadAll();
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    ASSERT_TRUE(all->Equals(batch));
+    size_t first = 0;
+    for (int rg = 0; rg < (*reader)->num_row_groups(); ++rg) {
+      const size_t end = first + size_t((*reader)->row_group_num_rows(rg));
+      for (size_t c = 0; c < schema.num_fields(); ++c) {
+        const bool cut = std::find(o.cut_columns.begin(), o.cut_columns.end(), schema.field(c).name) != o.cut_columns.end();
+        // Pages start at the row group's start, after each cut within it, and page rows after each.
+        std::vector<size_t> want;
+        for (size_t start = first; start < end;) {
+          want.push_back(start);
+          size_t next = std::min(end, start + o.page_rows);
+          if (cut) {
+            auto c_it = cuts.upper_bound(start);
+            if (c_it != cuts.end() && *c_it < next) next = *c_it;
+          }
+          start = next;
+        }
+        auto index = (*reader)->ReadPageIndex(rg, int(c));
+        ASSERT_TRUE(index.ok()) << index.status().ToString();
+        std::vector<size_t> got;
+        for (const PageIndexEntry& e : index->pages) got.push_back(first + size_t(e.first_row_index));
+        EXPECT_EQ(got, want) << "row group " << rg << ", column " << schema.field(c).name << (cut ? " (cut)" : "");
+      }
+      first = end;
+    }
+    ASSERT_EQ(first, rows);
+  }
+  // Pages that do not add up to the rows, or a page of none, are refused.
+  Schema schema = RandomSchema(1, 2);
+  Batch batch = RandomBatch(schema, 10, 1, 0.0);
+  auto writer = ParquetWriter::Make(schema, {});
+  ASSERT_TRUE(writer.ok());
+  const uint32_t short_pages[] = {3, 4}, empty_page[] = {10, 0};
+  EXPECT_EQ((*writer)->Write(batch, 0, 10, short_pages).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*writer)->Write(batch, 0, 10, empty_page).code(), StatusCode::kInvalidArgument);
 }
 
 TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {

@@ -16,9 +16,12 @@ namespace {
 
 // The `bits` coordinate bits just below the top `skip_bits` of each coordinate, into x[0, dims).
 // Returns `bits` = min(32 - skip_bits, 64 / dims).
+// Bits of each coordinate in a key that skips skip_bits of them.
+int KeyBits(int dims, int skip_bits) { return std::min(kCoordBits - std::clamp(skip_bits, 0, kCoordBits), 64 / dims); }
+
 int TakeBits(const uint32_t* coords, int dims, int skip_bits, uint32_t* x) {
   int avail = kCoordBits - std::clamp(skip_bits, 0, kCoordBits);
-  int bits = std::min(avail, 64 / dims);
+  int bits = KeyBits(dims, skip_bits);
   for (int i = 0; i < dims; ++i) {
     uint64_t below = uint64_t(coords[i]) & ((uint64_t(1) << avail) - 1);  // top skip_bits dropped
     x[i] = uint32_t(below >> (avail - bits));
@@ -296,12 +299,53 @@ std::vector<double> SliceCuts(double lo, double hi, int slices) {
   return cuts;
 }
 
+void CellPages(const uint64_t* keys, size_t n, int dims, int shift, size_t max_rows, std::vector<uint32_t>* pages) {
+  if (n <= max_rows) {
+    pages->push_back(uint32_t(n));
+    return;
+  }
+  if (shift < 0) {  // one cell of the finest level (equal keys): cut anywhere
+    for (size_t at = 0; at < n; at += max_rows) pages->push_back(uint32_t(std::min(max_rows, n - at)));
+    return;
+  }
+  // The cell's children in curve order (their keys' digit at this level rises along the run):
+  // one too large is cut on its own; runs of consecutive small ones share a page while it fits.
+  const uint64_t mask = (uint64_t(1) << dims) - 1;
+  auto digit = [&](size_t i) { return (keys[i] >> shift) & mask; };
+  size_t held = 0;  // rows of the page being filled
+  for (size_t a = 0; a < n;) {
+    size_t b = a + 1;
+    while (b < n && digit(b) == digit(a)) ++b;
+    const size_t child = b - a;
+    if (held > 0 && held + child > max_rows) {
+      pages->push_back(uint32_t(held));
+      held = 0;
+    }
+    if (child > max_rows) {
+      CellPages(keys + a, child, dims, shift - dims, max_rows, pages);
+    } else {
+      held += child;
+    }
+    a = b;
+  }
+  if (held > 0) pages->push_back(uint32_t(held));
+}
+
+int SliceCount(size_t n, double lo, double hi, int slices, size_t min_slice_rows) {
+  size_t s = std::min<size_t>(size_t(std::max(slices, 1)), n / std::max<size_t>(min_slice_rows, 1));
+  const double narrowest = kSliceWidthOfLowest * lo;
+  if (narrowest > 0 && hi > lo) {
+    const double need = std::ceil((hi - lo) / narrowest);  // may be huge: compared as a double
+    if (need < double(s)) s = size_t(need);
+  }
+  return int(std::max<size_t>(s, 1));
+}
+
 std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& points, int depth, int slices,
-                              size_t min_slice_rows) {
+                              size_t min_slice_rows, size_t max_page_rows) {
   std::vector<Slice> out;
   const size_t n = rows.size();
   if (n == 0) return out;
-  const size_t s = std::max<size_t>(1, std::min<size_t>(size_t(std::max(slices, 1)), n / std::max<size_t>(min_slice_rows, 1)));
 
   struct Entry {
     double w;
@@ -322,7 +366,7 @@ std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& p
   // A cube's weights are uniform over its weight range, so cuts of equal width give slices of
   // about equal size; each row goes to the slice of the cuts below its weight (one counting pass,
   // no sort by weight).
-  const std::vector<double> cuts = SliceCuts(lo, hi, int(s));
+  const std::vector<double> cuts = SliceCuts(lo, hi, SliceCount(n, lo, hi, slices, min_slice_rows));
   std::vector<size_t> slice_of(n);
   std::vector<size_t> count(cuts.size() + 1, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -359,11 +403,17 @@ std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& p
     slice.min_weight = part.empty() ? 0 : e[part.front().address].w;
     slice.max_weight = slice.min_weight;
     slice.rows.reserve(part.size());
+    std::vector<uint64_t> keys(max_page_rows > 0 ? part.size() : 0);
     for (size_t j = 0; j < part.size(); ++j) {
       const Entry& x = e[sorted[j].address];
       slice.min_weight = std::min(slice.min_weight, x.w);
       slice.max_weight = std::max(slice.max_weight, x.w);
       slice.rows.push_back(x.row);
+      if (max_page_rows > 0) keys[j] = x.key;
+    }
+    if (max_page_rows > 0) {
+      const int bits = KeyBits(points.dims, depth);
+      CellPages(keys.data(), keys.size(), points.dims, points.dims * (bits - 1), max_page_rows, &slice.pages);
     }
   }
   std::erase_if(out, [](const Slice& x) { return x.rows.empty(); });

@@ -1,6 +1,7 @@
 #include "layout/otree/curve.h"
 
 #include <algorithm>
+#include <bit>
 #include <random>
 #include <set>
 
@@ -141,6 +142,84 @@ TEST(SliceCutsTest, EqualWidthCutsMovedOntoOrAddedAtRoundFractions) {
   EXPECT_TRUE(SliceCuts(0.3, 0.6, 1).empty());
 }
 
+// CellPages: pages of at most max_rows rows that add up to the rows, and no page boundary
+// inside a cell of the curve that fits in a page (the smallest cell holding the rows on both
+// sides of a boundary has more than max_rows rows).
+TEST(PlanSlicesTest, CellPagesCutOnlyCellsTooLargeForAPage) {
+  Rng rng(12);
+  for (int iter = 0; iter < 300; ++iter) {
+    const int dims = 1 + int(rng.Uniform(kMaxDims));
+    const int bits = std::min(32, 64 / dims);
+    const size_t n = 1 + rng.Uniform(iter % 4 == 0 ? 40 : 5000);
+    const size_t max_rows = 1 + rng.Uniform(200);
+    // Keys clustered at random levels (and some equal), so cells of every size occur.
+    std::vector<uint64_t> keys(n);
+    const uint64_t top = dims * bits == 64 ? ~uint64_t(0) : (uint64_t(1) << (dims * bits)) - 1;
+    uint64_t base = rng.Next() & top;
+    for (size_t i = 0; i < n; ++i) {
+      if (rng.Chance(0.05)) base = rng.Next() & top;
+      const int free_bits = int(rng.Uniform(uint64_t(dims * bits) + 1));
+      const uint64_t low = free_bits == 0 ? 0 : free_bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << free_bits) - 1;
+      keys[i] = (base & ~low) | (rng.Next() & low & top);
+    }
+    std::sort(keys.begin(), keys.end());
+    // All rows in one cell: the cell of the keys' common prefix, as PlanSlices calls it (the
+    // whole key range of a cube's depth).
+    std::vector<uint32_t> pages;
+    CellPages(keys.data(), n, dims, dims * (bits - 1), max_rows, &pages);
+    SCOPED_TRACE(std::to_string(dims) + " dims, " + std::to_string(n) + " rows, pages of " + std::to_string(max_rows));
+    size_t at = 0;
+    for (uint32_t p : pages) {
+      ASSERT_GE(p, 1u);
+      ASSERT_LE(p, max_rows);
+      at += p;
+      if (at == n) break;
+      // The boundary between rows at-1 and at: the smallest cell holding both.
+      const uint64_t diff = keys[at - 1] ^ keys[at];
+      const int shift = diff == 0 ? 0 : (63 - std::countl_zero(diff)) / dims * dims + dims;
+      auto in_cell = [&](uint64_t k) { return shift >= 64 ? true : (k >> shift) == (keys[at] >> shift); };
+      size_t lo = at, hi = at;
+      while (lo > 0 && in_cell(keys[lo - 1])) --lo;
+      while (hi < n && in_cell(keys[hi])) ++hi;
+      ASSERT_GT(hi - lo, max_rows) << "a page ends at row " << at << " inside a cell of " << hi - lo << " rows";
+    }
+    ASSERT_EQ(at, n);
+  }
+}
+
+// Slices are as many as asked, unless too few rows fill them or they would be narrower than
+// kSliceWidthOfLowest times the cube's smallest weight; then the fewest no wider than that.
+TEST(PlanSlicesTest, SliceCountKeepsSlicesNoNarrowerThanNeeded) {
+  Rng rng(9);
+  for (int iter = 0; iter < 2000; ++iter) {
+    const size_t n = rng.Uniform(100000);
+    const double lo = iter % 5 == 0 ? 0 : rng.Unit(), hi = lo + rng.Unit() * (1 - lo);
+    const int slices = 1 + int(rng.Uniform(16));
+    const size_t min_rows = 1 + rng.Uniform(5000);
+    const int s = SliceCount(n, lo, hi, slices, min_rows);
+    const size_t fit = std::max<size_t>(1, std::min<size_t>(size_t(slices), n / min_rows));
+    SCOPED_TRACE(std::to_string(n) + " rows, weights " + std::to_string(lo) + ".." + std::to_string(hi) + ", " +
+                 std::to_string(slices) + " slices of " + std::to_string(min_rows));
+    ASSERT_GE(s, 1);
+    ASSERT_LE(size_t(s), fit);
+    const double width = (hi - lo) / s, narrowest = kSliceWidthOfLowest * lo;
+    if (size_t(s) < fit) {
+      // Fewer than fit: each slice at most `narrowest` wide (a sample reads at most
+      // 1 + kSliceWidthOfLowest times its rows in the cube), and one slice fewer would not be.
+      EXPECT_LE(width, narrowest * (1 + 1e-12));
+      if (s > 1) { EXPECT_GT((hi - lo) / (s - 1), narrowest); }
+    } else if (lo > 0 && s > 1) {
+      EXPECT_GT((hi - lo) / (s - 1), narrowest * (1 - 1e-12));  // none narrower than needed
+    }
+  }
+  // The leaves of 10M rows on three columns (weights from 0.73): two slices, on two columns
+  // (from 0.85): one; the cubes below them (0.09..0.73, 0..0.01): all eight.
+  EXPECT_EQ(SliceCount(5300, 0.73, 1.0, 8, 256), 2);
+  EXPECT_EQ(SliceCount(5900, 0.85, 1.0, 8, 256), 1);
+  EXPECT_EQ(SliceCount(100000, 0.09, 0.73, 8, 256), 8);
+  EXPECT_EQ(SliceCount(100000, 0, 0.01, 8, 256), 8);
+}
+
 TEST(PlanSlicesTest, WeightCutHilbertSortedSlices) {
   Rng rng(4);
   for (int iter = 0; iter < 60; ++iter) {
@@ -173,8 +252,7 @@ TEST(PlanSlicesTest, WeightCutHilbertSortedSlices) {
       lo = std::min(lo, weights[r]);
       hi = std::max(hi, weights[r]);
     }
-    const size_t want = std::max<size_t>(1, std::min<size_t>(size_t(slices), n / std::max<size_t>(min_rows, 1)));
-    const std::vector<double> cuts = SliceCuts(lo, hi, int(want));
+    const std::vector<double> cuts = SliceCuts(lo, hi, SliceCount(n, lo, hi, slices, min_rows));
     ASSERT_GE(plan.size(), 1u);
     ASSERT_LE(plan.size(), cuts.size() + 1);
     std::vector<uint32_t> seen;

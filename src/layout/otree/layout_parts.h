@@ -110,13 +110,17 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
                                             const std::vector<uint32_t>& cube_of_row, int revision,
                                             const LayoutMeta& meta, const table::WriteConfig& config,
                                             const std::vector<std::vector<int>>* files = nullptr);
-// Pages of the columns a layout does not order are this many times its page_rows.
-inline constexpr size_t kOtherColumnPageFactor = 8;
+// Pages of the columns a layout does not order hold this many rows (or page_rows, if more).
+inline constexpr size_t kOtherColumnPageRows = 512;
+// An OTree's pages in its layout columns are runs of whole cells of the Hilbert curve
+// (otree::CellPages) of at most this many rows; they average about page_rows.
+inline uint64_t MaxCellPageRows(uint64_t page_rows) { return page_rows + page_rows / 2; }
 // The parquet options of layout files: row groups cut only where the writer flushes them (one
-// per block), pages of page_rows in the layout `columns` (kOtherColumnPageFactor times that in
-// the others), the page index's bounds for the layout columns only.
+// per block), pages of page_rows in the layout `columns` — with `cell_pages`, ending where the
+// writer is told, MaxCellPageRows at most — and kOtherColumnPageRows in the others, the page
+// index's bounds for the layout columns only.
 parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
-                                        uint64_t page_rows);
+                                        uint64_t page_rows, bool cell_pages);
 // The comparison layouts' row order (kind sort | zorder | hilbert): rows by OrderKey of their
 // coordinates, a stable sort (equal keys keep their order), and for `sort` equal first
 // coordinates ordered by the columns' values. Returns the rows' indexes in that order.

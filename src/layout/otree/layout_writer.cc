@@ -168,15 +168,17 @@ Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::
 }
 
 parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
-                                        uint64_t page_rows) {
+                                        uint64_t page_rows, bool cell_pages) {
   parquet::WriteOptions o = config.parquet;
   // Pages of page_rows rows in the layout columns, whose page bounds (the ColumnIndex) let a box
-  // skip inside a block; kOtherColumnPageFactor times that in the others, which only hand over
-  // the rows a box selects: 64-row pages cost each of them a page header, an offset-index entry
-  // and a zstd frame per 64 rows — 10M events rows on (x, y) 546.0 → 489.9 MB, and the boxes
-  // read fewer bytes (their rows come in runs within a block), not more.
-  o.page_rows = size_t(page_rows) * kOtherColumnPageFactor;
-  for (const std::string& name : columns) o.column_page_rows.emplace_back(name, size_t(page_rows));
+  // skip inside a block; kOtherColumnPageRows in the others, which only hand over the rows a box
+  // selects: 64-row pages cost each of them a page header, an offset-index entry and a zstd
+  // frame per 64 rows — 10M events rows on (x, y) 546.0 → 489.9 MB, and the boxes read fewer
+  // bytes (their rows come in runs within a block), not more.
+  o.page_rows = std::max<size_t>(kOtherColumnPageRows, size_t(page_rows));
+  const size_t own = size_t(cell_pages ? MaxCellPageRows(page_rows) : page_rows);
+  for (const std::string& name : columns) o.column_page_rows.emplace_back(name, own);
+  if (cell_pages) o.cut_columns = columns;
   o.row_group_rows = std::numeric_limits<size_t>::max();
   if (!o.fixed_width_zstd_level) o.fixed_width_zstd_level = -1;  // small pages of numbers: see WriteOptions
   o.delta_integers = true;  // small pages of numbers without an entropy coder: see WriteOptions
@@ -193,12 +195,15 @@ parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const 
 
 // Writes rows [first, first + sum(groups)) of `rows`, cut into row groups by `groups` (row
 // counts, in order), as one data file.
+// `pages`, if given, has each group's page sizes (ParquetWriter::Write).
 Result<FragmentMeta> WriteRows(ObjectStore* store, const Batch& rows, size_t first, const std::vector<size_t>& groups,
-                               const parquet::WriteOptions& options) {
+                               const parquet::WriteOptions& options,
+                               const std::vector<std::vector<uint32_t>>* pages = nullptr) {
   return table::StreamDataFile(store, rows.schema(), options, [&](parquet::ParquetWriter* writer) -> Status {
     size_t at = first;
-    for (size_t count : groups) {
-      RETURN_IF_ERROR(writer->Write(rows, at, count));
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const size_t count = groups[g];
+      RETURN_IF_ERROR(writer->Write(rows, at, count, pages ? std::span<const uint32_t>((*pages)[g]) : std::span<const uint32_t>()));
       RETURN_IF_ERROR(writer->FlushRowGroup());
       at += count;
     }
@@ -366,12 +371,14 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   const size_t min_slice_rows = size_t(std::max<uint64_t>(4 * meta.page_rows, 256));
   std::vector<uint32_t> from(n);
   std::vector<std::vector<BlockMeta>> blocks_of_bucket(cube_of_bucket.size());
+  std::vector<std::vector<std::vector<uint32_t>>> pages_of_bucket(cube_of_bucket.size());  // per block: its pages
   ParallelFor(ThreadPool::Default(), cube_of_bucket.size(), [&](size_t k) {
     const otree::Cube& cube = tree.cubes()[size_t(cube_of_bucket[k])];
     std::vector<uint32_t> cube_rows(start[k + 1] - start[k]);
     std::iota(cube_rows.begin(), cube_rows.end(), uint32_t(start[k]));
     uint32_t at = uint32_t(start[k]);
-    for (otree::Slice& slice : otree::PlanSlices(cube_rows, points, cube.id.depth, meta.slices, min_slice_rows)) {
+    for (otree::Slice& slice : otree::PlanSlices(cube_rows, points, cube.id.depth, meta.slices, min_slice_rows,
+                                                 MaxCellPageRows(meta.page_rows))) {
       BlockMeta block;
       block.revision = revision;
       block.cube = cube.id;
@@ -381,15 +388,19 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
       std::copy(slice.rows.begin(), slice.rows.end(), from.begin() + at);
       at += uint32_t(slice.rows.size());
       blocks_of_bucket[k].push_back(block);
+      pages_of_bucket[k].push_back(std::move(slice.pages));
     }
   });
   std::vector<WrittenFile> out(files.size());
   std::vector<std::vector<size_t>> groups(files.size());  // rows per block, per file
+  std::vector<std::vector<std::vector<uint32_t>>> pages(files.size());  // page sizes per block, per file
   for (size_t f = 0; f < files.size(); ++f) {
     for (size_t k = first_bucket[f]; k < first_bucket[f + 1]; ++k) {
-      for (BlockMeta& block : blocks_of_bucket[k]) {
+      for (size_t b = 0; b < blocks_of_bucket[k].size(); ++b) {
+        BlockMeta& block = blocks_of_bucket[k][b];
         block.row_group = int(groups[f].size());
         groups[f].push_back(block.rows);
+        pages[f].push_back(std::move(pages_of_bucket[k][b]));
         out[f].blocks.push_back(block);
       }
     }
@@ -398,7 +409,7 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   PermuteWithinBuckets(&placed.rows, start, from);
   RETURN_IF_ERROR(ParallelStatus(files.size(), [&](size_t f) -> Status {
     ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, start[first_bucket[f]], groups[f],
-                                            BlockWriteOptions(config, meta.columns, meta.page_rows)));
+                                            BlockWriteOptions(config, meta.columns, meta.page_rows, true), &pages[f]));
     return Status::OK();
   }));
   return out;
@@ -458,7 +469,7 @@ LayoutMeta MetaFor(const LayoutOptions& options) {
   meta.transform = options.transform;
   meta.cube_rows = options.cube_rows;
   meta.slices = options.slices;
-  meta.page_rows = options.page_rows;
+  meta.page_rows = PageRows(options);
   return meta;
 }
 
@@ -480,8 +491,8 @@ Status CheckColumns(const Schema& schema, const LayoutOptions& options) {
   if (options.transform != "default" && options.transform != "linear" && options.transform != "quantile") {
     return Status::InvalidArgument("unknown transformation '" + options.transform + "' (default, linear or quantile)");
   }
-  if (options.cube_rows == 0 || options.page_rows == 0 || options.slices < 1 || options.slices > 64) {
-    return Status::InvalidArgument("layout: cube rows and page rows must be positive, slices in [1, 64]");
+  if (options.cube_rows == 0 || options.slices < 1 || options.slices > 64) {
+    return Status::InvalidArgument("layout: cube rows must be positive, slices in [1, 64]");
   }
   return Status::OK();
 }
@@ -556,13 +567,18 @@ Result<std::vector<WrittenFile>> WriteOrdered(ObjectStore* store, Placed placed,
     std::vector<size_t> groups;
     for (size_t at = begin; at < end; at += options.cube_rows) groups.push_back(std::min<size_t>(options.cube_rows, end - at));
     ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, begin, groups,
-                                            BlockWriteOptions(options.write, options.columns, options.page_rows)));
+                                            BlockWriteOptions(options.write, options.columns, PageRows(options), false)));
     return Status::OK();
   }));
   return out;
 }
 
 }  // namespace parts
+
+uint64_t PageRows(const LayoutOptions& options) {
+  if (options.page_rows != 0) return options.page_rows;
+  return options.kind == "otree" && options.columns.size() >= 3 ? 32 : 64;
+}
 
 using namespace parts;  // NOLINT: this file defines them
 

@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <gtest/gtest.h>
 
+#include "layout/otree/layout_parts.h"
 #include "layout/otree/spill.h"
 #include "util/test_util.h"
 
@@ -163,6 +165,64 @@ struct Case {
   uint64_t cube_rows;
   size_t parts;
 };
+
+// An OTree's files: the layout columns' pages end at the same rows in every layout column, hold
+// at most MaxCellPageRows and vary in size (runs of whole cells, not every page_rows rows); the
+// other columns' pages hold kOtherColumnPageRows. Page rows default to 64, 32 on 3+ columns.
+TEST(PartitionedLayoutTest, LayoutColumnsPagesAreRunsOfCells) {
+  LayoutOptions defaults;
+  defaults.columns = {"x", "y"};
+  EXPECT_EQ(PageRows(defaults), 64u);
+  defaults.columns = {"x", "y", "s"};
+  EXPECT_EQ(PageRows(defaults), 32u);
+  defaults.kind = "hilbert";
+  EXPECT_EQ(PageRows(defaults), 64u);
+  defaults.page_rows = 7;
+  EXPECT_EQ(PageRows(defaults), 7u);
+
+  const std::vector<Batch> batches = MakeBatches(3, 4000, 21);
+  for (const std::vector<std::string>& columns : {std::vector<std::string>{"x", "y"}, {"s", "x", "y"}}) {
+    SCOPED_TRACE(std::to_string(columns.size()) + " columns");
+    auto t = MakeTable(batches);
+    LayoutOptions options;
+    options.columns = columns;
+    options.cube_rows = 3000;
+    options.page_rows = 8;
+    ASSERT_TRUE(LayoutTable(t.get(), options).ok());
+    auto meta = LoadLayout(t->manifest());
+    ASSERT_TRUE(meta.ok() && meta->has_value());
+    std::set<int64_t> inner;  // sizes of pages but each block's last
+    for (const BlockMeta& b : (*meta)->blocks) {
+      auto reader = t->OpenDataFile(*t->manifest().FindFragment(b.fragment));
+      ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+      const Schema& schema = (*reader)->schema();
+      auto starts = [&](const std::string& column, int64_t* largest) {
+        auto index = (*reader)->ReadPageIndex(b.row_group, schema.FindField(column));
+        EXPECT_TRUE(index.ok()) << index.status().ToString();
+        std::vector<int64_t> out;
+        int64_t rows = 0;
+        for (size_t p = 0; p < index->pages.size(); ++p) {
+          const parquet::PageIndexEntry& e = index->pages[p];
+          out.push_back(e.first_row_index);
+          rows += e.num_rows;
+          *largest = std::max<int64_t>(*largest, e.num_rows);
+          if (column == "x" && p + 1 < index->pages.size()) inner.insert(e.num_rows);  // not a block's last
+        }
+        EXPECT_EQ(rows, int64_t(b.rows));
+        return out;
+      };
+      int64_t largest = 0, other = 0;
+      const std::vector<int64_t> x = starts("x", &largest);
+      for (const std::string& c : columns) EXPECT_EQ(starts(c, &largest), x) << c;
+      EXPECT_LE(largest, int64_t(parts::MaxCellPageRows(8)));
+      starts("rid", &other);
+      EXPECT_EQ(other, std::min<int64_t>(int64_t(b.rows), int64_t(parts::kOtherColumnPageRows)));
+    }
+    // Cut every 8 rows, every page but a block's last would hold 8.
+    EXPECT_GT(inner.size(), 3u) << "pages of 8 rows: not cut at cells";
+    EXPECT_GT(*inner.rbegin(), 8) << "no page of more than 8 rows: not cut at cells";
+  }
+}
 
 // The default memory limit: a quarter of the machine's memory, within [256 MiB, 2 GiB] (more did
 // not make a 100M-row layout faster, bench/RESULTS.md).
