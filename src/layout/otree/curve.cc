@@ -14,11 +14,11 @@ namespace lakeindex::layout::otree {
 
 namespace {
 
-// The `bits` coordinate bits just below the top `skip_bits` of each coordinate, into x[0, dims).
-// Returns `bits` = min(32 - skip_bits, 64 / dims).
-// Bits of each coordinate in a key that skips skip_bits of them.
+// Bits of each coordinate in a key that skips the top skip_bits of them: min(32 - skip_bits, 64 / dims).
 int KeyBits(int dims, int skip_bits) { return std::min(kCoordBits - std::clamp(skip_bits, 0, kCoordBits), 64 / dims); }
 
+// The KeyBits(dims, skip_bits) coordinate bits just below the top `skip_bits` of each
+// coordinate, into x[0, dims). Returns that number of bits.
 int TakeBits(const uint32_t* coords, int dims, int skip_bits, uint32_t* x) {
   int avail = kCoordBits - std::clamp(skip_bits, 0, kCoordBits);
   int bits = KeyBits(dims, skip_bits);

@@ -53,8 +53,8 @@ struct LayoutOptions {
 // options.page_rows, or by default 64 — 32 for an OTree on three or more columns: a page spans
 // (its rows / its slice's rows)^(1/d) of its cube's side in each of d dimensions, so the same
 // rows make coarser pages as d grows. 10M events rows, a box on (x, y) covering 1% of the plane
-// of a tree on (x, y, z): 64-row pages read 2.53x the rows it returned (the tree on (x, y):
-// 1.34x); 32-row cell pages 1.86x, the files 5.7% larger (docs/otree.md).
+// of a tree on (x, y, z): 64-row pages read 2.48x the rows it returned (the tree on (x, y):
+// 1.34x); 32-row cell pages 1.83x, the files 5.7% larger (docs/otree.md).
 uint64_t PageRows(const LayoutOptions& options);
 
 // A quarter of the machine's physical memory, at least 256 MiB and at most
