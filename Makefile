@@ -8,28 +8,37 @@ FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 PREFIX      ?= /usr/local
 
-.PHONY: all deps build test demo bench fuzz sanitize clean install
+.PHONY: all deps build build-cli test demo bench fuzz sanitize clean install
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-$(BUILD)/build.ninja: CMakeLists.txt
+# Configured again whenever CMakeLists.txt or the venv changed (a build configured before the venv
+# existed would leave the Python module out).
+$(BUILD)/build.ninja: CMakeLists.txt $(wildcard .venv/.requirements.sha256)
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
-build: deps $(BUILD)/build.ninja
+build: deps
+	@$(MAKE) --no-print-directory $(BUILD)/build.ninja
 	ninja -C $(BUILD) -j $(JOBS)
+
+# Only what the demo runs: the Debian packages that build the CLI, and the CLI.
+build-cli:
+	@scripts/install-deps.sh --cli
+	@$(MAKE) --no-print-directory $(BUILD)/build.ninja
+	ninja -C $(BUILD) -j $(JOBS) lakeindex_cli
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 600
 
 # The CLI, liblakeindex.so, the headers, the CMake package and lakeindex.pc under $(PREFIX)
-# (staged under $(DESTDIR) when it is set). The Python module: pip install --no-build-isolation .
+# (staged under $(DESTDIR) when it is set). The Python module: pip install . (docs/python.md).
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-demo: build
+demo: build-cli
 	./$(BUILD)/lakeindex demo
 
 bench: build

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Installs what lakeindex needs to build and test on Debian bookworm, and nothing that is there.
+#   scripts/install-deps.sh          everything `make test` needs: Debian packages, the npm
+#                                    readers, the Python venvs (scripts/python-env.sh)
+#   scripts/install-deps.sh --cli    only the Debian packages that build the CLI (`make demo`)
 #
 # Idempotent: a package is installed only when dpkg says it is missing, `apt-get update` runs only
 # when something is missing, and `npm ci` runs only when the pinned @duckdb/node-api is not
@@ -18,10 +21,13 @@ readonly kPackages=(
   libzstd-dev libsnappy-dev libroaring-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   zlib1g-dev liblz4-dev libbrotli-dev
   clang libclang-rt-14-dev
-  python3-dev pybind11-dev python3-numpy python3-distributed python3-pandas python3-venv python3-setuptools
+  python3-dev python3-venv
   libcurl4-openssl-dev libssl-dev
   libavro-dev
 )
+
+cli_only=0
+[[ "${1:-}" == "--cli" ]] && cli_only=1
 
 log() { echo "install-deps: $*" >&2; }
 die() { echo "install-deps: ERROR: $*" >&2; exit 1; }
@@ -67,6 +73,8 @@ if ((${#missing[@]} > 0)); then
   done
 fi
 
+if ((cli_only)); then exit 0; fi
+
 # The independent readers of the tests, each pinned in its package.json and installed exactly as
 # locked in its package-lock.json: DuckDB (tests/duckdb: @duckdb/node-api), icebird, an
 # Iceberg reader (tests/iceberg), and apache-arrow, an Arrow IPC reader (tests/arrow).
@@ -96,9 +104,7 @@ install_pinned "${kRoot}/tests/arrow" "apache-arrow"
 # One real query proves that the native library loads on this machine.
 echo "SELECT 42 AS answer" | node "${kDuckDir}/run.mjs" >/dev/null ||
   die "DuckDB does not run: 'node tests/duckdb/run.mjs' failed (see above)"
-# The S3 tests start moto (an S3 emulator) and check with boto3: both come with the machine
-# image's Python (Debian packages no moto). Say so if neither python3 has them.
-if ! python3 -c "import moto.server, boto3" >/dev/null 2>&1 && ! /usr/bin/python3 -c "import moto.server, boto3" >/dev/null 2>&1; then
-  log "WARNING: no python3 with moto and boto3 (pip package 'moto[server]'): the S3 tests (CliS3Test, S3StoreTest, the *_s3 concurrency cases) will fail saying so"
-fi
+# The Python venvs from PyPI, pinned (numpy 2 and the engines; numpy 1.26 for the value tests;
+# moto and boto3 for the S3 tests).
+"${kRoot}/scripts/python-env.sh" || die "scripts/python-env.sh failed"
 if [[ "${installed_something:-0}" == 1 ]]; then log "all dependencies present"; fi

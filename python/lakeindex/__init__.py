@@ -15,9 +15,31 @@ Build the native module with `make build` (it lands in build/python/), then use 
 with PYTHONPATH=build/python:python. See docs/python.md.
 """
 
+from __future__ import annotations
+
+import datetime as _datetime
+import os as _os
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+
 import _lakeindex as _native
 
-__all__ = ["Table", "ArrowStream", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
+if TYPE_CHECKING:
+    import numpy as _np
+    import numpy.typing as _npt
+
+    #: A query's columns: {name: numpy array} (masked arrays where a column has NULLs).
+    Columns = Dict[str, _npt.NDArray[Any]]
+
+#: A table's location: a directory, file:///abs/path or s3://bucket/prefix.
+PathLike = Union[str, "_os.PathLike[str]"]
+#: Column names: a list, or "a,b".
+Names = Union[str, Sequence[str]]
+
+__version__: str = _native.__version__
+
+_EPOCH = _datetime.date(1970, 1, 1)
+
+__all__ = ["__version__", "Table", "AggregateResult", "ArrowStream", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
            "NotSupported", "InternalError"]
 
 Error = _native.Error
@@ -33,12 +55,12 @@ InternalError = _native.InternalError
 ArrowStream = _native.ArrowStream
 
 
-class AggregateResult(dict):
+class AggregateResult(Dict[str, Any]):
     """Table.aggregate's {column: numpy array}, with `details`: what the answer rests on
     (estimated, fraction, rounds, confidence, max_relative_half_width, rows_aggregated,
     rows_read)."""
 
-    def __init__(self, items, details):
+    def __init__(self, items: Any, details: Dict[str, Any]) -> None:
         super().__init__(items)
         self.details = details
 
@@ -47,12 +69,14 @@ class Table:
     """One version of the table at `path`: a local directory, file:///abs/path, or
     s3://bucket/prefix (configured as the AWS tools are: AWS_* variables, ~/.aws)."""
 
-    def __init__(self, native):
+    def __init__(self, native: _native.Table) -> None:
         self._t = native
 
     @classmethod
-    def create(cls, path, source, rows_per_file=None, schema=None, iceberg=False, iceberg_location=None,
-               delimiter=None, quote=None, escape=None, header=None, null=None):
+    def create(cls, path: PathLike, source: Any, rows_per_file: Optional[int] = None, schema: Optional[str] = None,
+               iceberg: bool = False, iceberg_location: Optional[str] = None, delimiter: Optional[str] = None,
+               quote: Optional[str] = None, escape: Optional[str] = None, header: Optional[bool] = None,
+               null: Optional[str] = None) -> Table:
         """Creates version 1 from a .csv or .parquet file, or from rows in memory: a pandas
         DataFrame, a dict of equal-length numpy arrays / lists (see _columns for the types), or
         any object with `__arrow_c_stream__` (a pyarrow Table or RecordBatchReader, a Polars
@@ -67,7 +91,7 @@ class Table:
         a table exists there."""
         if iceberg and iceberg_location is None:
             iceberg_location = _native.location_uri(str(path))
-        if hasattr(source, "__arrow_c_stream__"):  # pyarrow / Polars / DuckDB results, an ArrowStream
+        if hasattr(source, "__arrow_c_stream__") and not _in_memory(source):  # pyarrow / Polars / DuckDB, an ArrowStream
             if schema is not None:
                 raise InvalidArgument("schema applies to CSV files; Arrow data carries its own types")
             return cls(_native.Table.create_from_arrow(str(path), source.__arrow_c_stream__(), rows_per_file,
@@ -80,25 +104,26 @@ class Table:
                                         _dialect(delimiter, quote, escape, header, null)))
 
     @classmethod
-    def open(cls, path, version=None):
+    def open(cls, path: PathLike, version: Optional[int] = None) -> Table:
         """The newest version, or `version` (time travel). NotFound when there is no table."""
         return cls(_native.Table.open(str(path), version))
 
     @property
-    def path(self):
+    def path(self) -> str:
         return self._t.path
 
     @property
-    def version(self):
+    def version(self) -> int:
         return self._t.version
 
     @property
-    def schema(self):
+    def schema(self) -> str:
         """The columns as "name:type,..." (hidden columns such as _lakeindex_weight included)."""
         return self._t.schema
 
-    def append(self, source, rows_per_file=None, delimiter=None, memory_limit=None, quote=None, escape=None,
-               header=None, null=None):
+    def append(self, source: Any, rows_per_file: Optional[int] = None, delimiter: Optional[str] = None,
+               memory_limit: Optional[int] = None, quote: Optional[str] = None, escape: Optional[str] = None,
+               header: Optional[bool] = None, null: Optional[str] = None) -> Table:
         """Appends the rows of a .csv/.parquet file (in the dialect `create` takes), a pandas
         DataFrame or a dict of arrays (the
         table's visible columns, by name; int32 and float32 widen), as `lakeindex append`: an
@@ -106,7 +131,7 @@ class Table:
         `memory_limit` (bytes; default a quarter of RAM, at most 2G); indexes are updated."""
         if memory_limit is not None:
             memory_limit = _memory_limit(memory_limit)
-        if hasattr(source, "__arrow_c_stream__"):
+        if hasattr(source, "__arrow_c_stream__") and not _in_memory(source):
             self._t.append_arrow(source.__arrow_c_stream__(), rows_per_file)
         elif _in_memory(source):
             self._t.append_columns(_columns(source), rows_per_file)
@@ -114,11 +139,11 @@ class Table:
             self._t.append(str(source), rows_per_file, _dialect(delimiter, quote, escape, header, null), memory_limit)
         return self
 
-    def delete(self, where):
+    def delete(self, where: str) -> int:
         """Deletes the rows where the SQL filter is TRUE; returns how many were deleted."""
         return self._t.delete(where)
 
-    def optimize(self, rows_per_file=None, memory_limit=None):
+    def optimize(self, rows_per_file: Optional[int] = None, memory_limit: Optional[int] = None) -> int:
         """As `lakeindex optimize`: merges small files and folds deleted rows into rewritten ones
         (an OTree table splits overfull cubes and rolls small files up, spilling the rows it
         rewrites under the table's _tmp/ when they would not fit in `memory_limit` bytes; default
@@ -128,13 +153,15 @@ class Table:
             memory_limit = _memory_limit(memory_limit)
         return self._t.optimize(rows_per_file, memory_limit)
 
-    def create_index(self, column, kind="btree", name=None, page_rows=4096, zone_rows=8192):
+    def create_index(self, column: str, kind: str = "btree", name: Optional[str] = None, page_rows: int = 4096,
+                     zone_rows: int = 8192) -> Table:
         """Builds a btree (exact) or zonemap (pruning) index over every fragment."""
         self._t.create_index(column, kind, name or "", page_rows, zone_rows)
         return self
 
-    def layout_otree(self, columns, cube_rows=None, slices=8, page_rows=None, transform="default",
-                     rows_per_file=1000000, seed=42, memory_limit=None):
+    def layout_otree(self, columns: Names, cube_rows: Optional[int] = None, slices: int = 8,
+                     page_rows: Optional[int] = None, transform: str = "default", rows_per_file: int = 1000000,
+                     seed: int = 42, memory_limit: Optional[int] = None) -> Dict[str, int]:
         """Rewrites the table as an OTree on 1-6 columns (as `lakeindex layout --otree`).
         `memory_limit`: bytes the layout may take (default a quarter of RAM, at most 2G); over it the tree
         is built in parts of the table, one at a time (the same rows, weights and cubes).
@@ -144,7 +171,8 @@ class Table:
             options["memory_limit"] = _memory_limit(memory_limit)
         return self._t.layout_otree(options)
 
-    def query(self, where=None, select=None, sample=None, limit=None, order_by=None, output="numpy"):
+    def query(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
+              limit: Optional[int] = None, order_by: Optional[str] = None, output: str = "numpy") -> Any:
         """Rows where `where` (SQL) is TRUE: {column: numpy array}. `select`: a list of column
         names or "a,b" (default: the visible columns); `sample`: fraction in (0, 1] of an
         OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many;
@@ -160,7 +188,8 @@ class Table:
         names, columns = self._t.query(where or "", _names(select), sample, limit, order_by or "")
         return _output(dict(zip(names, columns)), output, _zoned(self.schema))
 
-    def scan(self, where=None, select=None, sample=None, limit=None, output="numpy"):
+    def scan(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
+             limit: Optional[int] = None, output: str = "numpy") -> Iterator[Any]:
         """The rows `query` would return, as an iterator of batches ({column: numpy array}, or
         DataFrames with output="pandas"), read as they are asked for: for results larger than
         memory. It reads the version the table was at when it started, whatever happens after."""
@@ -169,14 +198,15 @@ class Table:
         for names, columns in self._t.scan(where or "", _names(select), sample, limit):
             yield _output(dict(zip(names, columns)), output, zoned)
 
-    def count(self, where=None):
+    def count(self, where: Optional[str] = None) -> int:
         """How many rows `where` (SQL) holds for (every live row when None). A filter that a
         BTree answers exactly is counted from the index and the deletion vectors, without reading
         data files; other filters read only the columns they test."""
         return self._t.count(where or "")
 
-    def aggregate(self, aggregates, where=None, group_by=None, limit=None, sample=None, error=None,
-                  confidence=0.95, order_by=None, output="numpy"):
+    def aggregate(self, aggregates: str, where: Optional[str] = None, group_by: Optional[Names] = None,
+                  limit: Optional[int] = None, sample: Optional[float] = None, error: Optional[float] = None,
+                  confidence: float = 0.95, order_by: Optional[str] = None, output: str = "numpy") -> Any:
         """Aggregates, as `lakeindex query --agg`: {column: numpy array} with the group_by
         columns (a list or "a,b") then one column per aggregate of `aggregates`
         ("count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)"), one row per
@@ -198,50 +228,52 @@ class Table:
             return frame
         return AggregateResult(zip(names, columns), details)
 
-    def explain(self, where=None, sample=None, analyze=False):
+    def explain(self, where: Optional[str] = None, sample: Optional[float] = None,
+                analyze: bool = False) -> Dict[str, Any]:
         """The plan (as `lakeindex explain --json`): pruning decisions, fragments to scan and,
         with analyze=True, what running it read."""
         return self._t.explain(where or "", sample, analyze)
 
-    def versions(self):
+    def versions(self) -> List[Dict[str, Any]]:
         """Every committed version, oldest first: [{"version", "timestamp_ms", "operation",
         "rows", "fragments"}]."""
         return self._t.versions()
 
-    def stats(self):
+    def stats(self) -> Dict[str, Any]:
         """{"version", "schema", "fragments", "rows", "deleted_rows", "data_bytes", "columns":
         {name: {"type", "min", "max", "null_count", "nan_count", "row_count"}}, "indexes",
         "layout"} (indexes and layout as stored in the manifest; string min/max as bytes)."""
         return self._t.stats()
 
-    def enable_iceberg(self, location=None):
+    def enable_iceberg(self, location: Optional[str] = None) -> str:
         """As `lakeindex iceberg enable`: keeps Iceberg metadata from now on (a commit writing it
         for the current rows), engines reading the table at `location` (default the table's own
         URI); on a table that keeps it, commits nothing and writes what a crash left unwritten.
         Returns the newest version's metadata file (metadata/vN.metadata.json)."""
         return self._t.enable_iceberg(location)
 
-    def files(self):
+    def files(self) -> List[Dict[str, Any]]:
         """The live data files of this version, as `lakeindex files --format json`: [{"path",
         "file", "fragment", "rows", "live_rows", "deleted", "file_size", "stats"}], `deleted`
         being the positions (row numbers in the file) of its deleted rows, for engines that read
         the Parquet files themselves."""
         return self._t.files()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"lakeindex.Table({self.path!r}, version={self.version})"
 
 
-def _memory_limit(value):
+def _memory_limit(value: Any) -> int:
     """A memory limit for the native module: a positive number of bytes."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"memory_limit must be a positive number of bytes, got {value!r}")
     return value
 
 
-def _dialect(delimiter, quote, escape, header, null):
+def _dialect(delimiter: Optional[str], quote: Optional[str], escape: Optional[str], header: Optional[bool],
+             null: Optional[str]) -> Dict[str, Any]:
     """A CSV dialect for the native module (csv::Dialect): None leaves a part default or sniffed."""
-    def character(name, value):
+    def character(name: str, value: Any) -> Optional[str]:
         if value is None:
             return None
         if value == "tab":
@@ -249,7 +281,7 @@ def _dialect(delimiter, quote, escape, header, null):
         if not isinstance(value, str) or len(value) != 1 or value in "\r\n":
             raise InvalidArgument(f"{name} must be one character other than CR or LF, got {value!r}")
         return value
-    out = {"delimiter": character("delimiter", delimiter), "quote": character("quote", quote),
+    out: Dict[str, Any] = {"delimiter": character("delimiter", delimiter), "quote": character("quote", quote),
            "escape": character("escape", escape)}
     if header is not None:
         out["header"] = bool(header)
@@ -260,25 +292,29 @@ def _dialect(delimiter, quote, escape, header, null):
     return out
 
 
-def _in_memory(source):
+def _in_memory(source: Any) -> bool:
+    """A dict of columns or a pandas DataFrame. A DataFrame is converted by _columns even where
+    pandas offers __arrow_c_stream__ (pandas >= 2.2 with pyarrow): its types and NULLs then do not
+    depend on whether pyarrow is installed."""
     return isinstance(source, dict) or hasattr(source, "to_dict") and hasattr(source, "columns")
 
 
-def _columns(source):
+def _columns(source: Any) -> List[Tuple[str, str, Any, Any]]:
     """Rows in memory as [(name, type, data, mask)] for the native module: a pandas DataFrame or a
     dict {name: numpy array, masked array, pandas Series or list}. Types: bool -> bool, integers
     of at most 32 bits -> int32, other integers -> int64, float32 -> float, float64 -> double,
-    datetime64[D] -> date, other datetime64 -> timestamp (microseconds; timestamp_ns when a value
+    datetime64[D] and objects that are all datetime.date -> date, other datetime64 -> timestamp (microseconds; timestamp_ns when a value
     is finer), pandas' time-zone-aware timestamps -> timestamptz (in UTC), objects that are all
     bytes -> binary, all uuid.UUID -> uuid, all decimal.Decimal -> decimal(18, s) with the
     largest number of digits after the point they show, other str / bytes / object -> string. NULL: masked
     values, pandas' missing values (None, NaN in object columns, NaT, <NA>); NaN in a float
     column stays NaN."""
     import numpy as np
+    import datetime
     import decimal
     import uuid
     items = source.items() if isinstance(source, dict) else ((c, source[c]) for c in source.columns)
-    out = []
+    out: List[Tuple[str, str, Any, Any]] = []
     for name, values in items:
         mask = None
         zoned = False
@@ -333,6 +369,11 @@ def _columns(source):
             mask = nulls if mask is None else (mask | nulls)
             present = [v for v, m in zip(objects, mask) if not m]
             type_name = "string"
+            if present and all(type(v) is datetime.date for v in present):  # pyarrow's to_pandas gives dates so
+                type_name = "date"
+                days = np.array([0 if m else (v - _EPOCH).days for v, m in zip(objects, mask)], dtype=np.int32)
+                out.append((name, type_name, days, mask))
+                continue
             if present and all(isinstance(v, (bytes, bytearray)) for v in present):
                 type_name = "binary"
                 objects = np.array([bytes(v) if isinstance(v, bytearray) else v for v in objects], dtype=object)
@@ -348,13 +389,13 @@ def _columns(source):
     return out
 
 
-def _check_output(output, allowed=("numpy", "pandas")):
+def _check_output(output: str, allowed: Tuple[str, ...] = ("numpy", "pandas")) -> None:
     if output not in allowed:
         names = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
         raise InvalidArgument(f"output must be {names}, got {output!r}")
 
 
-def _zoned(schema):
+def _zoned(schema: str) -> set[str]:
     """The names of the timestamptz columns of a schema string ("name:type,...")."""
     import re
     entries = re.split(r",(?![^(]*\))", schema)  # commas outside "decimal(10,2)"
@@ -362,10 +403,10 @@ def _zoned(schema):
             if entry.rsplit(":", 1)[-1].rstrip("!") == "timestamptz"}
 
 
-def _output(columns, output, zoned=()):
+def _output(columns: Columns, output: str, zoned: Any = ()) -> Any:
     """{name: numpy array} as asked: as it is, or a pandas DataFrame with NULLs as pandas' own
     missing values (masked numbers and booleans as nullable extension arrays, masked timestamps
-    as NaT, strings as objects with None); the columns named in `zoned` (timestamptz) are marked
+    as NaT, strings as objects with None; dates as datetime.date objects, as pyarrow gives them); the columns named in `zoned` (timestamptz) are marked
     UTC in pandas (numpy's datetime64 has no time zone)."""
     if output == "numpy":
         return columns
@@ -373,6 +414,11 @@ def _output(columns, output, zoned=()):
     import pandas as pd
     data = {}
     for name, col in columns.items():
+        if np.ma.getdata(col).dtype == np.dtype("datetime64[D]"):  # as pyarrow's to_pandas: datetime.date objects
+            dates = np.ma.getdata(col).astype(object)
+            dates[np.ma.getmaskarray(col)] = None
+            data[name] = dates
+            continue
         if not isinstance(col, np.ma.MaskedArray):
             data[name] = col
             continue
@@ -400,7 +446,7 @@ def _output(columns, output, zoned=()):
     return frame
 
 
-def _names(select):
+def _names(select: Optional[Names]) -> List[str]:
     if select is None:
         return []
     if isinstance(select, str):
@@ -408,7 +454,8 @@ def _names(select):
     return list(select)
 
 
-def _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed):
+def _layout_options(columns: Names, cube_rows: Optional[int], slices: int, page_rows: Optional[int], transform: str,
+                    rows_per_file: int, seed: int) -> Dict[str, Any]:
     options = {"columns": _names(columns), "slices": slices,
                "transform": transform, "rows_per_file": rows_per_file, "seed": seed}
     if cube_rows is not None:

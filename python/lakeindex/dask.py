@@ -16,28 +16,34 @@ The workers need the lakeindex package and the native module on their path (the 
 PYTHONPATH as the driver, e.g. build/python:python).
 """
 
+from __future__ import annotations
+
 import os
 import signal
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import distributed
 
 import _lakeindex as _native
-from lakeindex import Table, _layout_options, _memory_limit
+from lakeindex import Names, PathLike, Table, _layout_options, _memory_limit
+
+Inject = Optional[Dict[str, Any]]  # the tests' fault hook (_fault)
 
 __all__ = ["build_index", "layout_otree"]
 
 _MAX_SEGMENTS = 8  # query/index_manager.h kMaxSegments: more would be merged by the next update
 
 
-def build_index(path, column, kind="btree", client=None, *, name=None, page_rows=4096,
-                zone_rows=8192, groups=None, retries=2, _inject=None):
+def build_index(path: PathLike, column: str, kind: str = "btree", client: Optional[distributed.Client] = None, *,
+                name: Optional[str] = None, page_rows: int = 4096, zone_rows: int = 8192,
+                groups: Optional[int] = None, retries: int = 2, _inject: Inject = None) -> int:
     """Builds a `kind` index on `column` with one Dask task per group of fragments and commits it
     as one new version. `groups`: number of segments (default: one per worker, at most 8).
     Returns the new version."""
     client = client or distributed.get_client()
     path = str(path)
     version = Table.open(path).version
-    args = (column, kind, name or "", page_rows, zone_rows)
+    args: Tuple[str, str, str, int, int] = (column, kind, name or "", page_rows, zone_rows)
     _native.index_plan(path, version, *args)  # the errors CreateIndex gives, before any task
     fragments = _native.fragments(path, version)
     n = groups or min(_MAX_SEGMENTS, max(1, len(client.scheduler_info()["workers"])))
@@ -48,9 +54,11 @@ def build_index(path, column, kind="btree", client=None, *, name=None, page_rows
     return _native.index_commit(path, version, *args, segments)
 
 
-def layout_otree(path, columns, cube_rows=100000, client=None, *, parts=None, slices=8,
-                 page_rows=None, transform="default", rows_per_file=1000000, seed=42, retries=2,
-                 memory_limit=None, _inject=None):
+def layout_otree(path: PathLike, columns: Names, cube_rows: int = 100000,
+                 client: Optional[distributed.Client] = None, *, parts: Optional[int] = None, slices: int = 8,
+                 page_rows: Optional[int] = None, transform: str = "default", rows_per_file: int = 1000000,
+                 seed: int = 42, retries: int = 2, memory_limit: Optional[int] = None,
+                 _inject: Inject = None) -> Dict[str, int]:
     """Rewrites the table as an OTree on `columns` with the work spread over `parts` parts of the
     table (default: one per worker) and commits once. `memory_limit` (bytes a task may take):
     at least as many parts as keep each part's rows within a third of it (a task writing a part
@@ -68,7 +76,7 @@ def layout_otree(path, columns, cube_rows=100000, client=None, *, parts=None, sl
         n = max(n, -(-need // max(1, memory_limit // 3)))
     partitions = _native.layout_partitions(path, version, n)
 
-    def submit(fn, *args, part):
+    def submit(fn: Callable[..., Any], *args: Any, part: int) -> Any:
         return client.submit(fn, *args, _inject, part, pure=False, retries=retries)
 
     # Each part's layout columns are read once and kept on its worker (as bytes) for the sample and
@@ -96,11 +104,12 @@ def layout_otree(path, columns, cube_rows=100000, client=None, *, parts=None, sl
     return _native.layout_commit(path, version, options, revision, written)
 
 
-def _split(fragments, n):
+def _split(fragments: Sequence[Tuple[int, int]], n: int) -> List[List[int]]:
     """Consecutive groups of fragment ids with about equal rows (at most n, none empty)."""
     total = sum(rows for _, rows in fragments)
     target = max(1, -(-total // max(1, n)))
-    out, rows_in = [], 0
+    out: List[List[int]] = []
+    rows_in = 0
     for fid, rows in fragments:
         if not out or (rows_in >= target and len(out) < n):
             out.append([])
@@ -110,7 +119,7 @@ def _split(fragments, n):
     return out
 
 
-def _gather(client, futures):
+def _gather(client: distributed.Client, futures: List[Any]) -> List[Any]:
     try:
         return client.gather(futures)
     except BaseException:
@@ -118,7 +127,7 @@ def _gather(client, futures):
         raise
 
 
-def _fault(inject, step, part):
+def _fault(inject: Inject, step: str, part: int) -> None:
     """Test hook: fails the task of `part` at `step` as `inject` says ({"step", "part", "kill":
     kill the worker process instead of raising, "once": a marker file so that only the first
     attempt fails})."""
@@ -135,34 +144,38 @@ def _fault(inject, step, part):
     raise RuntimeError(f"lakeindex.dask: injected failure at {step} of part {part}")
 
 
-def _build_segment(path, version, args, ids, inject, part):
+def _build_segment(path: str, version: int, args: Tuple[str, str, str, int, int], ids: List[int], inject: Inject,
+                   part: int) -> Dict[str, Any]:
     segment = _native.index_build_segment(path, version, *args, ids)
     _fault(inject, "segment", part)  # after its files are written: they must stay unreferenced
     return segment
 
 
-def _read(path, version, options, partition, inject, part):
+def _read(path: str, version: int, options: Dict[str, Any], partition: Any, inject: Inject, part: int) -> Any:
     _fault(inject, "read", part)
     return _native.layout_read(path, version, options, partition)
 
 
-def _sample(path, version, options, partition, read, inject, part):
+def _sample(path: str, version: int, options: Dict[str, Any], partition: Any, read: Any, inject: Inject,
+            part: int) -> Any:
     _fault(inject, "sample", part)
     return _native.layout_sample(path, version, options, partition, read)
 
 
-def _points(path, version, options, partition, revision, read, inject, part):
+def _points(path: str, version: int, options: Dict[str, Any], partition: Any, revision: str, read: Any,
+            inject: Inject, part: int) -> Any:
     _fault(inject, "points", part)
     return _native.layout_points(path, version, options, partition, revision, read)
 
 
-def _level(points, tree, depth, inject, part):
+def _level(points: Tuple[List[Any], Any], tree: str, depth: int, inject: Inject, part: int) -> Any:
     _fault(inject, "level", part)
     coords, weights = points
     return _native.layout_level(coords, weights, tree, depth)
 
 
-def _write(path, version, options, partition, revision, inject, part):
+def _write(path: str, version: int, options: Dict[str, Any], partition: Any, revision: str, inject: Inject,
+           part: int) -> Any:
     written = _native.layout_write(path, version, options, partition, revision)
     _fault(inject, "write", part)
     return written

@@ -782,6 +782,7 @@ py::dict LayoutCommit(const std::string& path, uint64_t version, const py::dict&
 PYBIND11_MODULE(_lakeindex, m) {
   using namespace lakeindex::python;  // NOLINT: the module's own definitions
   m.doc() = "lakeindex native module (see the lakeindex package)";
+  m.attr("__version__") = LAKEINDEX_VERSION;  // the CMake project's version, also the wheel's
   RegisterErrors(m);
   py::class_<PyArrowStream>(m, "ArrowStream")
       .def("__arrow_c_stream__", &PyArrowStream::Stream, py::arg("requested_schema") = py::none())
