@@ -16,7 +16,7 @@ readonly kRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly kDuckDir="${kRoot}/tests/duckdb"
 
 readonly kPackages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   libgtest-dev libgmock-dev libbenchmark-dev
   libzstd-dev libsnappy-dev libroaring-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   zlib1g-dev liblz4-dev libbrotli-dev

@@ -6,9 +6,12 @@
 // Thread safety: every implementation is safe for concurrent use.
 #pragma once
 
+#include <xxhash.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,12 +53,14 @@ class ObjectWriter {
 
   Status Append(std::string_view data);
   Status Close();
-  // Bytes appended so far (the object's size once closed).
+  // Bytes appended so far (the object's size once closed), and their XXH64 (seed 0): the whole
+  // object's checksum once closed, taken as it streams by.
   uint64_t bytes_appended() const { return bytes_appended_; }
+  uint64_t checksum() const { return XXH64_digest(hash_.get()); }
   const std::string& path() const { return path_; }
 
  protected:
-  explicit ObjectWriter(std::string path) : path_(std::move(path)) {}
+  explicit ObjectWriter(std::string path);
   // Called by Append / Close only while the writer is open and healthy.
   virtual Status DoAppend(std::string_view data) = 0;
   virtual Status DoClose() = 0;
@@ -63,6 +68,7 @@ class ObjectWriter {
  private:
   std::string path_;
   uint64_t bytes_appended_ = 0;
+  std::unique_ptr<XXH64_state_t, XXH_errorcode (*)(XXH64_state_t*)> hash_;
   bool closed_ = false;
   Status status_;  // sticky
 };
@@ -119,12 +125,22 @@ class ObjectStore {
   // removes nothing. `vacuum` calls it.
   virtual Result<std::vector<std::string>> RemoveAbandonedWrites(std::string_view prefix, int64_t cutoff_ms);
 
+  // The XXH64 (seed 0) of each object this store object wrote whole (Write, CreateIfAbsent, a
+  // closed writer) since it was made, by path, for the stores that keep such a record (the
+  // default: none). A commit takes from here the checksums the manifest records for the files it
+  // adds (table/manifest.h, Manifest::checksums). Scratch objects are not recorded.
+  virtual std::map<std::string, uint64_t> WrittenChecksums() const { return {}; }
+
   // Human-readable root for messages ("/data/t1", "memory://").
   virtual std::string Describe() const = 0;
   // Whether each request costs a network round trip (S3, or a store with injected latency):
   // readers then send independent requests together rather than one after another.
   virtual bool remote() const { return false; }
 };
+
+// The XXH64 (seed 0) of the object at `path`, whose size is `size` (as Size gives it), read in
+// pieces of 8 MiB: what ObjectWriter::checksum and WrittenChecksums record for it when written.
+Result<uint64_t> ObjectChecksum(ObjectStore* store, std::string_view path, uint64_t size);
 
 // Checks a key: non-empty, relative, no "." / ".." segments, no NUL, no backslash.
 Status ValidateObjectPath(std::string_view path);
@@ -190,6 +206,8 @@ class InstrumentedStore : public ObjectStore {
   Status DeleteMany(const std::vector<std::string>& paths) override;
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view path) override;
   Result<std::vector<std::string>> RemoveAbandonedWrites(std::string_view prefix, int64_t cutoff_ms) override;
+  // Every object written through this wrapper, whatever the base store.
+  std::map<std::string, uint64_t> WrittenChecksums() const override;
   std::string Describe() const override;
   bool remote() const override { return latency_us_.load() > 0 || base_->remote(); }
 
@@ -203,7 +221,9 @@ class InstrumentedStore : public ObjectStore {
   std::shared_ptr<ObjectStore> base_;
   StoreCounters counters_;
   std::atomic<uint64_t> latency_us_{0};
+  void RecordWritten(std::string_view path, uint64_t checksum);
   mutable std::mutex mu_;
+  std::map<std::string, uint64_t> written_;  // guarded by mu_
   StoreOp fail_op_ = StoreOp::kAny;
   uint64_t fail_at_ = 0;
   uint64_t seen_[6] = {0, 0, 0, 0, 0, 0};

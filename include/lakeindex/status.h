@@ -25,6 +25,10 @@ enum class StatusCode : uint8_t {
   kConflict = 6,
   kAlreadyExists = 7,  // create-if-absent lost the race; commit logic turns it into a retry
   kInternal = 8,
+  // A write whose answer was lost and whose effect could not be learned afterwards: it may or
+  // may not have happened (a commit: the version may be there). Never reported when the outcome
+  // is known either way.
+  kOutcomeUnknown = 9,
 };
 
 class [[nodiscard]] Status {
@@ -41,6 +45,7 @@ class [[nodiscard]] Status {
   static Status Conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+  static Status OutcomeUnknown(std::string m) { return {StatusCode::kOutcomeUnknown, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
@@ -52,6 +57,7 @@ class [[nodiscard]] Status {
   bool IsNotSupported() const { return code_ == StatusCode::kNotSupported; }
   bool IsConflict() const { return code_ == StatusCode::kConflict; }
   bool IsAlreadyExists() const { return code_ == StatusCode::kAlreadyExists; }
+  bool IsOutcomeUnknown() const { return code_ == StatusCode::kOutcomeUnknown; }
 
   // "Corruption: <message>", or "OK".
   std::string ToString() const;

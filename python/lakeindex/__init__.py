@@ -8,7 +8,8 @@ binary of bytes, uuid of uuid.UUID, decimal of decimal.Decimal, with None for NU
 
 Errors are raised as lakeindex.Error subclasses carrying the library's message:
 InvalidArgument (also a ValueError), NotFound (also a LookupError), Conflict, Corruption,
-IOError, NotSupported, InternalError. The GIL is released while the library works, so other
+IOError, NotSupported, InternalError, OutcomeUnknown (a write whose outcome is not known: look at
+the versions before running it again). The GIL is released while the library works, so other
 Python threads run meanwhile.
 
 Build the native module with `make build` (it lands in build/python/), then use the checkout
@@ -40,7 +41,7 @@ __version__: str = _native.__version__
 _EPOCH = _datetime.date(1970, 1, 1)
 
 __all__ = ["__version__", "Table", "AggregateResult", "ArrowStream", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
-           "NotSupported", "InternalError"]
+           "NotSupported", "InternalError", "OutcomeUnknown"]
 
 Error = _native.Error
 InvalidArgument = _native.InvalidArgument
@@ -50,6 +51,9 @@ Corruption = _native.Corruption
 IOError = _native.IOError  # noqa: A001 (lakeindex.IOError, not the builtin)
 NotSupported = _native.NotSupported
 InternalError = _native.InternalError
+# A write whose outcome could not be learned (its answer lost, and reading it back failed): the
+# version may or may not be there; Table.open(path).versions() tells.
+OutcomeUnknown = _native.OutcomeUnknown
 # A query's rows as an Arrow C stream (Table.query(output="arrow")): __arrow_c_stream__ and
 # __arrow_c_schema__ give PyCapsules of the Arrow C stream / data interface; `names` the columns.
 ArrowStream = _native.ArrowStream

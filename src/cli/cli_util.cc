@@ -22,6 +22,7 @@ namespace lakeindex::cli {
 int ExitCodeFor(const Status& status) {
   switch (status.code()) {
     case StatusCode::kOk: return kExitOk;
+    case StatusCode::kOutcomeUnknown: return kExitOutcomeUnknown;
     case StatusCode::kInternal:
     case StatusCode::kIOError:
     case StatusCode::kCorruption: return kExitInternal;  // damage, of a table or an input file

@@ -21,10 +21,13 @@ namespace lakeindex::cli {
 
 using table::OpenTableStore;  // the table directory as a counting store
 
-// docs/user-guide.md "Conventions of every command": 0 on success, 1 on a user error (one-line message), 2 on internal failure.
+// docs/user-guide.md "Conventions of every command": 0 on success, 1 on a user error (one-line
+// message), 2 on internal failure (nothing of the command is visible), 3 when a write's outcome
+// could not be learned (its version may or may not be there: `lakeindex versions` tells).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUserError = 1;
 inline constexpr int kExitInternal = 2;
+inline constexpr int kExitOutcomeUnknown = 3;
 int ExitCodeFor(const Status& status);
 
 // An output file written as it is produced, in bounded memory (`gen`, `query --output`): a

@@ -482,10 +482,17 @@ struct IcebergArgs {
 Status RunIcebergEnable(const IcebergArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   const bool was = table::iceberg::Enabled(h.table->manifest());
-  ASSIGN_OR_RETURN(std::string metadata, h.table->EnableIceberg(args.location.empty() ? table::TableLocationUri(args.table) : args.location));
+  ASSIGN_OR_RETURN(table::IcebergEnabled enabled,
+                   h.table->EnableIceberg(args.location.empty() ? table::TableLocationUri(args.table) : args.location));
   std::fprintf(stderr, "%s: %s Iceberg metadata at version %llu: %s (location %s)\n", args.table.c_str(),
-               was ? "already keeps" : "now keeps", static_cast<unsigned long long>(h.table->version()), metadata.c_str(),
-               h.table->manifest().iceberg.value("location", "").c_str());
+               was ? "already keeps" : "now keeps", static_cast<unsigned long long>(h.table->version()),
+               enabled.metadata.c_str(), h.table->manifest().iceberg.value("location", "").c_str());
+  if (!enabled.unwritten.ok()) {
+    std::fprintf(stderr, "lakeindex: warning: version %llu is committed, but writing %s failed (%s): Iceberg readers "
+                         "see it once `lakeindex iceberg enable %s` runs again or the next commit writes it\n",
+                 static_cast<unsigned long long>(h.table->version()), enabled.metadata.c_str(),
+                 enabled.unwritten.ToString().c_str(), args.table.c_str());
+  }
   return Status::OK();
 }
 
@@ -525,6 +532,22 @@ Status RunVerify(const VerifyArgs& args) {
   ASSIGN_OR_RETURN(auto report, ops::Verify(*h.table));
   for (const std::string& line : report) std::printf("%s\n", line.c_str());
   std::printf("version %llu: every file verified\n", static_cast<unsigned long long>(h.table->version()));
+  return Status::OK();
+}
+
+struct RecoverArgs {
+  std::string table;
+  uint64_t lost = 0;
+};
+
+// A table whose newest versions are lost opens with an error naming them; this accepts the loss.
+Status RunRecover(const RecoverArgs& args) {
+  ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, false));
+  ASSIGN_OR_RETURN(uint64_t newest, table::Table::AcceptLostVersions(store.get(), args.lost));
+  std::fprintf(stderr, "recover: versions %llu to %llu accepted as lost; the table goes on from version %llu (their "
+                       "files are left to vacuum)\n",
+               static_cast<unsigned long long>(newest + 1), static_cast<unsigned long long>(args.lost),
+               static_cast<unsigned long long>(newest));
   return Status::OK();
 }
 
@@ -715,6 +738,14 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   vf->add_option("TABLE", verify->table, "Table directory")->required();
   vf->add_option("--version", verify->version, "Verify this version (default: the newest)")->check(WholeNumber());
   commands->emplace_back(vf, [verify] { return RunVerify(*verify); });
+
+  auto recover = std::make_shared<RecoverArgs>();
+  auto* rc = app.add_subcommand("recover", "Go on from the newest version left when the newest versions were lost");
+  rc->add_option("TABLE", recover->table, "Table directory")->required();
+  rc->add_option("--accept-lost-version", recover->lost,
+                 "The lost version an open named (the table then goes on from the newest version left)")
+      ->required()->check(WholeNumber(1));
+  commands->emplace_back(rc, [recover] { return RunRecover(*recover); });
 
   auto vacuum = std::make_shared<VacuumArgs>();
   auto* vc = app.add_subcommand("vacuum", "Remove files no version references (left by failed or killed writers)");

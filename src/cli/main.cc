@@ -59,6 +59,7 @@ int Finish(const lakeindex::Status& status) {
   for (char& c : message) {
     if (c == '\n' || c == '\r') c = ' ';  // the contract is a one-line message
   }
+  if (status.IsOutcomeUnknown()) message += " (`lakeindex versions TABLE` lists what is committed)";
   std::fprintf(stderr, "lakeindex: %s\n", message.c_str());
   return lakeindex::cli::ExitCodeFor(status);
 }

@@ -13,6 +13,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kConflict: return "Conflict";
     case StatusCode::kAlreadyExists: return "Already exists";
     case StatusCode::kInternal: return "Internal error";
+    case StatusCode::kOutcomeUnknown: return "Outcome unknown";
   }
   return "Unknown";
 }

@@ -69,6 +69,10 @@ Status Client::Perform(const Request& req, Response* out, bool* transient) {
   if (curl == nullptr) return Status::IOError("http: cannot create a curl handle");
   curl_easy_reset(curl);  // keeps the handle's open connections
   curl_easy_setopt(curl, CURLOPT_URL, req.url.c_str());
+  if (req.fresh_connection) {
+    curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);
+  }
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, long(options_.connect_timeout_ms));
   // No byte for idle_timeout_ms: abandon (LOW_SPEED_TIME has a one-second resolution).

@@ -21,6 +21,10 @@ struct Request {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string_view body;  // PUT/POST payload (must outlive Perform)
+  // On a new connection, closed afterwards. libcurl re-sends a request on its own when a reused
+  // connection proves dead before any answer; a request that must not be applied twice unseen (a
+  // conditional write) asks for this.
+  bool fresh_connection = false;
 };
 
 struct Response {

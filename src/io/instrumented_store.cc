@@ -144,8 +144,22 @@ Status InstrumentedStore::Write(std::string_view path, std::string_view data) {
   RETURN_IF_ERROR(Before(StoreOp::kWrite, path));
   ++counters_.write_requests;
   Status st = base_->Write(path, data);
-  if (st.ok()) counters_.bytes_written += data.size();
+  if (st.ok()) {
+    counters_.bytes_written += data.size();
+    RecordWritten(path, XXH64(data.data(), data.size(), 0));
+  }
   return st;
+}
+
+void InstrumentedStore::RecordWritten(std::string_view path, uint64_t checksum) {
+  if (IsScratchPath(path)) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  written_[std::string(path)] = checksum;
+}
+
+std::map<std::string, uint64_t> InstrumentedStore::WrittenChecksums() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return written_;
 }
 
 Status InstrumentedStore::CreateIfAbsent(std::string_view path, std::string_view data) {
@@ -153,7 +167,10 @@ Status InstrumentedStore::CreateIfAbsent(std::string_view path, std::string_view
   RETURN_IF_ERROR(Before(StoreOp::kCreate, path));
   ++counters_.write_requests;
   Status st = base_->CreateIfAbsent(path, data);
-  if (st.ok()) counters_.bytes_written += data.size();
+  if (st.ok()) {
+    counters_.bytes_written += data.size();
+    RecordWritten(path, XXH64(data.data(), data.size(), 0));
+  }
   return st;
 }
 
@@ -204,6 +221,7 @@ class InstrumentedStore::Writer final : public ObjectWriter {
     ++store_->counters_.write_requests;
     RETURN_IF_ERROR(base_->Close());
     store_->counters_.bytes_written += base_->bytes_appended();
+    store_->RecordWritten(path(), base_->checksum());
     return Status::OK();
   }
 

@@ -37,11 +37,18 @@ class BufferedObjectWriter final : public ObjectWriter {
 
 }  // namespace
 
+ObjectWriter::ObjectWriter(std::string path) : path_(std::move(path)), hash_(XXH64_createState(), XXH64_freeState) {
+  XXH64_reset(hash_.get(), 0);
+}
+
 Status ObjectWriter::Append(std::string_view data) {
   RETURN_IF_ERROR(status_);
   if (closed_) return Status::InvalidArgument(path_ + ": append to a closed object writer");
   status_ = DoAppend(data);
-  if (status_.ok()) bytes_appended_ += data.size();
+  if (status_.ok()) {
+    bytes_appended_ += data.size();
+    XXH64_update(hash_.get(), data.data(), data.size());
+  }
   return status_;
 }
 

@@ -138,6 +138,7 @@ class S3Store final : public ObjectStore {
     std::vector<std::pair<std::string, std::string>> query;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string_view body;
+    bool fresh_connection = false;  // never on a reused connection (http::Request)
   };
 
   // Sends a signed request, retrying transient failures; the final response (any status) or
@@ -170,7 +171,7 @@ class S3Store final : public ObjectStore {
       if (!config_.credentials.session_token.empty()) {
         in.headers.emplace_back("x-amz-security-token", config_.credentials.session_token);
       }
-      http::Request req{call.method, url, in.headers, call.body};
+      http::Request req{call.method, url, in.headers, call.body, call.fresh_connection};
       if (!config_.credentials.empty()) {
         req.headers.emplace_back("Authorization", Authorization(in, config_.credentials, date, config_.region, "s3"));
       }
@@ -351,22 +352,19 @@ class S3Store final : public ObjectStore {
     RETURN_IF_ERROR(ValidateObjectPath(path));
     Call call{"PUT", std::string(path), {}, {{"If-None-Match", "*"}}, data};
     // 409 (ConditionalRequestConflict: a concurrent conditional write in flight) is retried here.
+    // Sent on a new connection: libcurl re-sends a request by itself when a reused connection
+    // turns out dead, and a conditional write re-sent after it was applied would come back 412.
+    call.fresh_connection = true;
     for (int round = 0; round < config_.max_attempts; ++round) {
-      int attempts = 0;
-      ASSIGN_OR_RETURN(http::Response resp, Send(call, &attempts));
+      ASSIGN_OR_RETURN(http::Response resp, Send(call));
       if (resp.status == 200) return Status::OK();
       if (resp.status == 409) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20 << std::min(round, 6)));
         continue;
       }
-      if (resp.status == 412) {
-        if (attempts > 1 || round > 0) {
-          // An earlier attempt may have landed with its answer lost: ours if it holds our bytes.
-          auto existing = Read(path);
-          if (existing.ok() && *existing == data) return Status::OK();
-        }
-        return Status::AlreadyExists(Describe() + "/" + std::string(path) + ": already exists");
-      }
+      // Maybe our own earlier attempt, its answer lost: the caller reads the object back to know
+      // (table.cc, CreateManifest).
+      if (resp.status == 412) return Status::AlreadyExists(Describe() + "/" + std::string(path) + ": already exists");
       if (resp.status == 501) {
         return Status::NotSupported(What(call) + ": the server does not support conditional writes "
                                     "(If-None-Match), which commits need");

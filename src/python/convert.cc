@@ -29,7 +29,7 @@ void RegisterErrors(py::module_& m) {
       {StatusCode::kInvalidArgument, "InvalidArgument"}, {StatusCode::kNotFound, "NotFound"},
       {StatusCode::kCorruption, "Corruption"},           {StatusCode::kIOError, "IOError"},
       {StatusCode::kNotSupported, "NotSupported"},       {StatusCode::kConflict, "Conflict"},
-      {StatusCode::kInternal, "InternalError"}};
+      {StatusCode::kInternal, "InternalError"},          {StatusCode::kOutcomeUnknown, "OutcomeUnknown"}};
   for (const auto& [code, name] : codes) {
     std::string qualified = std::string("_lakeindex.") + name;
     // InvalidArgument is also a ValueError, NotFound a LookupError: what Python code catches.

@@ -453,7 +453,17 @@ class PyTable {
   // The live data files of this version (table::Table::Files), as Python objects.
   // As `lakeindex iceberg enable`: the newest version's Iceberg metadata file.
   std::string EnableIceberg(std::optional<std::string> location) {
-    return Check(Unlocked([&] { return table_->EnableIceberg(location ? *location : table::TableLocationUri(path_)); }));
+    table::IcebergEnabled enabled =
+        Check(Unlocked([&] { return table_->EnableIceberg(location ? *location : table::TableLocationUri(path_)); }));
+    if (!enabled.unwritten.ok()) {
+      const int warned = PyErr_WarnEx(PyExc_RuntimeWarning,
+                   ("version " + std::to_string(table_->version()) + " is committed, but writing " + enabled.metadata +
+                    " failed (" + enabled.unwritten.ToString() + "): calling enable_iceberg again writes it")
+                       .c_str(),
+                   1);
+      if (warned < 0) throw py::error_already_set();  // warnings made errors
+    }
+    return enabled.metadata;
   }
 
   py::object Files() {

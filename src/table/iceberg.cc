@@ -1,5 +1,7 @@
 #include "table/iceberg.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -548,6 +550,7 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
                     {{"operation", SnapshotOperation(added, removed, deletes_changed)},
                      {"lakeindex.operation", next->operation},
                      {"lakeindex.version", std::to_string(next->version)},
+                     {"lakeindex.commit-id", next->commit_id},
                      {"added-data-files", std::to_string(added)},
                      {"deleted-data-files", std::to_string(removed)},
                      {"total-data-files", std::to_string(next->fragments.size())},
@@ -693,6 +696,54 @@ Status DropExpired(json* metadata, const Versions& versions, const std::string& 
 // Versions back that PublishMetadata rolls forward at most; beyond, the history starts again.
 constexpr int kMaxRollForward = 64;
 
+// A metadata file checks itself: its property "lakeindex.checksum" is the XXH64 of the file's
+// bytes with that value written as 16 zeros (written after the commit, the file cannot be in the
+// manifest's checksums). Iceberg readers ignore the property.
+constexpr const char* kChecksumProperty = "lakeindex.checksum";
+constexpr const char* kChecksumPlaceholder = "0000000000000000";
+
+std::string ChecksumField(const char* value) { return std::string("\"") + kChecksumProperty + "\": \"" + value + "\""; }
+
+std::string Sealed(json metadata) {
+  metadata["properties"][kChecksumProperty] = kChecksumPlaceholder;
+  std::string text = metadata.dump(1);
+  const size_t at = text.find(ChecksumField(kChecksumPlaceholder));
+  text.replace(at, ChecksumField(kChecksumPlaceholder).size(),
+               ChecksumField(Hex16(XXH64(text.data(), text.size(), 0)).c_str()));
+  return text;
+}
+
+// Whether a metadata file's bytes are as sealed: false when damaged; nullopt when it carries no
+// checksum (written before checksums existed).
+std::optional<bool> SealIntact(std::string text) {
+  const std::string prefix = std::string("\"") + kChecksumProperty + "\": \"";
+  const size_t at = text.find(prefix);
+  if (at == std::string::npos) return std::nullopt;
+  if (text.size() < at + prefix.size() + 17) return false;
+  const std::string recorded = text.substr(at + prefix.size(), 16);
+  text.replace(at + prefix.size(), 16, kChecksumPlaceholder);
+  return recorded == Hex16(XXH64(text.data(), text.size(), 0));
+}
+
+// The lakeindex commit a metadata file describes: its current snapshot's "lakeindex.commit-id"
+// ("" when it names none: written before commit ids, or not by lakeindex).
+std::string DescribedCommit(const json& metadata) {
+  const json current = metadata.value("current-snapshot-id", json());
+  for (const json& s : metadata.value("snapshots", json::array())) {
+    if (!s.is_object() || s.value("snapshot-id", json()) != current) continue;
+    const json summary = s.value("summary", json::object());
+    return summary.is_object() ? summary.value("lakeindex.commit-id", std::string()) : std::string();
+  }
+  return std::string();
+}
+
+// Whether a metadata file describes another commit than `m` (a version lost and its number
+// reused: the file is of the lost one). Unknown ids (older files) are taken as matching.
+bool DescribesAnotherCommit(const json& metadata, const Manifest& m) {
+  const std::string described = DescribedCommit(metadata);
+  return !described.empty() && !m.commit_id.empty() && described != m.commit_id;
+}
+
 Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const Versions& versions, int depth) {
   const std::string path = MetadataPath(committed.version);
   if (!Enabled(committed) || !committed.iceberg.contains("snapshot")) {
@@ -702,7 +753,17 @@ Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const
   if (committed.iceberg.at("snapshot").contains("parent-snapshot-id")) {
     const uint64_t parent = committed.parent_version;
     Result<std::string> text = store->Read(MetadataPath(parent));
-    if (!text.ok() && text.status().IsNotFound() && depth < kMaxRollForward) {
+    // The parent's file is rewritten first when it is missing, or of a lost commit that had the
+    // parent's number (its snapshots would carry the lost rows into this file's history).
+    const std::string parent_commit = committed.iceberg.value("parent_commit_id", std::string());
+    bool stale = false;
+    if (text.ok()) {  // damaged, or of a lost commit: rewritten
+      Result<json> parsed = ParseMetadataFile(*text, MetadataPath(parent));
+      const std::string described = parsed.ok() ? DescribedCommit(*parsed) : std::string();
+      stale = !parsed.ok() || SealIntact(*text) == false ||
+              (!parent_commit.empty() && !described.empty() && described != parent_commit);
+    }
+    if (((!text.ok() && text.status().IsNotFound()) || stale) && depth < kMaxRollForward) {
       Result<Manifest> parent_manifest = versions.load(parent);
       if (parent_manifest.ok()) {
         RETURN_IF_ERROR(Publish(store, *parent_manifest, versions, depth + 1).status());
@@ -716,8 +777,19 @@ Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const
       return text.status();
     }
   }
-  Status st = store->CreateIfAbsent(path, BuildMetadata(committed, previous).dump(1));
-  if (!st.ok() && !st.IsAlreadyExists()) return st;
+  const std::string metadata = Sealed(BuildMetadata(committed, previous));
+  Status st = store->CreateIfAbsent(path, metadata);
+  if (st.IsAlreadyExists()) {
+    // There already: ours (a repeated publish), or a lost version's of the same number, which
+    // must give way — Iceberg readers of version N must see what lakeindex's version N holds.
+    ASSIGN_OR_RETURN(std::string there, store->Read(path));
+    Result<json> existing = ParseMetadataFile(there, path);
+    if (!existing.ok() || SealIntact(there) == false || DescribesAnotherCommit(*existing, committed)) {
+      RETURN_IF_ERROR(store->Write(path, metadata));
+    }
+    return path;
+  }
+  RETURN_IF_ERROR(st);
   return path;
 }
 
@@ -744,12 +816,41 @@ Status DropExpiredSnapshotsUnchecked(ObjectStore* store, uint64_t newest, const 
   const size_t before = metadata["snapshots"].size();
   RETURN_IF_ERROR(DropExpired(&metadata, versions, path));
   if (metadata["snapshots"].size() == before) return Status::OK();
-  return store->Write(path, metadata.dump(1));
+  return store->Write(path, Sealed(std::move(metadata)));
 }
 }  // namespace
 
 Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions& versions) {
   return NoThrow("the newest Iceberg metadata file", [&] { return DropExpiredSnapshotsUnchecked(store, newest, versions); });
+}
+
+namespace {
+Status VerifyMetadataUnchecked(ObjectStore* store, const Manifest& m) {
+  const std::string path = MetadataPath(m.version);
+  Result<std::string> text = store->Read(path);
+  if (text.status().IsNotFound()) {
+    return Status::Corruption(path + " is missing: Iceberg readers see an older version (`iceberg enable` on the "
+                              "table, or its next commit, writes it)");
+  }
+  RETURN_IF_ERROR(text.status());
+  const std::optional<bool> intact = SealIntact(*text);
+  if (intact && !*intact) return Status::Corruption(path + ": checksum mismatch (the file is damaged)");
+  ASSIGN_OR_RETURN(json metadata, ParseMetadataFile(*text, path));
+  if (DescribesAnotherCommit(metadata, m)) {
+    return Status::Corruption(path + " describes another commit than version " + std::to_string(m.version) +
+                              " (a lost version of that number): Iceberg readers would read other rows (`iceberg "
+                              "enable` on the table rewrites it)");
+  }
+  if (metadata.value("current-snapshot-id", json()) != json(m.version) ||
+      metadata.value("location", json()) != m.iceberg.value("location", json())) {
+    return Status::Corruption(path + " does not describe version " + std::to_string(m.version) + " of this table");
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Status VerifyMetadata(ObjectStore* store, const Manifest& m) {
+  return NoThrow("the Iceberg metadata file", [&] { return VerifyMetadataUnchecked(store, m); });
 }
 
 std::vector<std::string> ReferencedFiles(const Manifest& m) {

@@ -90,6 +90,10 @@ Result<std::string> PublishMetadata(ObjectStore* store, const Manifest& committe
 // files vacuum then removes. Nothing to do when there is no such file.
 Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions& versions);
 
+// Checks version `m`'s vN.metadata.json: there, intact (its own checksum), and describing this
+// commit of the version (not a lost one of the same number). Corruption naming the file.
+Status VerifyMetadata(ObjectStore* store, const Manifest& m);
+
 // Every object under metadata/ version `m`'s Iceberg metadata names (vacuum keeps them).
 std::vector<std::string> ReferencedFiles(const Manifest& m);
 

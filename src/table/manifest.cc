@@ -14,13 +14,13 @@ namespace lakeindex::table {
 
 using nlohmann::json;
 
-namespace {
-
 std::string Hex16(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016" PRIx64, v);
   return buf;
 }
+
+namespace {
 
 std::optional<uint64_t> ParseHex16(const std::string& s) {
   if (s.size() != 16) return std::nullopt;
@@ -216,6 +216,19 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
     m.indexes = *it;
   }
   if (auto it = j.find("layout"); it != j.end()) m.layout = *it;
+  if (auto it = j.find("checksums"); it != j.end()) {
+    if (!it->is_object()) return Status::Corruption(src + ": 'checksums' is not an object");
+    for (const auto& [path, value] : it->items()) {
+      RETURN_IF_ERROR(CheckTablePath(path, src + ": checksums", ""));
+      auto parsed = value.is_string() ? ParseHex16(value.get<std::string>()) : std::nullopt;
+      if (!parsed) return Status::Corruption(src + ": checksum of " + path + " is not 16 hex digits");
+      m.checksums[path] = *parsed;
+    }
+  }
+  if (auto it = j.find("commit_id"); it != j.end()) {
+    if (!it->is_string()) return Status::Corruption(src + ": 'commit_id' is not a string");
+    m.commit_id = it->get<std::string>();
+  }
   if (auto it = j.find("iceberg"); it != j.end()) {
     if (!it->is_null() && !it->is_object()) return Status::Corruption(src + ": 'iceberg' is not an object");
     m.iceberg = *it;
@@ -347,6 +360,7 @@ std::string SerializeManifest(const Manifest& m) {
   j["parent_version"] = m.parent_version;
   j["timestamp_ms"] = m.timestamp_ms;
   j["operation"] = m.operation;
+  if (!m.commit_id.empty()) j["commit_id"] = m.commit_id;
   j["next_fragment_id"] = m.next_fragment_id;
   json schema = json::array();
   for (const Field& f : m.schema.fields()) {
@@ -367,6 +381,11 @@ std::string SerializeManifest(const Manifest& m) {
   j["indexes"] = m.indexes;
   j["layout"] = m.layout;
   if (!m.iceberg.is_null()) j["iceberg"] = m.iceberg;  // absent when off: such manifests read as before
+  if (!m.checksums.empty()) {
+    json sums = json::object();
+    for (const auto& [path, sum] : m.checksums) sums[path] = Hex16(sum);
+    j["checksums"] = std::move(sums);
+  }
   j["checksum"] = ManifestChecksum(j);
   return j.dump(1);
 }

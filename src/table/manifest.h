@@ -97,6 +97,17 @@ struct Manifest {
   nlohmann::json indexes = nlohmann::json::array();
   nlohmann::json layout;  // null when the table has no layout
   nlohmann::json iceberg;  // null when the table keeps no Iceberg metadata (table/iceberg.h)
+  // Random, one per commit attempt (32 hex digits; empty in manifests written before it existed):
+  // a writer whose answer was lost reads the version back and knows it by this id
+  // (table.cc, CreateManifest). Iceberg metadata names it too, so that a metadata file left by a
+  // lost version of the same number is told apart.
+  std::string commit_id;
+  // XXH64 (seed 0) of every file this version names, whole, taken as each was written: data
+  // files, deletion vectors, index files, Iceberg manifest lists and manifests (its vN.metadata.json,
+  // written after the commit, carries its own: iceberg.h). `verify` reads each file whole and
+  // compares. Files written before checksums existed (or by another process, e.g. Dask workers)
+  // have none; verify says so.
+  std::map<std::string, uint64_t> checksums;
 
   const FragmentMeta* FindFragment(uint32_t id) const;
   uint64_t total_rows() const;  // live rows
@@ -107,6 +118,8 @@ std::string ManifestPath(uint64_t version);
 std::optional<uint64_t> ParseManifestPath(std::string_view path);
 
 std::string SerializeManifest(const Manifest& m);
+// A checksum as manifests write it: 16 lowercase hex digits.
+std::string Hex16(uint64_t v);
 // The "checksum" value of a manifest object `body` (which lacks the key): "xxh64:<16 hex>" of its
 // compact dump. The fuzz target re-seals mutated manifests with it so that they reach the checks
 // behind the checksum.

@@ -205,6 +205,54 @@ static void PauseBeforeCommitForTests() {
 constexpr int kMaxVersionProbes = 64;
 
 namespace {
+// The checksums `m`'s manifest records: of each file it names (ChecksummedFiles, and the files
+// under its index segments' folders), the one the version it was built on recorded, else the
+// one taken as this process wrote it, else none.
+std::map<std::string, uint64_t> RecordedChecksums(const Manifest& m, const std::map<std::string, uint64_t>& written) {
+  std::map<std::string, uint64_t> out;
+  auto take = [&](const std::string& path, uint64_t sum) { out.emplace(path, sum); };
+  for (const std::string& path : Table::ChecksummedFiles(m)) {
+    if (auto it = m.checksums.find(path); it != m.checksums.end()) take(path, it->second);
+    else if (auto w = written.find(path); w != written.end()) take(path, w->second);
+  }
+  for (const std::string& prefix : Table::ReferencedIndexPrefixes(m)) {
+    for (const auto* source : {&m.checksums, &written}) {
+      for (auto it = source->lower_bound(prefix); it != source->end() && it->first.rfind(prefix, 0) == 0; ++it) {
+        take(it->first, it->second);
+      }
+    }
+  }
+  return out;
+}
+
+// Creates a version's manifest and learns whether the version is ours. A conditional write's
+// answer can be lost: the store applied it and the connection dropped, or an HTTP client re-sent
+// it and got "exists" for our own object. So the outcome is decided by what the path holds
+// afterwards, read back: our bytes (a manifest carries its commit's random commit_id, so no other
+// writer's are equal) = committed; another manifest = another writer's commit (AlreadyExists);
+// nothing, after a failed write = not committed (that failure is returned); unreadable =
+// OutcomeUnknown, never a guess.
+Status CreateManifest(ObjectStore* store, uint64_t version, const std::string& bytes) {
+  const std::string path = ManifestPath(version);
+  const Status created = store->CreateIfAbsent(path, bytes);
+  if (created.ok()) return created;
+  Result<std::string> there = store->ReadBounded(path, kMaxManifestBytes);
+  if (there.ok()) {
+    if (*there == bytes) return Status::OK();
+    return created.IsAlreadyExists() ? created : Status::AlreadyExists(path + ": another writer's version");
+  }
+  if (there.status().IsNotFound()) {
+    // Exists-then-gone is a version removed behind us: the next attempt sees what is there.
+    if (created.IsAlreadyExists()) return created;
+    return created.WithContext("version " + std::to_string(version) + " was not committed");
+  }
+  return Status::OutcomeUnknown("version " + std::to_string(version) + " may or may not have been committed: " +
+                                "writing its manifest failed (" + created.message() +
+                                ") and reading it back failed too (" + there.status().message() + ")");
+}
+}  // namespace
+
+namespace {
 // The numbers of the manifests `store` lists, ascending.
 Result<std::vector<uint64_t>> ListedVersions(ObjectStore* store) {
   ASSIGN_OR_RETURN(auto objects, store->List(kVersionsDir));
@@ -327,6 +375,20 @@ namespace {
 // does, and probing forward from h finds the newest. `hinted_exists` = the caller checks that h
 // exists itself when nothing follows it (it reads it next anyway); else it is asked here. A
 // missing, unreadable or stale hint falls back to listing the versions.
+Status LostVersions(ObjectStore* store, uint64_t hinted, uint64_t newest) {
+  const std::string range = newest + 1 == hinted ? "version " + std::to_string(hinted)
+                                                 : "versions " + std::to_string(newest + 1) + " to " + std::to_string(hinted);
+  return Status::Corruption(store->Describe() + ": " + range + " committed but " +
+                            (newest + 1 == hinted ? "its manifest is" : "their manifests are") + " gone (" +
+                            ManifestPath(hinted) + " was deleted or lost by the store; " + kLatestHintPath +
+                            " names version " + std::to_string(hinted) + ")" +
+                            (newest == 0 ? std::string("; no version is left")
+                                         : "; the newest version left is " + std::to_string(newest)) +
+                            ". Nothing was read or changed: restore the manifest, or accept the loss and go on from "
+                            "version " + std::to_string(newest) + " by recovering the table with version " +
+                            std::to_string(hinted) + " named as lost");
+}
+
 Result<uint64_t> LatestVersionFrom(ObjectStore* store, std::optional<uint64_t> hint, bool hinted_exists) {
   if (hint) {
     ASSIGN_OR_RETURN(std::optional<uint64_t> newest, ProbeForward(store, *hint));
@@ -338,10 +400,17 @@ Result<uint64_t> LatestVersionFrom(ObjectStore* store, std::optional<uint64_t> h
     }
   }
   ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store));
-  if (versions.empty()) return Status::NotFound("no lakeindex table at " + store->Describe());
+  if (versions.empty()) {
+    if (hint) return LostVersions(store, *hint, 0);
+    return Status::NotFound("no lakeindex table at " + store->Describe());
+  }
   // A manifest that appeared since the listing is newer.
   ASSIGN_OR_RETURN(std::optional<uint64_t> newest, ProbeForward(store, versions.back()));
-  return newest ? *newest : versions.back() + kMaxVersionProbes;
+  const uint64_t latest = newest ? *newest : versions.back() + kMaxVersionProbes;
+  // The hint is written only after its version committed, and never names a version older than
+  // those that stay: a hint past every manifest means committed versions were lost.
+  if (hint && latest < *hint) return LostVersions(store, *hint, latest);
+  return latest;
 }
 
 // The newest manifest when the hint's copy did not settle it. On a remote store the hinted
@@ -370,6 +439,33 @@ Result<Manifest> LatestManifestCarefully(ObjectStore* store, std::optional<uint6
 
 }  // namespace
 
+Result<uint64_t> Table::AcceptLostVersions(ObjectStore* store, uint64_t lost) {
+  ASSIGN_OR_RETURN(std::optional<uint64_t> hint, HintedVersion(store));
+  if (!hint || *hint != lost) {
+    return Status::InvalidArgument("version " + std::to_string(lost) + " is not the lost one: " +
+                                   (hint ? kLatestHintPath + std::string(" names version ") + std::to_string(*hint)
+                                         : std::string("there is no version hint")) +
+                                   " (only the version a failed open names can be accepted as lost)");
+  }
+  Result<uint64_t> latest = LatestVersionFrom(store, hint, /*hinted_exists=*/false);
+  if (latest.ok()) {
+    return Status::InvalidArgument("version " + std::to_string(lost) + " is not lost: the table opens at version " +
+                                   std::to_string(*latest));
+  }
+  ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store));
+  if (versions.empty()) return Status::NotFound("no version is left at " + store->Describe() + ": nothing to go on from");
+  const uint64_t newest = versions.back();
+  ASSIGN_OR_RETURN(std::string manifest, store->ReadBounded(ManifestPath(newest), kMaxManifestBytes));
+  RETURN_IF_ERROR(ParseManifest(reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size(),
+                                ManifestPath(newest)).status());
+  // The hint is the only thing that remembers the loss; written, the table opens at `newest` and
+  // the next commit takes the lost number (Iceberg metadata of the lost version gives way then).
+  std::string text = std::to_string(newest);
+  if (manifest.size() <= kMaxHintedManifestBytes) text.append("\n").append(manifest);
+  RETURN_IF_ERROR(store->Write(kLatestHintPath, text));
+  return newest;
+}
+
 Result<uint64_t> Table::LatestVersion(ObjectStore* store) {
   ASSIGN_OR_RETURN(std::optional<uint64_t> hint, HintedVersion(store));
   return LatestVersionFrom(store, hint, /*hinted_exists=*/false);
@@ -392,6 +488,11 @@ Result<Manifest> Table::LoadManifest(ObjectStore* store, uint64_t version) {
   ASSIGN_OR_RETURN(Manifest m, ParseManifest(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), path));
   if (m.version != version) return Status::Corruption(path + ": says it is version " + std::to_string(m.version));
   return m;
+}
+
+std::shared_ptr<ObjectStore> Table::Recording(std::shared_ptr<ObjectStore> store) {
+  if (dynamic_cast<InstrumentedStore*>(store.get()) != nullptr) return store;
+  return std::make_shared<InstrumentedStore>(std::move(store));
 }
 
 Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, std::optional<uint64_t> version,
@@ -615,7 +716,10 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
       next.fragments.push_back(std::move(f));
     }
     if (txn.apply_extra) RETURN_IF_ERROR(txn.apply_extra(&next));
+    if (iceberg::Enabled(next)) next.iceberg["parent_commit_id"] = next.commit_id;  // the version built on
+    next.commit_id = NewUuid();
     if (iceberg::Enabled(next)) RETURN_IF_ERROR(iceberg::PrepareCommit(store, &next));
+    next.checksums = RecordedChecksums(next, store->WrittenChecksums());
     const std::string serialized = SerializeManifest(next);
     if (serialized.size() > kMaxManifestBytes) {
       return Status::InvalidArgument(txn.operation + ": the table's manifest would grow to " +
@@ -626,7 +730,7 @@ Result<Manifest> Table::CommitTransaction(ObjectStore* store, const Manifest& ba
                                      "write larger files");
     }
     PauseBeforeCommitForTests();
-    Status st = store->CreateIfAbsent(ManifestPath(next.version), serialized);
+    Status st = CreateManifest(store, next.version, serialized);
     if (st.ok()) {
       WriteLatestHint(store, next.version, serialized);
       // Committed: the Iceberg metadata follows. Best effort like the hint — a failure here is
@@ -647,7 +751,8 @@ iceberg::Versions Table::IcebergVersions(ObjectStore* store) {
           [store](uint64_t v) { return ManifestThere(store, v); }};
 }
 
-Result<std::string> Table::EnableIceberg(const std::string& location) {
+Result<IcebergEnabled> Table::EnableIceberg(const std::string& location) {
+  IcebergEnabled out;
   if (!iceberg::Enabled(manifest_)) {
     ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(location));
     Transaction txn;
@@ -657,8 +762,15 @@ Result<std::string> Table::EnableIceberg(const std::string& location) {
       return Status::OK();
     };
     RETURN_IF_ERROR(Commit(std::move(txn)));
+    out.committed = true;
   }
-  return iceberg::PublishMetadata(store_.get(), manifest_, IcebergVersions(store_.get()));
+  out.metadata = iceberg::MetadataPath(manifest_.version);
+  Result<std::string> published = iceberg::PublishMetadata(store_.get(), manifest_, IcebergVersions(store_.get()));
+  // Once committed, writing the files is the best-effort part, as after any commit: its failure
+  // is no failure of the command (the version is there), but the caller says it.
+  if (!published.ok() && !out.committed) return published.status();
+  out.unwritten = published.status();
+  return out;
 }
 
 Status Table::Commit(Transaction txn) {
@@ -839,31 +951,103 @@ Result<Batch> Table::ReadAll(const std::vector<int>& columns) const {
 }
 
 Result<std::vector<std::string>> Table::Verify() const {
-  std::vector<std::string> report;
+  std::vector<std::string> report, damaged, unchecked;
   // Re-read the manifest itself: its checksum is verified on parse.
   ASSIGN_OR_RETURN(Manifest reread, LoadManifest(store_.get(), version()));
   report.push_back(ManifestPath(version()) + ": ok (" + std::to_string(reread.fragments.size()) + " fragments)");
-  for (const FragmentMeta& f : manifest_.fragments) {
-    auto size_or = store_->Size(f.file);
-    if (!size_or.ok() && size_or.status().IsNotFound()) return MissingDataFile(f, size_or.status());
-    ASSIGN_OR_RETURN(uint64_t size, std::move(size_or));
-    if (size != f.file_size) {
-      return Status::Corruption(f.file + ": has " + std::to_string(size) + " bytes, the manifest says " +
-                                std::to_string(f.file_size));
+  // A check's failure is noted against its file and the others go on: every damaged file is named.
+  // Errors that are not damage (the store failing to answer) stop it.
+  auto damage = [&](const Status& st) -> Status {
+    if (st.ok() || st.IsCorruption() || st.IsNotFound() || st.IsInvalidArgument()) {
+      if (!st.ok()) damaged.push_back(st.message());
+      return Status::OK();
     }
-    ASSIGN_OR_RETURN(auto reader, OpenDataFileUncached(f));
-    for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
-      auto batch = reader->ReadRowGroup(rg, {});  // decodes every page: CRCs and encodings checked
-      if (!batch.ok()) return batch.status();
+    return st;
+  };
+  // Every file the version names, whole, against the checksum recorded when it was written.
+  std::vector<std::string> files = ChecksummedFiles(manifest_);
+  for (const std::string& prefix : ReferencedIndexPrefixes(manifest_)) {
+    ASSIGN_OR_RETURN(std::vector<ObjectInfo> listed, store_->List(prefix));
+    if (listed.empty()) damaged.push_back(prefix + ": the index segment's files are missing");
+    for (const ObjectInfo& o : listed) files.push_back(o.path);
+  }
+  std::set<std::string> bad;
+  for (const std::string& path : files) {
+    Result<uint64_t> size = store_->Size(path);
+    if (!size.ok()) {
+      RETURN_IF_ERROR(damage(Status::Corruption(path + " is missing (" + size.status().message() + ")")));
+      bad.insert(path);
+      continue;
     }
-    report.push_back(f.file + ": ok (" + std::to_string(f.rows) + " rows" +
-                     (f.tail ? ", tail checksum verified)" : ", no tail checksum recorded)"));
-    if (f.deletion) {
-      ASSIGN_OR_RETURN(auto deleted, Deletions(f));
-      report.push_back(f.deletion->file + ": ok (" + std::to_string(deleted->cardinality()) + " deleted rows)");
+    auto recorded = manifest_.checksums.find(path);
+    if (recorded == manifest_.checksums.end()) {
+      unchecked.push_back(path);
+      continue;
+    }
+    ASSIGN_OR_RETURN(uint64_t sum, ObjectChecksum(store_.get(), path, *size));
+    if (sum != recorded->second) {
+      damaged.push_back(path + ": checksum mismatch (the file is damaged)");
+      bad.insert(path);
     }
   }
+  // What a checksum cannot say: the files agree with the manifest (sizes, pages, deletions).
+  for (const FragmentMeta& f : manifest_.fragments) {
+    if (bad.count(f.file) > 0) continue;
+    Status checked = [&]() -> Status {
+      ASSIGN_OR_RETURN(uint64_t size, store_->Size(f.file));
+      if (size != f.file_size) {
+        return Status::Corruption(f.file + ": has " + std::to_string(size) + " bytes, the manifest says " +
+                                  std::to_string(f.file_size));
+      }
+      ASSIGN_OR_RETURN(auto reader, OpenDataFileUncached(f));
+      for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
+        RETURN_IF_ERROR(reader->ReadRowGroup(rg, {}).status());  // decodes every page: CRCs and encodings
+      }
+      return Status::OK();
+    }();
+    RETURN_IF_ERROR(damage(checked));
+    if (checked.ok()) report.push_back(f.file + ": ok (" + std::to_string(f.rows) + " rows)");
+    if (f.deletion && bad.count(f.deletion->file) == 0) {
+      Result<std::shared_ptr<const roaring::Roaring>> deleted = Deletions(f);
+      RETURN_IF_ERROR(damage(deleted.status()));
+      if (deleted.ok()) {
+        report.push_back(f.deletion->file + ": ok (" + std::to_string((*deleted)->cardinality()) + " deleted rows)");
+      }
+    }
+  }
+  if (iceberg::Enabled(manifest_)) {
+    const Status metadata = iceberg::VerifyMetadata(store_.get(), manifest_);
+    RETURN_IF_ERROR(damage(metadata));
+    if (metadata.ok()) report.push_back(iceberg::MetadataPath(version()) + ": ok (describes this version)");
+  }
+  if (!damaged.empty()) {
+    std::string message = std::to_string(damaged.size()) + (damaged.size() == 1 ? " damage" : " damages") +
+                          " in version " + std::to_string(version()) + ": ";
+    for (size_t i = 0; i < damaged.size(); ++i) message += (i ? "; " : "") + damaged[i];
+    return Status::Corruption(message);
+  }
+  report.push_back(std::to_string(files.size() - unchecked.size()) + " of " + std::to_string(files.size()) +
+                   " files read whole against their checksums");
+  if (!unchecked.empty()) {
+    std::string line = std::to_string(unchecked.size()) +
+                       " files carry no checksum (written before checksums were kept, or by another process):";
+    for (const std::string& path : unchecked) line += " " + path;
+    report.push_back(line);
+  }
   return report;
+}
+
+std::vector<std::string> Table::ChecksummedFiles(const Manifest& m) {
+  std::vector<std::string> out;
+  for (const FragmentMeta& f : m.fragments) {
+    out.push_back(f.file);
+    if (f.deletion) out.push_back(f.deletion->file);
+  }
+  // The Iceberg files but the metadata JSON (written after the commit, self-checked) and the hint.
+  for (std::string& path : iceberg::ReferencedFiles(m)) {
+    if (path != iceberg::MetadataPath(m.version) && path != iceberg::kVersionHintPath) out.push_back(std::move(path));
+  }
+  return out;
 }
 
 std::vector<std::string> Table::ReferencedIndexPrefixes(const Manifest& m) {

@@ -68,6 +68,13 @@ struct WriteConfig {
   std::optional<std::string> iceberg_location;
 };
 
+// What Table::EnableIceberg did.
+struct IcebergEnabled {
+  std::string metadata;   // the newest version's metadata file (metadata/vN.metadata.json)
+  bool committed = false; // a version was committed to start keeping Iceberg metadata
+  Status unwritten;       // after that commit, writing the metadata failed (OK: written)
+};
+
 struct VersionInfo {
   uint64_t version = 0;
   int64_t timestamp_ms = 0;
@@ -167,8 +174,9 @@ class Table {
   // Starts keeping Iceberg metadata (table/iceberg.h) with a commit that writes it for the
   // current rows, engines reading the table at `location` (an absolute URI). On a table that
   // keeps it already, commits nothing and writes whatever Iceberg metadata a crash left
-  // unwritten. Returns the newest version's metadata file.
-  Result<std::string> EnableIceberg(const std::string& location);
+  // unwritten (or damaged). An error only when nothing was committed; writing the files after
+  // this call's commit failed is `unwritten`, for the caller to say (calling again writes them).
+  Result<IcebergEnabled> EnableIceberg(const std::string& location);
 
   // Deleted offsets of a fragment (empty if none); loaded once and cached.
   Result<std::shared_ptr<const roaring::Roaring>> Deletions(const FragmentMeta& fragment) const;
@@ -216,11 +224,20 @@ class Table {
   Result<std::vector<uint64_t>> ExpireVersions(uint64_t keep, int64_t older_than_ms) const;
   // Extra files a version references besides data and deletion files (indexes register theirs).
   static std::vector<std::string> ReferencedIndexPrefixes(const Manifest& m);
+  // The files of `m` whose checksums its manifest records by name (Manifest::checksums): data
+  // files, deletion vectors, Iceberg manifest lists and manifests. Index files are recorded too,
+  // found under ReferencedIndexPrefixes.
+  static std::vector<std::string> ChecksummedFiles(const Manifest& m);
 
   // Every committed version, oldest first.
   Result<std::vector<VersionInfo>> Versions() const;
   // Newest committed version number. NotFound if none.
   static Result<uint64_t> LatestVersion(ObjectStore* store);
+  // A table whose newest versions were lost (their manifests deleted or lost by the store, so
+  // that opening it is Corruption naming them) goes on from the newest version left, once the
+  // user names `lost`, the version the failed open named. Returns that newest version left.
+  // InvalidArgument when `lost` is not what the version hint names, or the table opens anyway.
+  static Result<uint64_t> AcceptLostVersions(ObjectStore* store, uint64_t lost);
   static Result<Manifest> LoadLatestManifest(ObjectStore* store);
   static Result<Manifest> LoadManifest(ObjectStore* store, uint64_t version);
 
@@ -230,7 +247,10 @@ class Table {
 
  private:
   Table(std::shared_ptr<ObjectStore> store, Manifest manifest)
-      : store_(std::move(store)), manifest_(std::move(manifest)) {}
+      : store_(Recording(std::move(store))), manifest_(std::move(manifest)) {}
+  // The store as a table uses it: an InstrumentedStore (kept as given when it is one), which
+  // records the checksums of what the table's operations write (ObjectStore::WrittenChecksums).
+  static std::shared_ptr<ObjectStore> Recording(std::shared_ptr<ObjectStore> store);
   // OpenDataFile without the cache (Verify reads what is on the store now).
   Result<std::unique_ptr<parquet::ParquetReader>> OpenDataFileUncached(const FragmentMeta& fragment) const;
   static Result<Manifest> CommitTransaction(ObjectStore* store, const Manifest& base, const Transaction& txn);

@@ -247,7 +247,8 @@ TEST(TableTest, VerifyFindsDamageAndVacuumRemovesOnlyOrphans) {
   ASSERT_TRUE((*table)->DeleteRows(RowSet::Of({MakeRowAddress((*table)->manifest().fragments[0].id, 1)})).ok());
   auto report = (*table)->Verify();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_EQ(report->size(), 5u);  // manifest, 3 data files, 1 deletion vector
+  ASSERT_EQ(report->size(), 6u);  // manifest, 3 data files, 1 deletion vector, the checksums
+  EXPECT_EQ(report->back(), "4 of 4 files read whole against their checksums");
   // An orphan (a killed writer's file) goes; everything versions reference stays.
   ASSERT_TRUE(store->Write("data/orphan.parquet", "x").ok());
   auto young = (*table)->Vacuum(/*older_than_ms=*/3600 * 1000);
@@ -266,6 +267,136 @@ TEST(TableTest, VerifyFindsDamageAndVacuumRemovesOnlyOrphans) {
   auto bad = (*Table::Open(store))->Verify();
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find(file), std::string::npos) << bad.status().ToString();
+}
+
+// A store whose conditional writes of manifests lose their answers in the ways a network does.
+class AnswerLosingStore : public ObjectStore {
+ public:
+  enum class Mode {
+    kAppliedAnswerLost,      // the store applies it, the client sees a dropped connection
+    kAppliedThenExists,      // applied, and a silent re-send of it came back "exists"
+    kNotApplied,             // the request never reached the store
+    kAppliedUnreadable,      // applied, answer lost, and reading the manifest back fails too
+  };
+  AnswerLosingStore(std::shared_ptr<ObjectStore> base, Mode mode) : base_(std::move(base)), mode_(mode) {}
+  bool armed = false;  // the next conditional write of a manifest misbehaves, once
+
+  Result<std::string> Read(std::string_view p) override { return base_->Read(p); }
+  Result<std::string> ReadRange(std::string_view p, uint64_t o, uint64_t n) override { return base_->ReadRange(p, o, n); }
+  Result<uint64_t> Size(std::string_view p) override { return base_->Size(p); }
+  Result<std::string> ReadBounded(std::string_view p, uint64_t max) override {
+    if (!unreadable_.empty() && unreadable_ == p) {  // the read-back right after, once
+      unreadable_.clear();
+      return Status::IOError("connection reset reading " + std::string(p));
+    }
+    return base_->ReadBounded(p, max);
+  }
+  Status Write(std::string_view p, std::string_view d) override { return base_->Write(p, d); }
+  Status CreateIfAbsent(std::string_view p, std::string_view d) override {
+    if (!armed || std::string_view(p).rfind(kVersionsDir, 0) != 0) return base_->CreateIfAbsent(p, d);
+    armed = false;
+    if (mode_ == Mode::kNotApplied) return Status::IOError("connection refused");
+    RETURN_IF_ERROR(base_->CreateIfAbsent(p, d));
+    if (mode_ == Mode::kAppliedThenExists) return Status::AlreadyExists(std::string(p) + ": already exists");
+    if (mode_ == Mode::kAppliedUnreadable) unreadable_ = std::string(p);
+    return Status::IOError("connection dropped before the answer (gave up after 6 attempts)");
+  }
+  Result<std::vector<ObjectInfo>> List(std::string_view p) override { return base_->List(p); }
+  Status Delete(std::string_view p) override { return base_->Delete(p); }
+  std::string Describe() const override { return base_->Describe(); }
+
+ private:
+  std::shared_ptr<ObjectStore> base_;
+  Mode mode_;
+  std::string unreadable_;
+};
+
+// One lost answer to the commit's conditional write: the version is known to be ours by reading
+// it back (exactly one new version, the rows once, the deleted count right); a write that never
+// landed fails with nothing visible; one whose outcome cannot be read back is OutcomeUnknown.
+TEST(TableTest, ACommitWhoseAnswerIsLostIsDecidedByReadingItBack) {
+  using Mode = AnswerLosingStore::Mode;
+  for (Mode mode : {Mode::kAppliedAnswerLost, Mode::kAppliedThenExists, Mode::kNotApplied, Mode::kAppliedUnreadable}) {
+    SCOPED_TRACE(int(mode));
+    auto base = std::shared_ptr<ObjectStore>(NewMemoryStore());
+    auto store = std::make_shared<AnswerLosingStore>(base, mode);
+    Batch first = RandomBatch(TestSchema(), 100, 21);
+    ASSERT_TRUE(CreateFrom(store, first, 50).ok());
+    auto t = Table::Open(store);
+    ASSERT_TRUE(t.ok());
+    store->armed = true;
+    auto src = MemorySource(TestSchema(), {RandomBatch(TestSchema(), 60, 22)});
+    Status appended = (*t)->Append(src.get(), SmallFiles(50));
+    auto now = Table::Open(base);
+    ASSERT_TRUE(now.ok()) << now.status().ToString();  // never unopenable
+    auto versions = (*now)->Versions();
+    ASSERT_TRUE(versions.ok());
+    if (mode == Mode::kNotApplied) {
+      EXPECT_TRUE(appended.IsIOError()) << appended.ToString();
+      EXPECT_EQ(versions->size(), 1u);
+      continue;
+    }
+    if (mode == Mode::kAppliedUnreadable) {
+      EXPECT_TRUE(appended.IsOutcomeUnknown()) << appended.ToString();
+      EXPECT_NE(appended.message().find("may or may not"), std::string::npos) << appended.ToString();
+    } else {
+      ASSERT_TRUE(appended.ok()) << appended.ToString();
+      EXPECT_EQ((*t)->version(), 2u);
+    }
+    ASSERT_EQ(versions->size(), 2u);  // one new version, not a rebased second one
+    EXPECT_EQ((*now)->manifest().total_rows(), 160u);
+    // A delete whose answer is lost reports the rows it deleted.
+    auto t2 = Table::Open(store);
+    ASSERT_TRUE(t2.ok());
+    store->armed = mode != Mode::kAppliedUnreadable;
+    RowSet rows;
+    for (uint32_t r = 0; r < 10; ++r) rows.Add(MakeRowAddress((*t2)->manifest().fragments[0].id, r));
+    auto deleted = (*t2)->DeleteRows(rows);
+    ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+    EXPECT_EQ(*deleted, 10u);
+    EXPECT_EQ((*Table::Open(base))->manifest().total_rows(), 150u);
+    EXPECT_EQ((*Table::Open(base))->Versions()->size(), 3u);
+  }
+}
+
+// The newest manifest gone while the hint names it (deleted behind the tool's back, or lost by the
+// store): opening is Corruption naming the version, not the one before served as the newest,
+// until the loss is accepted by naming it; the next commit then takes the number anew.
+TEST(TableTest, ALostNewestVersionIsAnErrorUntilItIsAccepted) {
+  testing::TempDir dir;
+  const std::string root = dir.path() + "/t";
+  auto store = OpenTableStore(root, /*create=*/true);
+  ASSERT_TRUE(store.ok());
+  auto t = CreateFrom(*store, RandomBatch(TestSchema(), 100, 5), 50);
+  ASSERT_TRUE(t.ok());
+  for (int i = 0; i < 2; ++i) {
+    auto src = MemorySource(TestSchema(), {RandomBatch(TestSchema(), 10, 6 + i)});
+    ASSERT_TRUE((*t)->Append(src.get(), SmallFiles(50)).ok());
+  }
+  ASSERT_EQ((*t)->version(), 3u);
+  std::filesystem::remove(root + "/" + ManifestPath(3));
+  for (int attempt = 0; attempt < 2; ++attempt) {  // every open, not only the first
+    auto reopened = Table::Open(*store);
+    ASSERT_FALSE(reopened.ok()) << "served version " << (*reopened)->version();
+    EXPECT_TRUE(reopened.status().IsCorruption()) << reopened.status().ToString();
+    EXPECT_NE(reopened.status().message().find("version 3 committed but its manifest is gone"), std::string::npos)
+        << reopened.status().ToString();
+    EXPECT_NE(reopened.status().message().find("the newest version left is 2"), std::string::npos);
+  }
+  EXPECT_FALSE(Table::LatestVersion(store->get()).ok());
+  EXPECT_TRUE(Table::AcceptLostVersions(store->get(), 2).status().IsInvalidArgument());
+  auto accepted = Table::AcceptLostVersions(store->get(), 3);
+  ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
+  EXPECT_EQ(*accepted, 2u);
+  EXPECT_TRUE(Table::AcceptLostVersions(store->get(), 3).status().IsInvalidArgument());  // not lost any more
+  auto back = Table::Open(*store);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ((*back)->version(), 2u);
+  EXPECT_EQ((*back)->manifest().total_rows(), 110u);
+  auto src = MemorySource(TestSchema(), {RandomBatch(TestSchema(), 7, 9)});
+  ASSERT_TRUE((*back)->Append(src.get(), SmallFiles(50)).ok());
+  EXPECT_EQ((*back)->version(), 3u);
+  EXPECT_EQ((*Table::Open(*store))->manifest().total_rows(), 117u);
 }
 
 // The newest manifest replaced by something that is not a manifest (a directory, a link out of
