@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what lakeindex needs to build and test on Debian bookworm, and nothing that is there.
 #   scripts/install-deps.sh          everything `make test` needs: Debian packages, the npm
-#                                    readers, the Python venvs (scripts/python-env.sh)
+#                                    readers, the Python venvs (scripts/python-env.sh), the
+#                                    Iceberg runtime jar for Spark (scripts/spark-jars.sh)
 #   scripts/install-deps.sh --cli    only the Debian packages that build the CLI (`make demo`)
 #
 # Idempotent: a package is installed only when dpkg says it is missing, `apt-get update` runs only
@@ -24,6 +25,7 @@ readonly kPackages=(
   python3-dev python3-venv
   libcurl4-openssl-dev libssl-dev
   libavro-dev
+  curl openjdk-17-jre-headless  # scripts/spark-jars.sh; Java for Spark (python/tests/test_engines.py)
 )
 
 cli_only=0
@@ -107,4 +109,6 @@ echo "SELECT 42 AS answer" | node "${kDuckDir}/run.mjs" >/dev/null ||
 # The Python venvs from PyPI, pinned (numpy 2 and the engines; numpy 1.26 for the value tests;
 # moto and boto3 for the S3 tests).
 "${kRoot}/scripts/python-env.sh" || die "scripts/python-env.sh failed"
+# The Iceberg runtime jar Spark (pyspark, in .venv) reads the tables with, pinned, SHA-1 checked.
+"${kRoot}/scripts/spark-jars.sh" >/dev/null || die "scripts/spark-jars.sh failed"
 if [[ "${installed_something:-0}" == 1 ]]; then log "all dependencies present"; fi

@@ -639,7 +639,7 @@ void ExpectBoundsAreDuckDBs(const std::string& table, uint64_t version) {
       EXPECT_EQ(e.values.at(cid), e.rows);
       EXPECT_EQ(std::to_string(e.nulls.at(cid)), row[3 + 3 * i].value_or("NULL"));
       const std::optional<std::string> dmin = row[1 + 3 * i], dmax = row[2 + 3 * i];
-      if (!dmin) {  // no non-NULL, non-NaN value: no bounds
+      if (!dmin || f->type == TypeId::kUuid) {  // no non-NULL, non-NaN value, or a uuid (iceberg.cc): no bounds
         EXPECT_EQ(e.lower.count(cid), 0u);
         continue;
       }

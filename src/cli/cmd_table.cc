@@ -482,10 +482,13 @@ struct IcebergArgs {
 Status RunIcebergEnable(const IcebergArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   const bool was = table::iceberg::Enabled(h.table->manifest());
+  // --location on a table that keeps Iceberg metadata elsewhere moves it there.
   ASSIGN_OR_RETURN(table::IcebergEnabled enabled,
-                   h.table->EnableIceberg(args.location.empty() ? table::TableLocationUri(args.table) : args.location));
+                   h.table->EnableIceberg(args.location.empty() ? table::TableLocationUri(args.table) : args.location,
+                                          /*move=*/!args.location.empty()));
   std::fprintf(stderr, "%s: %s Iceberg metadata at version %llu: %s (location %s)\n", args.table.c_str(),
-               was ? "already keeps" : "now keeps", static_cast<unsigned long long>(h.table->version()),
+               !was ? "now keeps" : enabled.committed ? "moved its" : "already keeps",
+               static_cast<unsigned long long>(h.table->version()),
                enabled.metadata.c_str(), h.table->manifest().iceberg.value("location", "").c_str());
   if (!enabled.unwritten.ok()) {
     std::fprintf(stderr, "lakeindex: warning: version %llu is committed, but writing %s failed (%s): Iceberg readers "

@@ -14,9 +14,11 @@
 namespace lakeindex::ops {
 namespace {
 
-// `config` with the index maintenance of `table`'s store chained after its own hook.
+// `config` for a write into `table`: its encodings (table::ChooseEncodings), and the index
+// maintenance of `table`'s store chained after its own hook.
 table::WriteConfig WithIndexMaintenance(const table::Table& table, table::WriteConfig config,
                                         const query::UpdateOptions& options, size_t* written) {
+  table::ChooseEncodings(table.manifest(), &config);
   table::CommitHook own = std::move(config.before_commit);
   table::CommitHook indexes = query::MaintainIndexes(table.shared_store(), options, written);
   config.before_commit = [own = std::move(own), indexes = std::move(indexes)](table::Manifest* next) -> Status {

@@ -454,7 +454,9 @@ class PyTable {
   // As `lakeindex iceberg enable`: the newest version's Iceberg metadata file.
   std::string EnableIceberg(std::optional<std::string> location) {
     table::IcebergEnabled enabled =
-        Check(Unlocked([&] { return table_->EnableIceberg(location ? *location : table::TableLocationUri(path_)); }));
+        Check(Unlocked([&] {
+          return table_->EnableIceberg(location ? *location : table::TableLocationUri(path_), location.has_value());
+        }));
     if (!enabled.unwritten.ok()) {
       const int warned = PyErr_WarnEx(PyExc_RuntimeWarning,
                    ("version " + std::to_string(table_->version()) + " is committed, but writing " + enabled.metadata +
@@ -767,6 +769,7 @@ py::bytes LayoutWrite(const std::string& path, uint64_t version, const py::dict&
   std::string text = Check(Unlocked([&]() -> Result<std::string> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
     ASSIGN_OR_RETURN(layout::Revision rev, layout::RevisionFromJson(revision, *t, o));
+    table::ChooseEncodings(t->manifest(), &o.write);  // as ops does for the single-process layout
     return layout::WriteLayoutPartition(*t, o, p, rev);
   }));
   return py::bytes(text);

@@ -41,7 +41,7 @@ const std::string& ManifestEntrySchema() {
       R"({"name":"partition","type":{"type":"record","name":"r102","fields":[]},"field-id":102},)"
       R"({"name":"record_count","type":"long","field-id":103},)"
       R"({"name":"file_size_in_bytes","type":"long","field-id":104},)" +
-      IntMap("value_counts", 109, 119, 120, "long") + "," + IntMap("null_value_counts", 110, 121, 122, "long") + "," +
+      IntMap("column_sizes", 108, 117, 118, "long") + "," + IntMap("value_counts", 109, 119, 120, "long") + "," + IntMap("null_value_counts", 110, 121, 122, "long") + "," +
       IntMap("nan_value_counts", 137, 138, 139, "long") + "," + IntMap("lower_bounds", 125, 126, 127, "bytes") + "," +
       IntMap("upper_bounds", 128, 129, 130, "bytes") +
       R"(,{"name":"sort_order_id","type":["null","int"],"default":null,"field-id":140})"
@@ -262,6 +262,9 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
     RETURN_IF_ERROR(avro::SetString(&file, "file_format", "PARQUET"));
     RETURN_IF_ERROR(avro::SetLong(&file, "record_count", int64_t(e.rows)));
     RETURN_IF_ERROR(avro::SetLong(&file, "file_size_in_bytes", int64_t(e.size)));
+    // An empty map, not null: no per-column sizes are recorded, and PyIceberg's inspect.entries()
+    // takes a null map for an error.
+    RETURN_IF_ERROR(avro::SetNonNull(&file, "column_sizes").status());
     RETURN_IF_ERROR(FillCounts(&file, "value_counts", e.value_counts));
     RETURN_IF_ERROR(FillCounts(&file, "null_value_counts", e.null_counts));
     RETURN_IF_ERROR(FillCounts(&file, "nan_value_counts", e.nan_counts));
@@ -405,7 +408,10 @@ std::optional<std::string> BoundBytes(const Value& v, TypeId type) {
     case TypeId::kBinary:
       if (v.string_value().size() > kMaxStringBoundBytes) return std::nullopt;
       return v.string_value();
-    case TypeId::kUuid: return v.string_value();  // 16 bytes, big-endian, as Iceberg serializes them
+    // None: the spec's bounds (16 bytes, big-endian, compared unsigned) are what Iceberg Java
+    // compares as signed longs (apache/iceberg#14216, open in 1.10), so Spark skipped every file
+    // for `u = '<uuid>'` on bounds that hold both signs. Without bounds engines read the files.
+    case TypeId::kUuid: return std::nullopt;
   }
   return std::nullopt;
 }

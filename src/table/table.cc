@@ -575,7 +575,9 @@ Result<std::vector<FragmentMeta>> Table::WriteFragments(BatchSource* source, con
 }
 
 Result<std::unique_ptr<Table>> Table::Create(std::shared_ptr<ObjectStore> store, BatchSource* source,
-                                             const WriteConfig& config) {
+                                             const WriteConfig& given) {
+  WriteConfig config = given;
+  if (config.iceberg_location) config.parquet.portable_encodings = true;  // as ChooseEncodings
   auto latest = LatestVersion(store.get());
   if (latest.ok()) return Status::InvalidArgument("a table already exists at " + store->Describe());
   if (!latest.status().IsNotFound()) return latest.status();
@@ -751,14 +753,27 @@ iceberg::Versions Table::IcebergVersions(ObjectStore* store) {
           [store](uint64_t v) { return ManifestThere(store, v); }};
 }
 
-Result<IcebergEnabled> Table::EnableIceberg(const std::string& location) {
+Result<IcebergEnabled> Table::EnableIceberg(const std::string& location, bool move) {
   IcebergEnabled out;
-  if (!iceberg::Enabled(manifest_)) {
-    ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(location));
+  ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(location));
+  const bool moving = move && iceberg::Enabled(manifest_) && manifest_.iceberg.value("location", "") != state["location"];
+  if (!iceberg::Enabled(manifest_) || moving) {
     Transaction txn;
-    txn.operation = "iceberg enable";
-    txn.apply_extra = [state](Manifest* next) {
-      if (!iceberg::Enabled(*next)) next->iceberg = state;  // a concurrent enable stands
+    txn.operation = moving ? "iceberg move" : "iceberg enable";
+    const std::string from = manifest_.iceberg.is_object() ? manifest_.iceberg.value("location", "") : "";
+    txn.apply_extra = [state, moving, from](Manifest* next) mutable {
+      if (!moving) {
+        if (!iceberg::Enabled(*next)) next->iceberg = state;  // a concurrent enable stands
+        return Status::OK();
+      }
+      if (!iceberg::Enabled(*next) || next->iceberg.value("location", "") != from) {
+        return Status::Conflict("the table's Iceberg location changed in a concurrent commit; iceberg enable "
+                                "committed nothing: run it again");
+      }
+      // Every Iceberg file names the location: all are written anew under the new one, a history
+      // that starts here (as a first enable's), the table's uuid kept.
+      state["table_uuid"] = next->iceberg.value("table_uuid", state["table_uuid"].get<std::string>());
+      next->iceberg = state;
       return Status::OK();
     };
     RETURN_IF_ERROR(Commit(std::move(txn)));

@@ -75,6 +75,13 @@ struct IcebergEnabled {
   Status unwritten;       // after that commit, writing the metadata failed (OK: written)
 };
 
+// The encodings of the files written into `m`'s table: one that keeps Iceberg metadata gets only
+// those every engine reads with its default settings (parquet::WriteOptions::portable_encodings;
+// docs/user-guide.md, "Reading a lakeindex table from other engines").
+inline void ChooseEncodings(const Manifest& m, WriteConfig* config) {
+  if (m.iceberg.is_object()) config->parquet.portable_encodings = true;
+}
+
 struct VersionInfo {
   uint64_t version = 0;
   int64_t timestamp_ms = 0;
@@ -174,9 +181,11 @@ class Table {
   // Starts keeping Iceberg metadata (table/iceberg.h) with a commit that writes it for the
   // current rows, engines reading the table at `location` (an absolute URI). On a table that
   // keeps it already, commits nothing and writes whatever Iceberg metadata a crash left
-  // unwritten (or damaged). An error only when nothing was committed; writing the files after
+  // unwritten (or damaged). With `move`, a table that keeps it at another location (a copied or
+  // moved table) is moved to `location`: a commit that writes every Iceberg file anew under it,
+  // its history starting there. An error only when nothing was committed; writing the files after
   // this call's commit failed is `unwritten`, for the caller to say (calling again writes them).
-  Result<IcebergEnabled> EnableIceberg(const std::string& location);
+  Result<IcebergEnabled> EnableIceberg(const std::string& location, bool move = false);
 
   // Deleted offsets of a fragment (empty if none); loaded once and cached.
   Result<std::shared_ptr<const roaring::Roaring>> Deletions(const FragmentMeta& fragment) const;

@@ -435,7 +435,7 @@ class TypedChunkWriter final : public ChunkWriterBase {
   Statistics MakeStatistics(const MinMax& mm, size_t nulls) const {
     Statistics s;
     s.null_count = int64_t(nulls);
-    if (mm.count > 0) {
+    if (mm.count > 0 && bounds_) {
       s.min_value = EncodeBound(mm.min, true);
       s.max_value = EncodeBound(mm.max, false);
     }
@@ -584,13 +584,15 @@ class TypedChunkWriter final : public ChunkWriterBase {
   std::string plain_bytes_;  // PLAIN strings of the current page
   std::vector<std::string_view> page_views_;  // the current page's strings (DELTA_LENGTH_BYTE_ARRAY)
   const bool fixed_length_ = field_.type == TypeId::kUuid;  // FIXED_LEN_BYTE_ARRAY(16)
+  // Min/max of the values (WriteOptions::portable_encodings leaves out those of uuids).
+  const bool bounds_ = !(options_.portable_encodings && fixed_length_);
   std::string values_;
   MinMax page_stats_, chunk_stats_;
   ColumnIndex column_index_;
   bool column_index_valid_ = true;
   // Pages' min/max recorded for this column (WriteOptions::column_index_columns).
   const bool column_index_enabled_ =
-      options_.page_index && (options_.column_index_columns.empty() ||
+      bounds_ && options_.page_index && (options_.column_index_columns.empty() ||
                               std::find(options_.column_index_columns.begin(), options_.column_index_columns.end(),
                                         field_.name) != options_.column_index_columns.end());
   bool ascending_ = true, descending_ = true, have_prev_ = false;

@@ -85,6 +85,13 @@ struct WriteOptions {
   // pages of names, 14% fewer bytes after zstd than PLAIN's four length bytes a value). Layout
   // files use it.
   bool delta_length_strings = false;
+  // Files every engine reads right with its default settings: only encodings every vectorized
+  // Parquet reader takes (no BYTE_STREAM_SPLIT and no DELTA_LENGTH_BYTE_ARRAY, which Iceberg
+  // 1.10's vectorized reader, Spark's default, and Spark's own Parquet reader refuse; the two
+  // options above then stay off), and no min/max of uuid columns (Iceberg Java compares uuids as
+  // signed longs, apache/iceberg#14216, and skipped row groups holding the value). Tables that
+  // keep Iceberg metadata set it (table::ChooseEncodings).
+  bool portable_encodings = false;
   bool statistics = true;   // page header + column chunk statistics
   bool page_index = true;   // ColumnIndex + OffsetIndex
   // With page_index: the columns whose pages' min/max go into a ColumnIndex (empty = all).

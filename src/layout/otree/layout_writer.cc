@@ -182,8 +182,8 @@ parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const 
   o.row_group_rows = std::numeric_limits<size_t>::max();
   if (!o.fixed_width_zstd_level) o.fixed_width_zstd_level = -1;  // small pages of numbers: see WriteOptions
   o.delta_integers = true;  // small pages of numbers without an entropy coder: see WriteOptions
-  o.byte_stream_split_floats = true;
-  o.delta_length_strings = true;
+  o.byte_stream_split_floats = !o.portable_encodings;
+  o.delta_length_strings = !o.portable_encodings;
   // The weights: a page per block (only samples read them, a block's whole), not 64-row pages'
   // headers, offset-index entries and zstd frames.
   o.column_page_rows.emplace_back(kWeightColumn, size_t(1) << 20);
