@@ -43,7 +43,7 @@ fi
 out=$data/aggregates.jsonl
 : >"$out"
 log "lakeindex (Python module)"
-PYTHONPATH=$build/python:$root/python /usr/bin/python3 "$root/bench/python_aggregates.py" \
+PYTHONPATH=$build/python:$root/python "$root/.venv/bin/python" "$root/bench/python_aggregates.py" \
   --table "$data/agg_table" --otree "$data/agg_otree" --runs "$runs" | tee -a "$out"
 log "DuckDB (2 threads)"
 node "$root/bench/aggregate_peers.mjs" --threads 2 --runs "$runs" \

@@ -29,7 +29,7 @@ nboxes=${BOX_BOXES:-5}
 cube_rows=${BOX_CUBE_ROWS:-100000}
 engines=${BOX_ENGINES:-lakeindex duckdb sqlite}
 cli=$build/lakeindex
-python=${BOX_PYTHON:-/usr/bin/python3}
+python=${BOX_PYTHON:-$root/.venv/bin/python}  # the project venv (scripts/python-env.sh)
 
 log() { echo "[boxes $(date +%H:%M:%S)] $*" >&2; }
 die() { echo "bench/box_bench.sh: $*" >&2; exit 1; }

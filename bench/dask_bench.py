@@ -1,7 +1,7 @@
 """Dask builds of the BTree index and the OTree layout with 1 and 2 workers, against the
 single-process builds, on the events data (`lakeindex gen`).
 
-  PYTHONPATH=build/python:python /usr/bin/python3 bench/dask_bench.py --rows 2000000 [--build build]
+  PYTHONPATH=build/python:python .venv/bin/python bench/dask_bench.py --rows 2000000 [--build build]
 
 Every build runs on a fresh copy of the same table (fragments of --rows-per-file rows); the
 times are wall-clock seconds of the whole job (tasks, transfers and the commit), best of

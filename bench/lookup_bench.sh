@@ -31,7 +31,7 @@ py_points=${LOOKUP_PY_POINTS:-$points}
 scan_points=${LOOKUP_SCAN_POINTS:-20}
 engines=${LOOKUP_ENGINES:-lakeindex lance duckdb sqlite}
 cli=$build/lakeindex
-python=${LOOKUP_PYTHON:-/usr/bin/python3}
+python=${LOOKUP_PYTHON:-$root/.venv/bin/python}  # the project venv (scripts/python-env.sh)
 
 log() { echo "[lookups $(date +%H:%M:%S)] $*" >&2; }
 die() { echo "bench/lookup_bench.sh: $*" >&2; exit 1; }

@@ -1,7 +1,7 @@
 """Aggregates (issue 20) through the Python module, hot: the lakeindex side of
 bench/aggregate_bench.sh (DuckDB's side is bench/aggregate_peers.mjs, in the same run).
 
-    PYTHONPATH=BUILD/python:python /usr/bin/python3 bench/python_aggregates.py --table T --otree O [--runs 5]
+    PYTHONPATH=BUILD/python:python .venv/bin/python bench/python_aggregates.py --table T --otree O [--runs 5]
 
 T is an events table with a BTree on score, O the same rows laid out as an OTree on (x, y).
 `Table.open` once each, then each case once as a warm-up and --runs times timed; prints one JSON

@@ -1,7 +1,7 @@
 """The lakeindex side of the box benchmark ("rows at the speed of the index", 2-D / 3-D boxes),
 through the Python module.
 
-    PYTHONPATH=BUILD/python:python /usr/bin/python3 bench/python_boxes.py --cli BUILD/lakeindex \
+    PYTHONPATH=BUILD/python:python .venv/bin/python bench/python_boxes.py --cli BUILD/lakeindex \
         --src EVENTS.parquet --dir CACHE_DIR --queries Q.json [--runs 5] [--cube-rows 100000] [--version V]
 
 Creates (once, cached; rebuilt when the lakeindex binary is newer) two OTree tables from SRC:

@@ -1,6 +1,6 @@
 """The lakeindex side of the whole-row lookup benchmark (issue 16), through the Python module.
 
-    PYTHONPATH=BUILD/python:python /usr/bin/python3 bench/python_lookups.py --table T --queries Q.json \
+    PYTHONPATH=BUILD/python:python .venv/bin/python bench/python_lookups.py --table T --queries Q.json \
         [--runs 5] [--points P] [--slow-s 5] [--slow-points 20] [--build BUILD.json] [--version V]
 
 Runs the query set that `node bench/lookup_peers.mjs queries` wrote (the same lookups as the
