@@ -127,6 +127,35 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
 // CSV files separated by ';', TAB or '|': the delimiter is detected from the header (or named by
 // --delimiter) and the rows are DuckDB's read_csv of the same file with that delimiter; a header
 // with two candidates and no ',' is refused naming them.
+// A newest manifest deleted behind the tool's back: every command refuses the table naming the
+// lost version (exit 2) until `recover --accept-lost-version` names it; then the table goes on.
+TEST(CliTest, ALostNewestVersionIsRefusedUntilRecovered) {
+  TempDir dir;
+  std::string table = dir.Join("t");
+  WriteFileText(dir.Join("a.csv"), EventsCsv(0, 50));
+  WriteFileText(dir.Join("b.csv"), EventsCsv(50, 20));
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("a.csv")}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"append", table, "--from", dir.Join("b.csv")}).code, 0);
+  std::filesystem::remove(table + "/_versions/00000000000000000002.manifest");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"versions", table}, {"query", table, "--agg", "count(*)"}, {"append", table, "--from", dir.Join("b.csv")}}) {
+    CliResult r = RunCli(dir, args);
+    EXPECT_EQ(r.code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("version 2 committed but its manifest is gone"), std::string::npos) << r.err;
+  }
+  CliResult wrong = RunCli(dir, {"recover", table, "--accept-lost-version", "1"});
+  EXPECT_EQ(wrong.code, 1) << wrong.err;
+  CliResult ok = RunCli(dir, {"recover", table, "--accept-lost-version", "2"});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.err.find("goes on from version 1"), std::string::npos) << ok.err;
+  CliResult count = RunCli(dir, {"query", table, "--agg", "count(*)", "--format", "csv"});
+  ASSERT_EQ(count.code, 0) << count.err;
+  EXPECT_NE(count.out.find("\n50"), std::string::npos) << count.out;
+  ASSERT_EQ(RunCli(dir, {"append", table, "--from", dir.Join("b.csv")}).code, 0);
+  EXPECT_EQ(LatestVersion(dir, table), 2);
+  EXPECT_EQ(RunCli(dir, {"verify", table}).code, 0);
+}
+
 TEST(CliTest, CsvDelimitersAreDetectedOrNamedAndReadAsDuckDBReadsThem) {
   if (!testing::DuckDBAvailable()) GTEST_FAIL() << testing::DuckDBMissingMessage();
   TempDir dir;

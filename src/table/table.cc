@@ -452,6 +452,9 @@ Result<uint64_t> Table::AcceptLostVersions(ObjectStore* store, uint64_t lost) {
     return Status::InvalidArgument("version " + std::to_string(lost) + " is not lost: the table opens at version " +
                                    std::to_string(*latest));
   }
+  if (!latest.status().IsCorruption()) return latest.status();  // the store failing, not a loss
+  ASSIGN_OR_RETURN(const bool there, ManifestThere(store, lost));
+  if (there) return Status::InvalidArgument("version " + std::to_string(lost) + " is there: nothing to accept");
   ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store));
   if (versions.empty()) return Status::NotFound("no version is left at " + store->Describe() + ": nothing to go on from");
   const uint64_t newest = versions.back();
