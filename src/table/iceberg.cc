@@ -743,11 +743,21 @@ std::string DescribedCommit(const json& metadata) {
   return std::string();
 }
 
-// Whether a metadata file describes another commit than `m` (a version lost and its number
-// reused: the file is of the lost one). Unknown ids (older files) are taken as matching.
-bool DescribesAnotherCommit(const json& metadata, const Manifest& m) {
+// Whether a metadata file describes another commit than `commit_id` (a version lost and its
+// number reused: the file is of the lost one). Unknown ids (older files) are taken as matching.
+bool DescribesAnotherCommit(const json& metadata, const std::string& commit_id) {
   const std::string described = DescribedCommit(metadata);
-  return !described.empty() && !m.commit_id.empty() && described != m.commit_id;
+  return !described.empty() && !commit_id.empty() && described != commit_id;
+}
+
+// The metadata file `text` (at `path`) parsed, when it can stand for commit `commit_id`: intact
+// and describing that commit. nullopt when it must be written again (damaged, or a lost
+// version's).
+std::optional<json> UsableMetadata(const std::string& text, const std::string& path, const std::string& commit_id) {
+  if (SealIntact(text) == false) return std::nullopt;
+  Result<json> parsed = ParseMetadataFile(text, path);
+  if (!parsed.ok() || DescribesAnotherCommit(*parsed, commit_id)) return std::nullopt;
+  return std::move(*parsed);
 }
 
 Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const Versions& versions, int depth) {
@@ -758,27 +768,28 @@ Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const
   json previous;
   if (committed.iceberg.at("snapshot").contains("parent-snapshot-id")) {
     const uint64_t parent = committed.parent_version;
-    Result<std::string> text = store->Read(MetadataPath(parent));
-    // The parent's file is rewritten first when it is missing, or of a lost commit that had the
-    // parent's number (its snapshots would carry the lost rows into this file's history).
+    const std::string parent_path = MetadataPath(parent);
+    Result<std::string> text = store->Read(parent_path);
+    // The parent's file is written first when it is missing, damaged, or of a lost commit that had
+    // the parent's number (its snapshots would carry the lost rows into this file's history).
     const std::string parent_commit = committed.iceberg.value("parent_commit_id", std::string());
-    bool stale = false;
-    if (text.ok()) {  // damaged, or of a lost commit: rewritten
-      Result<json> parsed = ParseMetadataFile(*text, MetadataPath(parent));
-      const std::string described = parsed.ok() ? DescribedCommit(*parsed) : std::string();
-      stale = !parsed.ok() || SealIntact(*text) == false ||
-              (!parent_commit.empty() && !described.empty() && described != parent_commit);
-    }
-    if (((!text.ok() && text.status().IsNotFound()) || stale) && depth < kMaxRollForward) {
+    std::optional<json> usable;
+    if (text.ok()) usable = UsableMetadata(*text, parent_path, parent_commit);
+    if (!usable && (text.ok() || text.status().IsNotFound()) && depth < kMaxRollForward) {
       Result<Manifest> parent_manifest = versions.load(parent);
       if (parent_manifest.ok()) {
         RETURN_IF_ERROR(Publish(store, *parent_manifest, versions, depth + 1).status());
-        text = store->Read(MetadataPath(parent));
+        text = store->Read(parent_path);
+        if (text.ok()) usable = UsableMetadata(*text, parent_path, parent_commit);
       }
     }
-    if (text.ok()) {
-      ASSIGN_OR_RETURN(previous, ParseMetadataFile(*text, MetadataPath(parent)));
-      RETURN_IF_ERROR(DropExpired(&previous, versions, MetadataPath(parent)));
+    if (!usable && text.ok()) {  // not rewritten: as it is, or Corruption naming it
+      ASSIGN_OR_RETURN(json as_is, ParseMetadataFile(*text, parent_path));
+      usable = std::move(as_is);
+    }
+    if (usable) {
+      previous = std::move(*usable);
+      RETURN_IF_ERROR(DropExpired(&previous, versions, parent_path));
     } else if (!text.status().IsNotFound()) {
       return text.status();
     }
@@ -789,10 +800,7 @@ Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const
     // There already: ours (a repeated publish), or a lost version's of the same number, which
     // must give way — Iceberg readers of version N must see what lakeindex's version N holds.
     ASSIGN_OR_RETURN(std::string there, store->Read(path));
-    Result<json> existing = ParseMetadataFile(there, path);
-    if (!existing.ok() || SealIntact(there) == false || DescribesAnotherCommit(*existing, committed)) {
-      RETURN_IF_ERROR(store->Write(path, metadata));
-    }
+    if (!UsableMetadata(there, path, committed.commit_id)) RETURN_IF_ERROR(store->Write(path, metadata));
     return path;
   }
   RETURN_IF_ERROR(st);
@@ -842,7 +850,7 @@ Status VerifyMetadataUnchecked(ObjectStore* store, const Manifest& m) {
   const std::optional<bool> intact = SealIntact(*text);
   if (intact && !*intact) return Status::Corruption(path + ": checksum mismatch (the file is damaged)");
   ASSIGN_OR_RETURN(json metadata, ParseMetadataFile(*text, path));
-  if (DescribesAnotherCommit(metadata, m)) {
+  if (DescribesAnotherCommit(metadata, m.commit_id)) {
     return Status::Corruption(path + " describes another commit than version " + std::to_string(m.version) +
                               " (a lost version of that number): Iceberg readers would read other rows (`iceberg "
                               "enable` on the table rewrites it)");

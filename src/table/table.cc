@@ -370,11 +370,8 @@ std::optional<Manifest> ConfirmedHintedManifest(ObjectStore* store, const Hint& 
 
 namespace {
 
-// With a hint h: versions are only ever removed oldest first (ExpireVersions), so the versions
-// that exist form one run [oldest, newest]; if h exists, every version after it up to the newest
-// does, and probing forward from h finds the newest. `hinted_exists` = the caller checks that h
-// exists itself when nothing follows it (it reads it next anyway); else it is asked here. A
-// missing, unreadable or stale hint falls back to listing the versions.
+// The error of a table whose hint names version `hinted` while `newest` is the newest manifest
+// left (0: none).
 Status LostVersions(ObjectStore* store, uint64_t hinted, uint64_t newest) {
   const std::string range = newest + 1 == hinted ? "version " + std::to_string(hinted)
                                                  : "versions " + std::to_string(newest + 1) + " to " + std::to_string(hinted);
@@ -389,6 +386,11 @@ Status LostVersions(ObjectStore* store, uint64_t hinted, uint64_t newest) {
                             std::to_string(hinted) + " named as lost");
 }
 
+// With a hint h: versions are only ever removed oldest first (ExpireVersions), so the versions
+// that exist form one run [oldest, newest]; if h exists, every version after it up to the newest
+// does, and probing forward from h finds the newest. `hinted_exists` = the caller checks that h
+// exists itself when nothing follows it (it reads it next anyway); else it is asked here. A
+// missing, unreadable or stale hint falls back to listing the versions.
 Result<uint64_t> LatestVersionFrom(ObjectStore* store, std::optional<uint64_t> hint, bool hinted_exists) {
   if (hint) {
     ASSIGN_OR_RETURN(std::optional<uint64_t> newest, ProbeForward(store, *hint));
@@ -990,6 +992,7 @@ Result<std::vector<std::string>> Table::Verify() const {
     for (const ObjectInfo& o : listed) files.push_back(o.path);
   }
   std::set<std::string> bad;
+  std::map<std::string, uint64_t> sizes;
   for (const std::string& path : files) {
     Result<uint64_t> size = store_->Size(path);
     if (!size.ok()) {
@@ -997,6 +1000,7 @@ Result<std::vector<std::string>> Table::Verify() const {
       bad.insert(path);
       continue;
     }
+    sizes[path] = *size;
     auto recorded = manifest_.checksums.find(path);
     if (recorded == manifest_.checksums.end()) {
       unchecked.push_back(path);
@@ -1012,7 +1016,7 @@ Result<std::vector<std::string>> Table::Verify() const {
   for (const FragmentMeta& f : manifest_.fragments) {
     if (bad.count(f.file) > 0) continue;
     Status checked = [&]() -> Status {
-      ASSIGN_OR_RETURN(uint64_t size, store_->Size(f.file));
+      const uint64_t size = sizes.at(f.file);  // every data file is in `files`, and not `bad` here
       if (size != f.file_size) {
         return Status::Corruption(f.file + ": has " + std::to_string(size) + " bytes, the manifest says " +
                                   std::to_string(f.file_size));
