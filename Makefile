@@ -39,7 +39,7 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # Every version of test tables read by Spark, PyIceberg, Polars and DuckDB with their default
-# settings (issue 44; not in `make test` until every engine reads every version right).
+# settings (also in `make test`, as CTest's engines.iceberg).
 test-engines: build
 	cd tests/engines && PYTHONPATH=$(CURDIR)/$(BUILD)/python:$(CURDIR)/python:$(CURDIR)/python/tests \
 	  LAKEINDEX_CLI=$(CURDIR)/$(BUILD)/lakeindex $(CURDIR)/.venv/bin/python -m unittest -v test_engines

@@ -482,10 +482,18 @@ struct IcebergArgs {
 Status RunIcebergEnable(const IcebergArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   const bool was = table::iceberg::Enabled(h.table->manifest());
-  // --location on a table that keeps Iceberg metadata elsewhere moves it there.
-  ASSIGN_OR_RETURN(table::IcebergEnabled enabled,
-                   h.table->EnableIceberg(args.location.empty() ? table::TableLocationUri(args.table) : args.location,
-                                          /*move=*/!args.location.empty()));
+  // --location on a table that keeps Iceberg metadata elsewhere moves it there. Data files other
+  // engines would read wrong are written anew in the same commit (ops::EnableIceberg).
+  auto progress = std::make_shared<Progress>("iceberg enable " + args.table, h.table->manifest().total_rows());
+  Result<table::IcebergEnabled> done =
+      ops::EnableIceberg(h.table.get(), args.location.empty() ? table::TableLocationUri(args.table) : args.location,
+                         /*move=*/!args.location.empty(), MakeWriteConfig(1000000, progress));
+  progress.reset();  // the bar's line cleared before the report
+  ASSIGN_OR_RETURN(table::IcebergEnabled enabled, std::move(done));
+  if (enabled.rewritten > 0) {
+    std::fprintf(stderr, "rewrote %zu data files with encodings and statistics every engine reads right\n",
+                 enabled.rewritten);
+  }
   std::fprintf(stderr, "%s: %s Iceberg metadata at version %llu: %s (location %s)\n", args.table.c_str(),
                !was ? "now keeps" : enabled.committed ? "moved its" : "already keeps",
                static_cast<unsigned long long>(h.table->version()),

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
 
+#include "format/parquet/reader.h"
 #include "layout/otree/layout_meta.h"
+#include "layout/otree/layout_parts.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 
@@ -119,6 +122,72 @@ Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions optio
   return result;
 }
 
+// Whether engines would refuse `file` or read it wrong (parquet::WriteOptions::portable_encodings):
+// an encoding their vectorized readers lack, or min/max of a uuid column in its statistics or
+// page index.
+bool NeedsPortableRewrite(const parquet::ParquetReader& file) {
+  for (const parquet::RowGroup& rg : file.metadata().row_groups) {
+    for (size_t c = 0; c < rg.columns.size() && c < file.schema().fields().size(); ++c) {
+      const parquet::ColumnChunk& chunk = rg.columns[c];
+      if (!chunk.meta_data) continue;
+      for (parquet::Encoding e : chunk.meta_data->encodings) {
+        if (e == parquet::Encoding::kByteStreamSplit || e == parquet::Encoding::kDeltaLengthByteArray) return true;
+      }
+      if (file.schema().fields()[c].type != TypeId::kUuid) continue;
+      const std::optional<parquet::Statistics>& st = chunk.meta_data->statistics;
+      if (chunk.column_index_offset || (st && (st->min_value || st->max_value || st->min || st->max))) return true;
+    }
+  }
+  return false;
+}
+
+// `fragment`'s rows written anew with portable encodings: the same rows in the same row groups
+// (OTree blocks are row groups), as the table's layout writes its files (an OTree's layout
+// columns keep their pages, which end at curve cells).
+Result<table::RewrittenFile> RewritePortable(const table::Table& table, const parquet::ParquetReader& file,
+                                             const table::FragmentMeta& fragment,
+                                             const std::optional<layout::LayoutMeta>& meta,
+                                             const table::WriteConfig& config) {
+  parquet::WriteOptions options = config.parquet;
+  std::optional<int> paged;  // a layout column whose pages an OTree file keeps
+  if (meta) {
+    ASSIGN_OR_RETURN(std::vector<int> columns, meta->ColumnIndexes(file.schema()));
+    uint64_t page_rows = meta->page_rows;
+    if (page_rows == 0 && file.num_row_groups() > 0) {  // comparison layouts record none: the file's own
+      ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(0, columns[0]));
+      page_rows = index.pages.empty() ? parquet::WriteOptions{}.page_rows : uint64_t(index.pages[0].num_rows);
+    }
+    options = layout::parts::BlockWriteOptions(config, meta->columns, std::max<uint64_t>(page_rows, 1), meta->is_otree());
+    if (meta->is_otree()) paged = columns[0];
+  }
+  options.portable_encodings = true;
+  options.byte_stream_split_floats = false;
+  options.delta_length_strings = false;
+  options.row_group_rows = std::numeric_limits<size_t>::max();  // cut where the file was
+  std::vector<int> all(file.schema().fields().size());
+  for (size_t c = 0; c < all.size(); ++c) all[c] = int(c);
+  ASSIGN_OR_RETURN(table::FragmentMeta written,
+                   table::StreamDataFile(table.store(), file.schema(), options, [&](parquet::ParquetWriter* w) -> Status {
+                     for (int rg = 0; rg < file.num_row_groups(); ++rg) {
+                       ASSIGN_OR_RETURN(Batch rows, file.ReadRowGroup(rg, all));
+                       std::vector<uint32_t> pages;
+                       if (paged) {
+                         ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(rg, *paged));
+                         for (const parquet::PageIndexEntry& p : index.pages) pages.push_back(uint32_t(p.num_rows));
+                       }
+                       RETURN_IF_ERROR(w->Write(rows, 0, rows.num_rows(), pages));
+                       RETURN_IF_ERROR(w->FlushRowGroup());
+                     }
+                     return Status::OK();
+                   }));
+  if (written.rows != fragment.rows) {
+    return Status::Corruption(fragment.file + ": read " + std::to_string(written.rows) + " rows, the manifest says " +
+                              std::to_string(fragment.rows));
+  }
+  written.id = fragment.id;
+  return table::RewrittenFile{fragment.file, std::move(written)};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<table::Table>> Create(std::shared_ptr<ObjectStore> store, table::BatchSource* source,
@@ -173,6 +242,26 @@ Result<size_t> UpdateIndexes(table::Table* table, const std::string& name, const
 
 Status DropIndex(table::Table* table, const std::string& name) {
   return StartingOver(table, "index drop", [&] { return query::DropIndex(table, name); });
+}
+
+Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::string& location, bool move,
+                                            table::WriteConfig config) {
+  return StartingOver<table::IcebergEnabled>(table, "iceberg enable", [&]() -> Result<table::IcebergEnabled> {
+    ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table->manifest()));
+    table::WriteConfig portable = config;
+    portable.parquet.portable_encodings = true;
+    std::vector<table::RewrittenFile> rewritten;
+    uint64_t rows = 0;
+    for (const table::FragmentMeta& fragment : table->manifest().fragments) {
+      ASSIGN_OR_RETURN(std::shared_ptr<const parquet::ParquetReader> file, table->OpenDataFile(fragment));
+      if (!NeedsPortableRewrite(*file)) continue;
+      ASSIGN_OR_RETURN(table::RewrittenFile r, RewritePortable(*table, *file, fragment, meta, portable));
+      rewritten.push_back(std::move(r));
+      rows += fragment.rows;
+      if (config.progress) config.progress(rows);
+    }
+    return table->EnableIceberg(location, move, std::move(rewritten));
+  });
 }
 
 Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& options) {

@@ -113,6 +113,15 @@ struct VacuumResult {
 // Expires old versions (with keep_versions) and removes the files no kept version references.
 Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& options);
 
+// Starts keeping Iceberg metadata (table::Table::EnableIceberg; `move` as there). Data files
+// that engines would refuse or read wrong — written before, with encodings their vectorized
+// readers lack or with min/max of uuid columns (parquet::WriteOptions::portable_encodings) — are
+// first written anew, the same rows in the same row groups, and replaced in the same commit
+// (also on a table that keeps Iceberg metadata already). `config.progress` is told the rows
+// rewritten so far.
+Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::string& location, bool move,
+                                            table::WriteConfig config = {});
+
 // Reads and checks every file the version references: manifest, data files, deletion vectors
 // (table::Table::Verify) and index files (query::VerifyIndexes). One line per file or segment;
 // the first damaged one is a Corruption error naming it.

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "format/parquet/reader.h"
 #include "index/index_catalog.h"
 #include "lakeindex/events.h"
 #include "layout/otree/layout_meta.h"
@@ -341,6 +342,94 @@ TEST(OperationsTest, IndexCommandsAndVacuumRefuseWhatTheyCannotDo) {
   EXPECT_EQ(vacuumed->expired.size(), size_t(version - 1));  // every version but the newest
   EXPECT_EQ(Ids(store, "", false).size(), 1000u);
   EXPECT_EQ(Ids(store, "id < 10", true).size(), 10u);
+}
+
+// The encodings of every data file of `t`'s version, and whether a uuid column has min/max
+// anywhere (statistics or page index): what engines refuse or read wrong.
+std::pair<std::set<parquet::Encoding>, bool> WhatEnginesMeet(const table::Table& t) {
+  std::set<parquet::Encoding> encodings;
+  bool uuid_bounds = false;
+  for (const table::FragmentMeta& f : t.manifest().fragments) {
+    auto file = t.OpenDataFile(f);
+    EXPECT_TRUE(file.ok()) << file.status().ToString();
+    if (!file.ok()) continue;
+    for (const parquet::RowGroup& rg : (*file)->metadata().row_groups) {
+      for (size_t c = 0; c < rg.columns.size(); ++c) {
+        const parquet::ColumnMetaData& m = *rg.columns[c].meta_data;
+        encodings.insert(m.encodings.begin(), m.encodings.end());
+        if ((*file)->schema().fields()[c].type == TypeId::kUuid) {
+          uuid_bounds |= rg.columns[c].column_index_offset.has_value() ||
+                         (m.statistics && (m.statistics->min_value || m.statistics->max_value));
+        }
+      }
+    }
+  }
+  return {encodings, uuid_bounds};
+}
+
+// iceberg enable on a table written without Iceberg metadata rewrites, in its one commit, the
+// files engines would refuse (an OTree's BYTE_STREAM_SPLIT / DELTA_LENGTH_BYTE_ARRAY) or read
+// wrong (uuid bounds), keeping every row where it was: indexes, deletions, blocks stay valid.
+TEST(OperationsTest, IcebergEnableRewritesTheFilesEnginesWouldReadWrong) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = NewTable(store, 3000);
+  CreateBTree(t.get(), "id");
+  layout::LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = 400;
+  ASSERT_TRUE(Layout(t.get(), options).ok());
+  ASSERT_TRUE(Delete(t.get(), "id BETWEEN 100 AND 449").ok());
+  ASSERT_TRUE(WhatEnginesMeet(*t).first.count(parquet::Encoding::kByteStreamSplit));
+  const std::vector<std::string> wheres = {"", "id < 700", "id = 1234", "x < 0.3 AND y > 0.6", "_lakeindex_weight < 0.1"};
+  std::vector<std::multiset<int64_t>> before;
+  for (const std::string& w : wheres) before.push_back(Ids(store, w, false));
+  const nlohmann::json layout = t->manifest().layout;
+  const uint64_t version = t->version();
+  uint64_t progressed = 0;
+  table::WriteConfig config;
+  config.progress = [&](uint64_t rows) { progressed = rows; };
+  auto enabled = EnableIceberg(t.get(), "s3://bucket/t", false, config);
+  ASSERT_TRUE(enabled.ok()) << enabled.status().ToString();
+  EXPECT_EQ(t->version(), version + 1);  // one commit
+  EXPECT_EQ(enabled->rewritten, t->manifest().fragments.size());
+  EXPECT_EQ(progressed, 3000u);  // every row, deleted ones too
+  EXPECT_TRUE(enabled->unwritten.ok()) << enabled->unwritten.ToString();
+  auto [encodings, uuid_bounds] = WhatEnginesMeet(*t);
+  EXPECT_FALSE(encodings.count(parquet::Encoding::kByteStreamSplit));
+  EXPECT_FALSE(encodings.count(parquet::Encoding::kDeltaLengthByteArray));
+  EXPECT_EQ(t->manifest().layout, layout);  // the blocks are the files' row groups still
+  for (size_t i = 0; i < wheres.size(); ++i) {
+    EXPECT_EQ(Ids(store, wheres[i], false), before[i]) << wheres[i];
+    EXPECT_EQ(Ids(store, wheres[i], true), before[i]) << wheres[i] << " (with the btree)";
+  }
+  auto verified = Verify(*t);
+  EXPECT_TRUE(verified.ok()) << verified.status().ToString();
+  auto again = EnableIceberg(t.get(), "s3://bucket/t", false);  // nothing left to rewrite: no commit
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->committed);
+  EXPECT_EQ(t->version(), version + 1);
+
+  // A table of uuids, written without Iceberg metadata: their bounds go.
+  auto uuids = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  Schema schema({Field{"id", TypeId::kInt64}, Field{"u", TypeId::kUuid}});
+  Column id(TypeId::kInt64), u(TypeId::kUuid);
+  for (int64_t i = 0; i < 500; ++i) {
+    id.Append<int64_t>(i);
+    std::string bytes(16, char(0));
+    for (int k = 0; k < 8; ++k) bytes[k] = char(uint64_t(i * 0x9E3779B97F4A7C15ull) >> (8 * k));
+    ASSERT_TRUE(u.AppendString(bytes).ok());
+  }
+  std::vector<Batch> rows;
+  rows.emplace_back(schema, std::vector<Column>{std::move(id), std::move(u)}, 500);
+  auto src = table::MemorySource(schema, std::move(rows));
+  auto plain = table::Table::Create(uuids, src.get(), {});
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  ASSERT_TRUE(WhatEnginesMeet(**plain).second);
+  auto u_enabled = EnableIceberg(plain->get(), "s3://bucket/u", false);
+  ASSERT_TRUE(u_enabled.ok()) << u_enabled.status().ToString();
+  EXPECT_EQ(u_enabled->rewritten, 1u);
+  EXPECT_FALSE(WhatEnginesMeet(**plain).second);
+  EXPECT_EQ(Ids(uuids, "", false).size(), 500u);
 }
 
 }  // namespace

@@ -455,7 +455,8 @@ class PyTable {
   std::string EnableIceberg(std::optional<std::string> location) {
     table::IcebergEnabled enabled =
         Check(Unlocked([&] {
-          return table_->EnableIceberg(location ? *location : table::TableLocationUri(path_), location.has_value());
+          return ops::EnableIceberg(table_.get(), location ? *location : table::TableLocationUri(path_),
+                                    location.has_value());
         }));
     if (!enabled.unwritten.ok()) {
       const int warned = PyErr_WarnEx(PyExc_RuntimeWarning,

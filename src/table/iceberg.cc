@@ -429,6 +429,13 @@ Result<json> NewState(const std::string& location) {
   return json{{"table_uuid", u}, {"location", loc}};
 }
 
+void FileReplaced(Manifest* next, uint32_t id) {
+  if (!next->iceberg.is_object()) return;
+  for (const char* key : {"data", "deletes"}) {
+    if (auto it = next->iceberg.find(key); it != next->iceberg.end() && it->is_object()) it->erase(std::to_string(id));
+  }
+}
+
 namespace {
 
 // Data manifests a snapshot lists at most before they are merged into one.

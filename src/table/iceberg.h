@@ -71,6 +71,11 @@ Result<nlohmann::json> NewState(const std::string& location);
 // unreferenced until the commit succeeds.
 Status PrepareCommit(ObjectStore* store, Manifest* next);
 
+// For `next`, in which fragment `id` keeps its rows but names a new data file (a rewrite that
+// keeps row positions): its Iceberg data file and position deletes are listed anew by
+// PrepareCommit, not carried over from the previous version under the old path.
+void FileReplaced(Manifest* next, uint32_t id);
+
 // The table's versions, as PublishMetadata needs them.
 struct Versions {
   std::function<Result<Manifest>(uint64_t)> load;  // a version's manifest (NotFound: none)

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/uuid.h"
 #include "format/avro/avro_file.h"
 #include "format/parquet/reader.h"
 #include "table/table.h"
@@ -181,6 +182,39 @@ TEST(IcebergTest, ManifestsAreReusedWhileTheirFilesStayAndListEveryLiveFileOnce)
     for (const json& p : (*at)->manifest().iceberg["manifests"]) paths.insert(p.get<std::string>());
     EXPECT_EQ(paths.size(), (*at)->manifest().iceberg["manifests"].size()) << "a manifest listed twice";
   }
+}
+
+// A fragment whose file is replaced under the same id (iceberg enable's portable rewrite) is
+// listed by its new path, and its position deletes are written anew for that path: nothing of
+// the previous version's listing of the old file is carried over.
+TEST(IcebergTest, AFileReplacedUnderItsIdIsListedAnewWithItsDeletes) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  auto t = MakeTable(store);
+  const FragmentMeta old = t->manifest().fragments[0];
+  ASSERT_TRUE(old.deletion.has_value());
+  RewrittenFile r{old.file, old};
+  r.to.file = "data/" + NewUuid() + ".parquet";
+  ASSERT_TRUE(t->store()->Write(r.to.file, *t->store()->Read(old.file)).ok());
+  auto enabled = t->EnableIceberg("file:///mem/t", false, {r});
+  ASSERT_TRUE(enabled.ok()) << enabled.status().ToString();
+  EXPECT_TRUE(enabled->committed);
+  const json& state = t->manifest().iceberg;
+  std::multiset<std::string> listed = ListedDataFiles(store.get(), state);
+  EXPECT_EQ(listed.count("file:///mem/t/" + r.to.file), 1u);
+  EXPECT_EQ(listed.count("file:///mem/t/" + old.file), 0u);
+  EXPECT_EQ(listed.size(), t->manifest().fragments.size());
+  const json& del = state["deletes"][std::to_string(old.id)];
+  EXPECT_EQ(del["seq"], t->version());  // written for the new path
+  auto deletes = parquet::ParquetReader::Open(store.get(), del["file"].get<std::string>());
+  ASSERT_TRUE(deletes.ok()) << deletes.status().ToString();
+  auto rows = (*deletes)->ReadAll();
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->column(0).GetValue(0), Value::String("file:///mem/t/" + r.to.file));
+  EXPECT_TRUE(t->Verify().ok());
+  EXPECT_TRUE(iceberg::VerifyMetadata(store.get(), t->manifest()).ok());
+  // Another rewrite of the same fragment from the same (now stale) file commits nothing.
+  auto stale = t->EnableIceberg("file:///mem/t", false, {r});
+  EXPECT_TRUE(stale.status().IsConflict()) << stale.status().ToString();
 }
 
 TEST(IcebergTest, MetadataMissingAfterACrashIsWrittenByTheNextCommitFromCommittedManifests) {

@@ -758,15 +758,27 @@ iceberg::Versions Table::IcebergVersions(ObjectStore* store) {
           [store](uint64_t v) { return ManifestThere(store, v); }};
 }
 
-Result<IcebergEnabled> Table::EnableIceberg(const std::string& location, bool move) {
+Result<IcebergEnabled> Table::EnableIceberg(const std::string& location, bool move, std::vector<RewrittenFile> rewritten) {
   IcebergEnabled out;
   ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(location));
   const bool moving = move && iceberg::Enabled(manifest_) && manifest_.iceberg.value("location", "") != state["location"];
-  if (!iceberg::Enabled(manifest_) || moving) {
+  if (!iceberg::Enabled(manifest_) || moving || !rewritten.empty()) {
     Transaction txn;
     txn.operation = moving ? "iceberg move" : "iceberg enable";
     const std::string from = manifest_.iceberg.is_object() ? manifest_.iceberg.value("location", "") : "";
-    txn.apply_extra = [state, moving, from](Manifest* next) mutable {
+    txn.apply_extra = [state, moving, from, rewritten](Manifest* next) mutable {
+      for (const RewrittenFile& r : rewritten) {
+        auto f = std::find_if(next->fragments.begin(), next->fragments.end(),
+                              [&](const FragmentMeta& m) { return m.id == r.to.id; });
+        if (f == next->fragments.end() || f->file != r.from || f->rows != r.to.rows) {
+          return Status::Conflict("fragment " + std::to_string(r.to.id) + " was rewritten by a concurrent commit; "
+                                  "iceberg enable committed nothing: run it again");
+        }
+        std::optional<DeletionRef> deletion = f->deletion;  // rows keep their positions: it stands
+        *f = r.to;
+        f->deletion = std::move(deletion);
+        iceberg::FileReplaced(next, r.to.id);
+      }
       if (!moving) {
         if (!iceberg::Enabled(*next)) next->iceberg = state;  // a concurrent enable stands
         return Status::OK();
@@ -783,6 +795,7 @@ Result<IcebergEnabled> Table::EnableIceberg(const std::string& location, bool mo
     };
     RETURN_IF_ERROR(Commit(std::move(txn)));
     out.committed = true;
+    out.rewritten = rewritten.size();
   }
   out.metadata = iceberg::MetadataPath(manifest_.version);
   Result<std::string> published = iceberg::PublishMetadata(store_.get(), manifest_, IcebergVersions(store_.get()));

@@ -73,6 +73,15 @@ struct IcebergEnabled {
   std::string metadata;   // the newest version's metadata file (metadata/vN.metadata.json)
   bool committed = false; // a version was committed to start keeping Iceberg metadata
   Status unwritten;       // after that commit, writing the metadata failed (OK: written)
+  size_t rewritten = 0;   // data files the commit replaced by portable ones (RewrittenFile)
+};
+
+// A data file written anew for fragment `to.id`: the same rows in the same order and row groups
+// as its file `from`, other encodings or statistics (EnableIceberg's portable files). Indexes,
+// deletion vectors and OTree blocks address rows by fragment and position, and stay valid.
+struct RewrittenFile {
+  std::string from;
+  FragmentMeta to;
 };
 
 // The encodings of the files written into `m`'s table: one that keeps Iceberg metadata gets only
@@ -185,7 +194,10 @@ class Table {
   // moved table) is moved to `location`: a commit that writes every Iceberg file anew under it,
   // its history starting there. An error only when nothing was committed; writing the files after
   // this call's commit failed is `unwritten`, for the caller to say (calling again writes them).
-  Result<IcebergEnabled> EnableIceberg(const std::string& location, bool move = false);
+  // `rewritten` files replace theirs in the same commit (which they make happen on a table that
+  // keeps Iceberg metadata already); Conflict when a concurrent commit replaced one first.
+  Result<IcebergEnabled> EnableIceberg(const std::string& location, bool move = false,
+                                       std::vector<RewrittenFile> rewritten = {});
 
   // Deleted offsets of a fragment (empty if none); loaded once and cached.
   Result<std::shared_ptr<const roaring::Roaring>> Deletions(const FragmentMeta& fragment) const;

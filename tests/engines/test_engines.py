@@ -368,7 +368,18 @@ def files_spark(table):
 def files_pyiceberg(table):
     from pyiceberg.table import StaticTable
     newest = max(int(n.split(".")[0]) for n in os.listdir(os.path.join(table, "_versions")) if n.endswith(".manifest"))
-    entries = StaticTable.from_metadata(metadata_file(table, newest)).inspect.entries().to_pylist()
+    static = StaticTable.from_metadata(metadata_file(table, newest))
+    try:
+        entries = static.inspect.entries().to_pylist()
+    except Exception as e:  # noqa: BLE001
+        # PyIceberg 0.12's metadata tables fail on every table with a uuid column, whoever wrote
+        # it: pyarrow cannot build its readable_metrics' uuid extension type from Python lists.
+        # The scan's plan lists the same live data files.
+        import pyarrow as pa
+        if not (isinstance(e, pa.ArrowNotImplementedError) and str(e) == "extension"
+                and any(str(f.field_type) == "uuid" for f in static.schema().fields)):
+            raise
+        return [(task.file.file_path, task.file.record_count) for task in static.scan().plan_files()]
     return [(e["data_file"]["file_path"], e["data_file"]["record_count"]) for e in entries
             if e["status"] != 2 and e["data_file"]["content"] == 0]
 
@@ -669,6 +680,22 @@ class EnginesTest(unittest.TestCase):
             check.step(moved, "append on the copy, original gone", self.filters)
         finally:
             os.rename(gone, t)
+        check.finish()
+
+    def test_iceberg_enable_on_laid_out_tables(self):
+        """Files written without Iceberg metadata (an OTree's and a curve's encodings, uuid bounds)
+        are rewritten by `iceberg enable`, so that every engine reads them with its defaults."""
+        check = Checker(self)
+        for kind, rows in (("--otree", 400), ("--hilbert", 500)):
+            t = self.dir.join("laid" + kind.replace("-", "_"))
+            run_cli("create", t, "--from", self.base_file, "--rows-per-file", 1000)
+            run_cli("index", "create", t, "--column", "u", "--type", "btree")
+            run_cli("layout", t, kind, "x,y", "--cube-rows", rows, "--rows-per-file", 1000)
+            run_cli("delete", t, "--where", "x < 100")
+            run_cli("iceberg", "enable", t)
+            check.step(t, f"layout {kind} + delete, then iceberg enable", self.filters, self.weight_filter)
+            run_cli("append", t, "--from", self.more_file)
+            check.step(t, f"layout {kind}, iceberg enable, append", self.filters, self.weight_filter)
         check.finish()
 
     def test_timestamp_ns_is_refused_iceberg_metadata(self):
