@@ -64,7 +64,13 @@ const std::string& ManifestFileSchema() {
       R"({"name":"deleted_files_count","type":"int","field-id":506},)"
       R"({"name":"added_rows_count","type":"long","field-id":512},)"
       R"({"name":"existing_rows_count","type":"long","field-id":513},)"
-      R"({"name":"deleted_rows_count","type":"long","field-id":514})"
+      R"({"name":"deleted_rows_count","type":"long","field-id":514},)"
+      R"({"name":"partitions","type":["null",{"type":"array","items":{"type":"record","name":"r508","fields":[)"
+      R"({"name":"contains_null","type":"boolean","field-id":509},)"
+      R"({"name":"contains_nan","type":["null","boolean"],"default":null,"field-id":518},)"
+      R"({"name":"lower_bound","type":["null","bytes"],"default":null,"field-id":510},)"
+      R"({"name":"upper_bound","type":["null","bytes"],"default":null,"field-id":511}]},"element-id":508}],)"
+      R"("default":null,"field-id":507})"
       R"(]})";
   return schema;
 }
@@ -270,7 +276,14 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
     RETURN_IF_ERROR(FillCounts(&file, "nan_value_counts", e.nan_counts));
     RETURN_IF_ERROR(FillBounds(&file, "lower_bounds", e.lower));
     RETURN_IF_ERROR(FillBounds(&file, "upper_bounds", e.upper));
-    RETURN_IF_ERROR(avro::SetNull(&file, "sort_order_id"));
+    // Data files are in the table's sort order 0, "unsorted" (the spec: position delete files
+    // leave it null, being sorted by file and position).
+    if (e.content == 0) {
+      ASSIGN_OR_RETURN(avro_value_t order, avro::SetNonNull(&file, "sort_order_id"));
+      avro_value_set_int(&order, 0);
+    } else {
+      RETURN_IF_ERROR(avro::SetNull(&file, "sort_order_id"));
+    }
     RETURN_IF_ERROR(w->Append());
     out.min_seq = std::min(out.min_seq, e.seq);
     (added ? out.added : out.existing) += 1;
@@ -305,6 +318,9 @@ Status WriteManifestList(ObjectStore* store, const Manifest& next, const json& s
     RETURN_IF_ERROR(avro::SetLong(r, "added_rows_count", int64_t(m.added_rows)));
     RETURN_IF_ERROR(avro::SetLong(r, "existing_rows_count", int64_t(m.existing_rows)));
     RETURN_IF_ERROR(avro::SetLong(r, "deleted_rows_count", 0));
+    // The unpartitioned spec's summaries: none, as an empty list (Iceberg Java writes one; Trino's
+    // $manifests failed on a missing one).
+    RETURN_IF_ERROR(avro::SetNonNull(r, "partitions").status());
     RETURN_IF_ERROR(w->Append());
   }
   ASSIGN_OR_RETURN(std::string bytes, w->Finish());
@@ -338,7 +354,12 @@ Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const Fragme
   ASSIGN_OR_RETURN(std::string file, writer->Finish());
   const std::string path = std::string(kMetadataDir) + "deletes/" + std::to_string(fragment.id) + "-" + NewUuid() + ".parquet";
   RETURN_IF_ERROR(store->Write(path, file));
-  return json{{"dv", fragment.deletion->file}, {"file", path}, {"size", file.size()}, {"rows", n}};
+  json out{{"dv", fragment.deletion->file}, {"file", path}, {"size", file.size()}, {"rows", n}};
+  if (n > 0) {
+    out["min_pos"] = dv.deleted.minimum();
+    out["max_pos"] = dv.deleted.maximum();
+  }
+  return out;
 }
 
 Entry DataEntry(const json& state, const Manifest& next, const FragmentMeta& f, uint64_t seq) {
@@ -494,6 +515,11 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
     // Bounds on file_path name the one data file the deletes apply to (readers skip the file
     // for the others); pos's bounds its deleted rows.
     e.lower[kDeleteFilePathId] = e.upper[kDeleteFilePathId] = Absolute(state, f.file);
+    if (del.value("min_pos", json()).is_number_unsigned() && del.value("max_pos", json()).is_number_unsigned()) {
+      // (absent for delete files written before they were kept)
+      e.lower[kDeletePosId] = *BoundBytes(Value::Int64(del["min_pos"].get<int64_t>()), TypeId::kInt64);
+      e.upper[kDeletePosId] = *BoundBytes(Value::Int64(del["max_pos"].get<int64_t>()), TypeId::kInt64);
+    }
     e.value_counts[kDeleteFilePathId] = e.value_counts[kDeletePosId] = int64_t(e.rows);
     e.null_counts[kDeleteFilePathId] = e.null_counts[kDeletePosId] = 0;
     delete_entries.push_back(std::move(e));

@@ -559,6 +559,36 @@ class Checker:
         if bad:
             self.fail("spark", table, f"{step} [each column alone]", newest, "cannot read columns: " + ", ".join(bad))
 
+    def spark_metadata(self, table, step):
+        """Every Spark metadata table of the newest version reads, and says what we write: the
+        manifest list's partition summaries an empty list (unpartitioned), data files in sort
+        order 0, position delete files with bounds on pos (what Trino's metadata tables need)."""
+        newest = self.versions(table)[-1]
+        base = "file://" + os.path.abspath(table)
+        names = ["snapshots", "history", "manifests", "all_manifests", "files", "data_files", "delete_files",
+                 "entries", "all_entries", "all_data_files", "all_delete_files", "all_files", "partitions", "refs",
+                 "metadata_log_entries", "position_deletes"]
+        rows = {}
+        for name in names:
+            started = time.monotonic()
+            try:
+                rows[name] = SPARK.read.format("iceberg").load(f"{base}#{name}").collect()
+            except Exception as e:  # noqa: BLE001
+                self.fail("spark", table, f"{step} [#{name}]", newest, describe_error(e))
+            finally:
+                TIMES["spark"] += time.monotonic() - started
+        for m in rows.get("manifests", []):
+            if m["partition_summaries"] != []:
+                self.fail("spark", table, f"{step} [#manifests]", newest, f"partition_summaries {m['partition_summaries']!r}")
+        for f in rows.get("files", []):
+            if f["content"] == 0 and f["sort_order_id"] != 0:
+                self.fail("spark", table, f"{step} [#files]", newest, f"data file sort_order_id {f['sort_order_id']!r}")
+            if f["content"] == 1:
+                lower, upper = dict(f["lower_bounds"] or {}), dict(f["upper_bounds"] or {})
+                pos = 2147483545
+                if pos not in lower or pos not in upper or int.from_bytes(lower[pos], "little") > int.from_bytes(upper[pos], "little"):
+                    self.fail("spark", table, f"{step} [#files]", newest, f"position delete file without pos bounds: {lower!r}")
+
     def check_files(self, engine, table, step, newest):
         """The engine's listing of the newest version's data files is lakeindex's."""
         root = "file://" + os.path.abspath(table) + "/"
@@ -654,7 +684,10 @@ class EnginesTest(unittest.TestCase):
         for name, args in steps:
             run_cli(*args)
             check.step(t, name, self.filters, self.weight_filter)
+            if name == "delete in the OTree":
+                check.spark_metadata(t, name)
         self.assertEqual(check.versions(t), [10, 11, 12])
+        check.spark_metadata(t, "vacuum")
         check.finish()
 
     def test_iceberg_enable_and_a_moved_copy(self):
@@ -667,6 +700,7 @@ class EnginesTest(unittest.TestCase):
         check.step(t, "iceberg enable", self.filters)
         run_cli("delete", t, "--where", "x >= 900")
         check.step(t, "delete after enable", self.filters)
+        check.spark_metadata(t, "delete after enable")
 
         # A copy somewhere else, told its new place; the original then goes away.
         moved = self.dir.join("moved")
