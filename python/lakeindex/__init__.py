@@ -8,8 +8,9 @@ binary of bytes, uuid of uuid.UUID, decimal of decimal.Decimal, with None for NU
 
 Errors are raised as lakeindex.Error subclasses carrying the library's message:
 InvalidArgument (also a ValueError), NotFound (also a LookupError), Conflict, Corruption,
-IOError, NotSupported, InternalError, OutcomeUnknown (a write whose outcome is not known: look at
-the versions before running it again). The GIL is released while the library works, so other
+IOError (also an OSError), NotSupported, InternalError, OutcomeUnknown (a write whose outcome is
+not known: look at the versions before running it again). Arguments of the wrong type raise
+TypeError, and out of range ValueError, before anything is read or written. The GIL is released while the library works, so other
 Python threads run meanwhile.
 
 Build the native module with `make build` (it lands in build/python/), then use the checkout
@@ -40,7 +41,7 @@ __version__: str = _native.__version__
 
 _EPOCH = _datetime.date(1970, 1, 1)
 
-__all__ = ["__version__", "Table", "AggregateResult", "ArrowStream", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
+__all__ = ["__version__", "Table", "Field", "Schema", "AggregateResult", "ArrowStream", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
            "NotSupported", "InternalError", "OutcomeUnknown"]
 
 Error = _native.Error
@@ -80,7 +81,7 @@ class Table:
     def create(cls, path: PathLike, source: Any, rows_per_file: Optional[int] = None, schema: Optional[str] = None,
                iceberg: bool = False, iceberg_location: Optional[str] = None, delimiter: Optional[str] = None,
                quote: Optional[str] = None, escape: Optional[str] = None, header: Optional[bool] = None,
-               null: Optional[str] = None) -> Table:
+               null: Optional[str] = None, nan_is_null: bool = True) -> Table:
         """Creates version 1 from a .csv or .parquet file, or from rows in memory: a pandas
         DataFrame, a dict of equal-length numpy arrays / lists (see _columns for the types), or
         any object with `__arrow_c_stream__` (a pyarrow Table or RecordBatchReader, a Polars
@@ -91,8 +92,11 @@ class Table:
         `header` (True / False; default sniffed), `null` (unquoted fields equal to it are NULL). With
         `iceberg` (or an `iceberg_location`, the absolute URI other engines read the table at;
         default the table's own), every commit also writes Iceberg metadata under metadata/
-        (docs/user-guide.md, "Reading a lakeindex table from other engines"). InvalidArgument if
-        a table exists there."""
+        (docs/user-guide.md, "Reading a lakeindex table from other engines"). NaN in a pandas
+        float column is NULL, pandas' missing value (as pyarrow, Polars and DuckDB take it);
+        `nan_is_null=False` keeps it a NaN. InvalidArgument if a table exists there."""
+        rows_per_file = _whole("rows_per_file", rows_per_file, 1)
+        _text("schema", schema)
         if iceberg and iceberg_location is None:
             iceberg_location = _native.location_uri(str(path))
         if hasattr(source, "__arrow_c_stream__") and not _in_memory(source):  # pyarrow / Polars / DuckDB, an ArrowStream
@@ -103,7 +107,8 @@ class Table:
         if _in_memory(source):
             if schema is not None:
                 raise InvalidArgument("schema applies to CSV files; rows in memory carry their own types")
-            return cls(_native.Table.create_from_columns(str(path), _columns(source), rows_per_file, iceberg_location))
+            return cls(_native.Table.create_from_columns(str(path), _columns(source, nan_is_null), rows_per_file,
+                                                         iceberg_location))
         return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, iceberg_location,
                                         _dialect(delimiter, quote, escape, header, null)))
 
@@ -121,31 +126,46 @@ class Table:
         return self._t.version
 
     @property
-    def schema(self) -> str:
-        """The columns as "name:type,..." (hidden columns such as _lakeindex_weight included)."""
-        return self._t.schema
+    def schema(self) -> Schema:
+        """The columns, hidden ones such as _lakeindex_weight included: a list of Field(name, type,
+        nullable); str() gives "name:type,..." (the command line's --schema), and it is an Arrow
+        schema to any consumer of the PyCapsule protocol (`pyarrow.schema(t.schema)`)."""
+        return Schema(self._t.schema, self._t)
+
+    def __len__(self) -> int:
+        """The live rows of this version (from the manifest: nothing is read)."""
+        return int(self._t.live_rows)
+
+    def __enter__(self) -> Table:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        """Nothing to release but the caches, which go with the object: `with` only scopes it."""
+        return None
 
     def append(self, source: Any, rows_per_file: Optional[int] = None, delimiter: Optional[str] = None,
                memory_limit: Optional[int] = None, quote: Optional[str] = None, escape: Optional[str] = None,
-               header: Optional[bool] = None, null: Optional[str] = None) -> Table:
+               header: Optional[bool] = None, null: Optional[str] = None, nan_is_null: bool = True) -> Table:
         """Appends the rows of a .csv/.parquet file (in the dialect `create` takes), a pandas
         DataFrame or a dict of arrays (the
         table's visible columns, by name; int32 and float32 widen), as `lakeindex append`: an
         OTree table places them into its tree, a file's rows a chunk at a time under
-        `memory_limit` (bytes; default a quarter of RAM, at most 2G); indexes are updated."""
+        `memory_limit` (bytes; default a quarter of RAM, at most 2G); indexes are updated. NaN in
+        a pandas float column is NULL unless `nan_is_null=False` (as create)."""
+        rows_per_file = _whole("rows_per_file", rows_per_file, 1)
         if memory_limit is not None:
             memory_limit = _memory_limit(memory_limit)
         if hasattr(source, "__arrow_c_stream__") and not _in_memory(source):
             self._t.append_arrow(source.__arrow_c_stream__(), rows_per_file)
         elif _in_memory(source):
-            self._t.append_columns(_columns(source), rows_per_file)
+            self._t.append_columns(_columns(source, nan_is_null), rows_per_file)
         else:
             self._t.append(str(source), rows_per_file, _dialect(delimiter, quote, escape, header, null), memory_limit)
         return self
 
     def delete(self, where: str) -> int:
         """Deletes the rows where the SQL filter is TRUE; returns how many were deleted."""
-        return self._t.delete(where)
+        return self._t.delete(_text("where", where, optional=False))
 
     def optimize(self, rows_per_file: Optional[int] = None, memory_limit: Optional[int] = None) -> int:
         """As `lakeindex optimize`: merges small files and folds deleted rows into rewritten ones
@@ -155,13 +175,60 @@ class Table:
         of files rewritten (0: nothing to do, no new version)."""
         if memory_limit is not None:
             memory_limit = _memory_limit(memory_limit)
-        return self._t.optimize(rows_per_file, memory_limit)
+        return self._t.optimize(_whole("rows_per_file", rows_per_file, 1), memory_limit)
 
     def create_index(self, column: str, kind: str = "btree", name: Optional[str] = None, page_rows: int = 4096,
                      zone_rows: int = 8192) -> Table:
         """Builds a btree (exact) or zonemap (pruning) index over every fragment."""
-        self._t.create_index(column, kind, name or "", page_rows, zone_rows)
+        if kind not in ("btree", "zonemap"):
+            raise ValueError(f"kind must be 'btree' or 'zonemap', got {kind!r}")
+        self._t.create_index(_text("column", column, optional=False), kind, _text("name", name),
+                             _whole("page_rows", page_rows, 1), _whole("zone_rows", zone_rows, 1))
         return self
+
+    def indexes(self) -> List[Dict[str, Any]]:
+        """The table's indexes, as `lakeindex index list`: [{"name", "column", "kind", "segments",
+        "covered_fragments", "uncovered_fragments", "params"}]."""
+        return list(self._t.indexes())
+
+    def update_index(self, name: Optional[str] = None, merge: bool = False) -> int:
+        """As `lakeindex index update`: indexes the fragments an index (or, without `name`, every
+        index) does not cover yet; `merge` also merges each index's segments into one. Returns
+        the number of segments built (0: nothing to do, no new version)."""
+        return int(self._t.update_index(_text("name", name), bool(merge)))
+
+    def drop_index(self, name: str) -> Table:
+        """As `lakeindex index drop`: removes the index from the next version (its files stay
+        until vacuum). NotFound when there is no such index."""
+        self._t.drop_index(_text("name", name, optional=False))
+        return self
+
+    def vacuum(self, older_than_hours: float = 24, force: bool = False,
+               keep_versions: Optional[int] = None) -> Dict[str, List[Any]]:
+        """As `lakeindex vacuum`: with `keep_versions` first expires all but the newest N
+        versions, then removes the files no kept version names that are older than
+        `older_than_hours` (below 1 hour needs `force`: a write still in progress may own such
+        files). Returns {"expired": [versions], "removed": [paths]}."""
+        if isinstance(older_than_hours, bool) or not isinstance(older_than_hours, (int, float)):
+            raise TypeError(f"older_than_hours must be a number, not {type(older_than_hours).__name__}")
+        if not older_than_hours >= 0:
+            raise ValueError(f"older_than_hours must be >= 0, got {older_than_hours!r}")
+        if older_than_hours < 1 and not force:
+            raise ValueError("older_than_hours below 1 may delete the files of a write still in progress (they become "
+                             "part of the table when it commits): pass force=True if no other process writes to the table")
+        keep = None if keep_versions is None else _whole("keep_versions", keep_versions, 1)
+        return dict(self._t.vacuum(float(older_than_hours), bool(force), keep))
+
+    def verify(self) -> List[str]:
+        """As `lakeindex verify`: reads every file this version names whole and checks it (one
+        line per file); Corruption naming every damaged file."""
+        return list(self._t.verify())
+
+    @staticmethod
+    def recover(path: PathLike, accept_lost_version: int) -> int:
+        """As `lakeindex recover --accept-lost-version`: a table whose newest versions were lost
+        (opening it names them) goes on from the newest one left, which is returned."""
+        return int(_native.Table.recover(str(path), _whole("accept_lost_version", accept_lost_version, 1)))
 
     def layout_otree(self, columns: Names, cube_rows: Optional[int] = None, slices: int = 8,
                      page_rows: Optional[int] = None, transform: str = "default", rows_per_file: int = 1000000,
@@ -171,6 +238,28 @@ class Table:
         is built in parts of the table, one at a time (the same rows, weights and cubes).
         Returns {"rows", "files", "blocks", "cubes", "depth"}."""
         options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
+        if memory_limit is not None:
+            options["memory_limit"] = _memory_limit(memory_limit)
+        return self._t.layout_otree(options)
+
+    def layout_sort(self, columns: Names, rows_per_file: int = 1000000, memory_limit: Optional[int] = None) -> Dict[str, int]:
+        """Rewrites the table sorted by `columns` (as `lakeindex layout --sort`): a comparison
+        layout, ordinary files whose bounds prune. Returns {"rows", "files", ...}."""
+        return self._curve("sort", columns, rows_per_file, memory_limit)
+
+    def layout_zorder(self, columns: Names, rows_per_file: int = 1000000, memory_limit: Optional[int] = None) -> Dict[str, int]:
+        """Rewrites the table in Z-order of `columns` (as `lakeindex layout --zorder`)."""
+        return self._curve("zorder", columns, rows_per_file, memory_limit)
+
+    def layout_hilbert(self, columns: Names, rows_per_file: int = 1000000, memory_limit: Optional[int] = None) -> Dict[str, int]:
+        """Rewrites the table in Hilbert order of `columns` (as `lakeindex layout --hilbert`)."""
+        return self._curve("hilbert", columns, rows_per_file, memory_limit)
+
+    def _curve(self, kind: str, columns: Names, rows_per_file: int, memory_limit: Optional[int]) -> Dict[str, int]:
+        options: Dict[str, Any] = {"kind": kind, "columns": _names(columns, "columns"),
+                                   "rows_per_file": _whole("rows_per_file", rows_per_file, 1)}
+        if not options["columns"]:
+            raise ValueError("columns must name at least one column")
         if memory_limit is not None:
             options["memory_limit"] = _memory_limit(memory_limit)
         return self._t.layout_otree(options)
@@ -187,26 +276,35 @@ class Table:
         consumer of the Arrow PyCapsule protocol (`pyarrow.table(s)`, `polars.from_arrow(s)`,
         DuckDB's `FROM s`), without copies of the values."""
         _check_output(output, ("numpy", "pandas", "arrow"))
+        args = (_text("where", where), _names(select), _fraction("sample", sample), _whole("limit", limit),
+                _text("order_by", order_by))
         if output == "arrow":
-            return self._t.arrow_query(where or "", _names(select), sample, limit, order_by or "")
-        names, columns = self._t.query(where or "", _names(select), sample, limit, order_by or "")
-        return _output(dict(zip(names, columns)), output, _zoned(self.schema))
+            return self._t.arrow_query(*args)
+        names, columns = self._t.query(*args)
+        return _output(dict(zip(names, columns)), output, _zoned(self._t.schema))
 
     def scan(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
-             limit: Optional[int] = None, output: str = "numpy") -> Iterator[Any]:
+             limit: Optional[int] = None, output: str = "numpy") -> Any:
         """The rows `query` would return, as an iterator of batches ({column: numpy array}, or
         DataFrames with output="pandas"), read as they are asked for: for results larger than
-        memory. It reads the version the table was at when it started, whatever happens after."""
-        _check_output(output)
-        zoned = _zoned(self.schema)
-        for names, columns in self._t.scan(where or "", _names(select), sample, limit):
+        memory. It reads the version the table was at when it started, whatever happens after.
+        `output="arrow"` gives one ArrowStream of all the batches instead (as query's)."""
+        _check_output(output, ("numpy", "pandas", "arrow"))
+        args = (_text("where", where), _names(select), _fraction("sample", sample), _whole("limit", limit))
+        if output == "arrow":
+            return self._t.arrow_query(*args, "")
+        return self._batches(args, output)
+
+    def _batches(self, args: Tuple[Any, ...], output: str) -> Iterator[Any]:
+        zoned = _zoned(self._t.schema)
+        for names, columns in self._t.scan(*args):
             yield _output(dict(zip(names, columns)), output, zoned)
 
     def count(self, where: Optional[str] = None) -> int:
         """How many rows `where` (SQL) holds for (every live row when None). A filter that a
         BTree answers exactly is counted from the index and the deletion vectors, without reading
         data files; other filters read only the columns they test."""
-        return self._t.count(where or "")
+        return self._t.count(_text("where", where))
 
     def aggregate(self, aggregates: str, where: Optional[str] = None, group_by: Optional[Names] = None,
                   limit: Optional[int] = None, sample: Optional[float] = None, error: Optional[float] = None,
@@ -222,10 +320,19 @@ class Table:
         the f sample, or with `error=E` from the smallest sample found whose intervals are within
         ±E relative; each count / sum / avg is followed by "<name> ±", its interval's half-width
         at `confidence`. The result's `details` says what was read (fraction, rounds,
-        rows_aggregated, rows_read, max_relative_half_width)."""
-        _check_output(output)
-        names, columns, details = self._t.aggregate(aggregates, where or "", _names(group_by), limit, sample,
-                                                     error, confidence, order_by or "")
+        rows_aggregated, rows_read, max_relative_half_width). `output="arrow"` gives the rows as
+        an ArrowStream (details then unavailable: ask with output="numpy")."""
+        _check_output(output, ("numpy", "pandas", "arrow"))
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
+            raise TypeError(f"confidence must be a number, not {type(confidence).__name__}")
+        if not 0 < confidence < 1:
+            raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+        names, columns, details = self._t.aggregate(_text("aggregates", aggregates, optional=False), _text("where", where),
+                                                     _names(group_by, "group_by"), _whole("limit", limit),
+                                                     _fraction("sample", sample), _fraction("error", error, upper=None),
+                                                     float(confidence), _text("order_by", order_by), output == "arrow")
+        if output == "arrow":
+            return columns
         if output == "pandas":
             frame = _output(dict(zip(names, columns)), output)
             frame.attrs["details"] = details
@@ -236,18 +343,31 @@ class Table:
                 analyze: bool = False) -> Dict[str, Any]:
         """The plan (as `lakeindex explain --json`): pruning decisions, fragments to scan and,
         with analyze=True, what running it read."""
-        return self._t.explain(where or "", sample, analyze)
+        return self._t.explain(_text("where", where), _fraction("sample", sample), bool(analyze))
 
     def versions(self) -> List[Dict[str, Any]]:
-        """Every committed version, oldest first: [{"version", "timestamp_ms", "operation",
-        "rows", "fragments"}]."""
-        return self._t.versions()
+        """Every committed version, oldest first: [{"version", "timestamp" (a UTC datetime),
+        "timestamp_ms", "operation", "rows", "fragments"}]."""
+        out = []
+        for v in self._t.versions():
+            v = dict(v)
+            v["timestamp"] = _datetime.datetime.fromtimestamp(v["timestamp_ms"] / 1000, _datetime.timezone.utc)
+            out.append(v)
+        return out
 
     def stats(self) -> Dict[str, Any]:
         """{"version", "schema", "fragments", "rows", "deleted_rows", "data_bytes", "columns":
         {name: {"type", "min", "max", "null_count", "nan_count", "row_count"}}, "indexes",
-        "layout"} (indexes and layout as stored in the manifest; string min/max as bytes)."""
-        return self._t.stats()
+        "layout"} (indexes and layout as stored in the manifest). min and max are Python values
+        of the column's type, as queries give them: str, bytes, uuid.UUID, decimal.Decimal,
+        datetime.date, datetime.datetime (UTC-aware for timestamptz), numpy.datetime64 for
+        timestamp_ns."""
+        out = dict(self._t.stats())
+        for column in out.get("columns", {}).values():
+            for key in ("min", "max"):
+                if column.get(key) is not None:
+                    column[key] = _python_value(column["type"], column[key])
+        return out
 
     def enable_iceberg(self, location: Optional[str] = None) -> str:
         """As `lakeindex iceberg enable`: keeps Iceberg metadata from now on (a commit writing it
@@ -265,6 +385,113 @@ class Table:
 
     def __repr__(self) -> str:
         return f"lakeindex.Table({self.path!r}, version={self.version})"
+
+
+class Field(Tuple[str, str, bool]):
+    """A column: name, type (as the command line's --schema spells it) and whether it holds NULLs."""
+
+    def __new__(cls, name: str, type: str, nullable: bool) -> Field:  # noqa: A002 - the column's type
+        return super().__new__(cls, (name, type, nullable))
+
+    @property
+    def name(self) -> str:
+        return self[0]
+
+    @property
+    def type(self) -> str:
+        return self[1]
+
+    @property
+    def nullable(self) -> bool:
+        return self[2]
+
+    def __repr__(self) -> str:
+        return f"Field({self.name!r}, {self.type!r}, nullable={self.nullable})"
+
+
+class Schema(List[Field]):
+    """A table's columns: a list of Field; str() is "name:type,..." ('!' after a NOT NULL type),
+    and __arrow_c_schema__ gives it to Arrow consumers (`pyarrow.schema(s)`)."""
+
+    def __init__(self, text: str, native: Any = None) -> None:
+        import re
+        fields = []
+        for entry in re.split(r",(?![^(]*\))", text) if text else []:  # commas outside "decimal(10,2)"
+            name, type_name = entry.rsplit(":", 1)
+            fields.append(Field(name, type_name.rstrip("!"), not type_name.endswith("!")))
+        super().__init__(fields)
+        self._text = text
+        self._native = native
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to another schema of the same fields, or to its string ("a:int64,b:string")."""
+        if isinstance(other, str):
+            return self._text == other
+        return list.__eq__(self, other)
+
+    __hash__ = None
+
+    @property
+    def names(self) -> List[str]:
+        return [f.name for f in self]
+
+    def __arrow_c_schema__(self) -> Any:
+        if self._native is None:
+            raise NotSupported("this schema is not a table's: no Arrow schema")
+        return self._native.arrow_schema()
+
+
+def _text(name: str, value: Any, optional: bool = True) -> str:
+    """A string argument ("" for None when it may be left out); TypeError naming it otherwise."""
+    if value is None and optional:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    return value
+
+
+def _whole(name: str, value: Any, minimum: int = 0) -> Any:
+    """An integer argument of at least `minimum` (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _fraction(name: str, value: Any, upper: Optional[float] = 1.0) -> Optional[float]:
+    """A number in (0, upper] (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    if not (value > 0 and (upper is None or value <= upper)):
+        raise ValueError(f"{name} must be in (0, {upper}], got {value!r}" if upper is not None
+                         else f"{name} must be > 0, got {value!r}")
+    return float(value)
+
+
+def _python_value(type_name: str, value: Any) -> Any:
+    """A statistic of a column of `type_name` as queries give that type's values."""
+    import uuid
+    if type_name == "string" and isinstance(value, bytes):
+        return value.decode("utf-8", errors="surrogateescape")
+    if type_name == "uuid" and isinstance(value, bytes) and len(value) == 16:
+        return uuid.UUID(bytes=value)
+    if type_name == "date" and isinstance(value, int):
+        return _EPOCH + _datetime.timedelta(days=value)
+    if type_name in ("timestamp", "timestamptz") and isinstance(value, int):
+        naive = _datetime.datetime(1970, 1, 1) + _datetime.timedelta(microseconds=value)
+        return naive.replace(tzinfo=_datetime.timezone.utc) if type_name == "timestamptz" else naive
+    if type_name == "timestamp_ns" and isinstance(value, int):
+        import numpy as np
+        return np.datetime64(value, "ns")
+    return value
 
 
 def _memory_limit(value: Any) -> int:
@@ -303,7 +530,7 @@ def _in_memory(source: Any) -> bool:
     return isinstance(source, dict) or hasattr(source, "to_dict") and hasattr(source, "columns")
 
 
-def _columns(source: Any) -> List[Tuple[str, str, Any, Any]]:
+def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any, Any]]:
     """Rows in memory as [(name, type, data, mask)] for the native module: a pandas DataFrame or a
     dict {name: numpy array, masked array, pandas Series or list}. Types: bool -> bool, integers
     of at most 32 bits -> int32, other integers -> int64, float32 -> float, float64 -> double,
@@ -311,8 +538,9 @@ def _columns(source: Any) -> List[Tuple[str, str, Any, Any]]:
     is finer), pandas' time-zone-aware timestamps -> timestamptz (in UTC), objects that are all
     bytes -> binary, all uuid.UUID -> uuid, all decimal.Decimal -> decimal(18, s) with the
     largest number of digits after the point they show, other str / bytes / object -> string. NULL: masked
-    values, pandas' missing values (None, NaN in object columns, NaT, <NA>); NaN in a float
-    column stays NaN."""
+    values, pandas' missing values (None, NaN in object columns, NaT, <NA>), and NaN in a pandas
+    float column (a Series, or a DataFrame's) unless `nan_is_null` is False; NaN in a numpy
+    array stays NaN."""
     import numpy as np
     import datetime
     import decimal
@@ -331,7 +559,9 @@ def _columns(source: Any) -> List[Tuple[str, str, Any, Any]]:
             elif numpy_dtype is not None:  # nullable Int64 / Float64 / boolean: values, NULLs masked
                 mask = values.isna().to_numpy()
                 values = values.to_numpy(dtype=numpy_dtype, na_value=numpy_dtype.type(0))
-            elif isinstance(values.dtype, np.dtype):  # plain numpy columns (NaN stays a value)
+            elif isinstance(values.dtype, np.dtype):  # plain numpy columns
+                if nan_is_null and values.dtype.kind == "f":  # pandas' missing value, as pyarrow takes it
+                    mask = values.isna().to_numpy()
                 values = values.to_numpy()
             else:  # string and other extension dtypes: objects, missing values as None
                 values = values.astype(object).where(values.notna(), None).to_numpy()
@@ -401,10 +631,7 @@ def _check_output(output: str, allowed: Tuple[str, ...] = ("numpy", "pandas")) -
 
 def _zoned(schema: str) -> set[str]:
     """The names of the timestamptz columns of a schema string ("name:type,...")."""
-    import re
-    entries = re.split(r",(?![^(]*\))", schema)  # commas outside "decimal(10,2)"
-    return {entry.rsplit(":", 1)[0] for entry in entries
-            if entry.rsplit(":", 1)[-1].rstrip("!") == "timestamptz"}
+    return {f.name for f in Schema(schema) if f.type == "timestamptz"}
 
 
 def _output(columns: Columns, output: str, zoned: Any = ()) -> Any:
@@ -450,17 +677,24 @@ def _output(columns: Columns, output: str, zoned: Any = ()) -> Any:
     return frame
 
 
-def _names(select: Optional[Names]) -> List[str]:
+def _names(select: Optional[Names], name: str = "select") -> List[str]:
+    """Column names from a list or "a,b"; TypeError naming the argument otherwise."""
     if select is None:
         return []
     if isinstance(select, str):
         return [s.strip() for s in select.split(",") if s.strip()]
-    return list(select)
+    if isinstance(select, (bytes, dict)) or not hasattr(select, "__iter__"):
+        raise TypeError(f"{name} must be a list of column names or a str, not {type(select).__name__}")
+    out = list(select)
+    for item in out:
+        if not isinstance(item, str):
+            raise TypeError(f"{name} must hold column names (str), not {type(item).__name__}")
+    return out
 
 
 def _layout_options(columns: Names, cube_rows: Optional[int], slices: int, page_rows: Optional[int], transform: str,
                     rows_per_file: int, seed: int) -> Dict[str, Any]:
-    options = {"columns": _names(columns), "slices": slices,
+    options = {"columns": _names(columns, "columns"), "slices": slices,
                "transform": transform, "rows_per_file": rows_per_file, "seed": seed}
     if cube_rows is not None:
         options["cube_rows"] = cube_rows

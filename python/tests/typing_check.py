@@ -25,3 +25,15 @@ def use(path: str) -> None:
         message: str = str(e)
         print(message)
     print(version, deleted, rows, columns, history, newest, t.schema, t.path, t.stats()["rows"])
+    with lakeindex.Table.open(path) as opened:
+        live: int = len(opened)
+        names: List[str] = opened.schema.names
+        first: lakeindex.Field = opened.schema[0]
+        indexes: List[Dict[str, Any]] = opened.indexes()
+        built: int = opened.update_index(merge=True)
+        lines: List[str] = opened.verify()
+        cleaned: Dict[str, List[Any]] = opened.vacuum(keep_versions=2)
+        laid: Dict[str, int] = opened.layout_hilbert(["k"])
+        print(live, names, first.type, indexes, built, lines, cleaned, laid)
+    left: int = lakeindex.Table.recover(path, accept_lost_version=3)
+    print(left, isinstance(OSError(), lakeindex.IOError))

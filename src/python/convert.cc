@@ -23,7 +23,7 @@ py::array Numbers(const Column& c, const char* dtype) {
 }  // namespace
 
 void RegisterErrors(py::module_& m) {
-  g_error = PyErr_NewExceptionWithDoc("_lakeindex.Error", "A lakeindex operation failed.", PyExc_RuntimeError, nullptr);
+  g_error = PyErr_NewExceptionWithDoc("lakeindex.Error", "A lakeindex operation failed.", PyExc_RuntimeError, nullptr);
   m.attr("Error") = py::handle(g_error);
   const std::pair<StatusCode, const char*> codes[] = {
       {StatusCode::kInvalidArgument, "InvalidArgument"}, {StatusCode::kNotFound, "NotFound"},
@@ -31,10 +31,13 @@ void RegisterErrors(py::module_& m) {
       {StatusCode::kNotSupported, "NotSupported"},       {StatusCode::kConflict, "Conflict"},
       {StatusCode::kInternal, "InternalError"},          {StatusCode::kOutcomeUnknown, "OutcomeUnknown"}};
   for (const auto& [code, name] : codes) {
-    std::string qualified = std::string("_lakeindex.") + name;
-    // InvalidArgument is also a ValueError, NotFound a LookupError: what Python code catches.
+    // Named as the package that exports them (tracebacks say lakeindex.NotFound).
+    std::string qualified = std::string("lakeindex.") + name;
+    // InvalidArgument is also a ValueError, NotFound a LookupError, IOError an OSError: what
+    // Python code catches.
     PyObject* bases = code == StatusCode::kInvalidArgument ? PyTuple_Pack(2, g_error, PyExc_ValueError)
                       : code == StatusCode::kNotFound      ? PyTuple_Pack(2, g_error, PyExc_LookupError)
+                      : code == StatusCode::kIOError       ? PyTuple_Pack(2, g_error, PyExc_OSError)
                                                            : PyTuple_Pack(1, g_error);
     PyObject* cls = PyErr_NewException(qualified.c_str(), bases, nullptr);
     Py_DECREF(bases);

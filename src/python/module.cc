@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "format/arrow/arrow.h"
+#include "index/index_catalog.h"
 #include "layout/otree/layout_writer.h"
 #include "layout/otree/partitioned_layout.h"
 #include "python/convert.h"
@@ -74,6 +75,7 @@ layout::LayoutOptions LayoutOptionsFrom(const py::dict& d) {
   if (d.contains("seed")) o.seed = d["seed"].cast<uint64_t>();
   if (d.contains("rows_per_file")) o.write.rows_per_file = d["rows_per_file"].cast<uint64_t>();
   if (d.contains("memory_limit")) o.memory_limit = d["memory_limit"].cast<uint64_t>();
+  if (d.contains("kind")) o.kind = d["kind"].cast<std::string>();
   return o;
 }
 
@@ -142,6 +144,16 @@ class PyScan {
 class PyArrowStream {
  public:
   PyArrowStream(Schema schema, arrow::NextBatch next) : schema_(std::move(schema)), next_(std::move(next)) {}
+  // A stream of these rows alone, or (given no rows) only `schema`'s capsule.
+  static PyArrowStream OneBatch(Batch rows) {
+    auto shared = std::make_shared<Batch>(std::move(rows));
+    return PyArrowStream(shared->schema(), [shared, given = false](Batch* out) mutable -> Result<bool> {
+      if (given) return false;
+      given = true;
+      *out = std::move(*shared);
+      return true;
+    });
+  }
 
   py::object Stream(const py::object& /*requested_schema: the result's own types are given*/) {
     if (!next_) Check(Status::InvalidArgument("this Arrow stream was already taken: query again for another"));
@@ -337,6 +349,67 @@ class PyTable {
     return ReportToPy(report);
   }
 
+  // As `lakeindex vacuum` (ops::Vacuum): {"expired": [versions], "removed": [paths]}.
+  py::dict Vacuum(double older_than_hours, bool force, std::optional<uint64_t> keep_versions) {
+    ops::VacuumOptions options;
+    options.older_than_hours = older_than_hours;
+    options.force = force;
+    options.keep_versions = keep_versions;
+    ops::VacuumResult r = Check(Unlocked([&] { return ops::Vacuum(*table_, options); }));
+    py::dict d;
+    d["expired"] = r.expired;
+    d["removed"] = r.removed;
+    return d;
+  }
+
+  // As `lakeindex verify` (ops::Verify): one line per file checked; Corruption naming the damaged.
+  std::vector<std::string> Verify() {
+    return Check(Unlocked([&] { return ops::Verify(*table_); }));
+  }
+
+  // As `lakeindex index list`: one dict per index.
+  py::list IndexList() {
+    const table::Manifest& m = table_->manifest();
+    std::vector<index::IndexMeta> indexes = Check(index::ReadIndexes(m));
+    py::module_ json = py::module_::import("json");
+    py::list out;
+    for (const auto& meta : indexes) {
+      const size_t covered = meta.CoveredFragments(m).size();
+      py::dict d;
+      d["name"] = meta.name;
+      d["column"] = meta.column;
+      d["kind"] = meta.type;
+      d["segments"] = meta.segments.size();
+      d["covered_fragments"] = covered;
+      d["uncovered_fragments"] = m.fragments.size() - covered;
+      d["params"] = json.attr("loads")(meta.params.dump());
+      out.append(d);
+    }
+    return out;
+  }
+
+  // As `lakeindex index drop` / `index update` (ops::DropIndex / ops::UpdateIndexes).
+  void DropIndex(const std::string& name) {
+    Check(Unlocked([&] { return ops::DropIndex(table_.get(), name); }));
+  }
+  size_t UpdateIndex(const std::string& name, bool merge) {
+    query::UpdateOptions options;
+    options.merge = merge;
+    return Check(Unlocked([&] { return ops::UpdateIndexes(table_.get(), name, options); }));
+  }
+
+  // As `lakeindex recover --accept-lost-version`: the newest version left.
+  static uint64_t Recover(const std::string& path, uint64_t lost) {
+    return Check(Unlocked([&]() -> Result<uint64_t> {
+      ASSIGN_OR_RETURN(auto store, table::OpenTableStore(path, false));
+      return table::Table::AcceptLostVersions(store.get(), lost);
+    }));
+  }
+
+  const Schema& manifest_schema() const { return table_->manifest().schema; }
+  // Live rows of this version (from the manifest: nothing is read).
+  uint64_t LiveRows() const { return table_->manifest().total_rows(); }
+
   // (column names, column arrays) of SELECT select WHERE where [sample] [LIMIT limit].
   py::tuple Query(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
                   std::optional<uint64_t> limit, const std::string& order_by) {
@@ -358,18 +431,12 @@ class PyTable {
   PyArrowStream ArrowQuery(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
                            std::optional<uint64_t> limit, const std::string& order_by) {
     if (!order_by.empty()) {
-      auto rows = std::make_shared<Batch>(Check(Unlocked([&]() -> Result<Batch> {
+      return PyArrowStream::OneBatch(Check(Unlocked([&]() -> Result<Batch> {
         query::OrderedQuery ordered{where, select, order_by, limit, sample, {}};
         ASSIGN_OR_RETURN(ordered.indexes, Indexes());
         ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(*table_, ordered));
         return std::move(result.rows);
       })));
-      return PyArrowStream(rows->schema(), [rows, given = false](Batch* out) mutable -> Result<bool> {
-        if (given) return false;
-        given = true;
-        *out = std::move(*rows);
-        return true;
-      });
     }
     std::shared_ptr<PyScan> scan = Scan(where, select, sample, limit);
     return PyArrowStream(scan->schema(), [scan](Batch* out) { return scan->NextBatch(out); });
@@ -392,7 +459,7 @@ class PyTable {
   // fraction, rounds, rows aggregated and read, confidence and widest relative interval).
   py::tuple Aggregate(const std::string& aggregates, const std::string& where, const std::vector<std::string>& group_by,
                       std::optional<uint64_t> limit, std::optional<double> sample, std::optional<double> error,
-                      double confidence, const std::string& order_by) {
+                      double confidence, const std::string& order_by, bool arrow) {
     query::AggregateResult result = Check(Unlocked([&]() -> Result<query::AggregateResult> {
       query::AggregateRequest request;
       request.where = where;
@@ -417,6 +484,11 @@ class PyTable {
     details["max_relative_half_width"] = result.max_relative_half_width;
     details["rows_aggregated"] = result.rows_aggregated;
     details["rows_read"] = result.rows_read;
+    if (arrow) {
+      std::vector<std::string> names;
+      for (const Field& f : result.rows.schema().fields()) names.push_back(f.name);
+      return py::make_tuple(names, PyArrowStream::OneBatch(std::move(result.rows)), details);
+    }
     py::tuple names_columns = NamesAndColumns(result.rows);
     return py::make_tuple(names_columns[0], names_columns[1], details);
   }
@@ -824,13 +896,21 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("create_index", &PyTable::CreateIndex, py::arg("column"), py::arg("kind"), py::arg("name") = "",
            py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
+      .def("vacuum", &PyTable::Vacuum, py::arg("older_than_hours"), py::arg("force"), py::arg("keep_versions"))
+      .def("verify", &PyTable::Verify)
+      .def("indexes", &PyTable::IndexList)
+      .def("drop_index", &PyTable::DropIndex, py::arg("name"))
+      .def("update_index", &PyTable::UpdateIndex, py::arg("name"), py::arg("merge"))
+      .def_static("recover", &PyTable::Recover, py::arg("path"), py::arg("lost"))
+      .def_property_readonly("live_rows", &PyTable::LiveRows)
       .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"),
            py::arg("order_by"))
       .def("arrow_query", &PyTable::ArrowQuery, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"),
            py::arg("order_by"))
       .def("count", &PyTable::Count, py::arg("where"))
       .def("aggregate", &PyTable::Aggregate, py::arg("aggregates"), py::arg("where"), py::arg("group_by"), py::arg("limit"),
-           py::arg("sample"), py::arg("error"), py::arg("confidence"), py::arg("order_by"))
+           py::arg("sample"), py::arg("error"), py::arg("confidence"), py::arg("order_by"), py::arg("arrow") = false)
+      .def("arrow_schema", [](const PyTable& t) { return PyArrowStream(t.manifest_schema(), nullptr).SchemaCapsule(); })
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
       .def("stats", &PyTable::Stats)
