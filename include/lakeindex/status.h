@@ -1,7 +1,9 @@
 // Status and Result<T>: the error model of every public API (no exceptions cross it).
 //
 // A Status is OK or carries a code and a one-line message that names the file, offset, row or
-// column it is about. Result<T> holds either a value or a non-OK Status.
+// column it is about, and, when the error is about an argument the caller gave, that parameter's
+// name (Status::parameter): each front end names it in its own words (`--select` on the command
+// line, `select` in Python). Result<T> holds either a value or a non-OK Status.
 // Thread safety: values; safe to copy between threads.
 #pragma once
 
@@ -59,14 +61,32 @@ class [[nodiscard]] Status {
   bool IsAlreadyExists() const { return code_ == StatusCode::kAlreadyExists; }
   bool IsOutcomeUnknown() const { return code_ == StatusCode::kOutcomeUnknown; }
 
-  // "Corruption: <message>", or "OK".
+  // The argument the error is about, by its library name (the Python keyword: "select",
+  // "order_by", "aggregates", "sample", "rows_per_file", ...), or empty.
+  // The message then does not name it: front ends put their own word for it first
+  // (MessageNaming).
+  const std::string& parameter() const { return parameter_; }
+  // A copy about `parameter` (see parameter()).
+  Status About(std::string parameter) const {
+    Status out = *this;
+    out.parameter_ = std::move(parameter);
+    return out;
+  }
+  // The message, after "<name>: " when the error is about a parameter, `name` being what the
+  // caller's front end calls it (e.g. "--select").
+  std::string MessageNaming(std::string_view name) const {
+    return parameter_.empty() ? message_ : std::string(name) + ": " + message_;
+  }
+
+  // "Corruption: <message>" ("Invalid argument: <parameter>: <message>" when about one), or "OK".
   std::string ToString() const;
-  // Returns a copy whose message is "<context>: <message>" (same code).
+  // Returns a copy whose message is "<context>: <message>" (same code and parameter).
   Status WithContext(std::string_view context) const;
 
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::string parameter_;
 };
 
 const char* StatusCodeName(StatusCode code);

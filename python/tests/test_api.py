@@ -166,6 +166,27 @@ class ApiTest(unittest.TestCase):
                 self.assertNotIn("(self:", str(caught.exception))  # no C++ signature
         self.assertEqual(lakeindex.Table.open(t.path).version, version)
 
+    def test_library_errors_name_the_argument_in_python_words(self):
+        """What the library refuses names the keyword argument, never the command line's flag."""
+        t = self.make("words")
+        cases = [
+            (lambda: t.query(select=["nope"]), "select: unknown column 'nope'"),
+            (lambda: t.query(order_by="x sideways"), "order_by: at position"),
+            (lambda: t.aggregate("median(x)"), "aggregates: at position 0: unknown aggregate 'median'"),
+            (lambda: t.aggregate("count(*)", group_by=["nope"]), "group_by: unknown column"),
+            (lambda: t.query(sample=0.5), "sample: a sample needs an OTree layout"),
+            (lambda: t.aggregate("min(x)", error=0.1), "error: needs an aggregate with an interval"),
+            (lambda: t.create_index("nope"), "column: unknown column 'nope'"),
+            (lambda: lakeindex.Table.create(self.dir.join("words2"), self.dir.join("missing.parquet"), delimiter=";"),
+             "delimiter, quote, escape, header, null:"),
+        ]
+        for call, words in cases:
+            with self.subTest(words=words):
+                with self.assertRaises(lakeindex.Error) as caught:
+                    call()
+                self.assertIn(words, str(caught.exception))
+                self.assertNotIn("--", str(caught.exception))
+
     def test_exceptions_are_the_packages(self):
         with self.assertRaises(lakeindex.NotFound) as caught:
             lakeindex.Table.open(self.dir.join("nothing here"))

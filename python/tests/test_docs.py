@@ -30,31 +30,39 @@ def python_blocks(path):
     return out
 
 
+def run_blocks(test, name, as_script=False, env=None):
+    """Runs the python blocks of `name` (a path under the checkout) as one program in a scratch
+    directory holding events.parquet; `test` fails naming the blocks when it does not exit 0.
+    `env`: variables added to the program's environment."""
+    blocks = python_blocks(os.path.join(ROOT, name))
+    test.assertTrue(blocks, f"{name} has no python block")
+    work = Workdir()
+    try:
+        subprocess.run([cli(), "gen", "--rows", "20000", "--output", work.join("events.parquet")],
+                       check=True, capture_output=True)
+        program = "\n".join(code for _, code in blocks)
+        if as_script:  # saved as a file and run, as a user who copies it does
+            with open(work.join("example.py"), "w", encoding="utf-8") as f:
+                f.write(program)
+            command = [sys.executable, "example.py"]
+        else:
+            command = [sys.executable, "-c", program]
+        got = subprocess.run(command, cwd=work.path, capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, **(env or {})))
+        starts = ", ".join(f"{name}:{line}" for line, _ in blocks)
+        test.assertEqual(got.returncode, 0,
+                         f"the python blocks at {starts} failed:\n{got.stdout[-2000:]}\n{got.stderr[-4000:]}")
+    finally:
+        work.close()
+
+
 class DocsPythonTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         ensure_path()
 
     def run_file(self, name, as_script=False):
-        blocks = python_blocks(os.path.join(ROOT, name))
-        self.assertTrue(blocks, f"{name} has no python block")
-        work = Workdir()
-        try:
-            subprocess.run([cli(), "gen", "--rows", "20000", "--output", work.join("events.parquet")],
-                           check=True, capture_output=True)
-            program = "\n".join(code for _, code in blocks)
-            if as_script:  # saved as a file and run, as a user who copies it does
-                with open(work.join("example.py"), "w", encoding="utf-8") as f:
-                    f.write(program)
-                command = [sys.executable, "example.py"]
-            else:
-                command = [sys.executable, "-c", program]
-            got = subprocess.run(command, cwd=work.path, capture_output=True, text=True, timeout=240)
-            starts = ", ".join(f"{name}:{line}" for line, _ in blocks)
-            self.assertEqual(got.returncode, 0,
-                             f"the python blocks at {starts} failed:\n{got.stdout[-2000:]}\n{got.stderr[-4000:]}")
-        finally:
-            work.close()
+        run_blocks(self, name, as_script)
 
     def test_readme(self):
         # The README's example makes its own data and runs as a script (Dask's workers import it).

@@ -243,7 +243,7 @@ class TableTest(unittest.TestCase):
         self.assertEqual(list(t.query(order_by="score desc", limit=5, select="score")["score"]), scores[:5])
         low = sorted(int(r["score"]) for r in self.rows if int(r["id"]) < 100)
         self.assertEqual(list(t.query(where="id < 100", order_by="SCORE", select=["score"])["score"]), low)
-        with self.assertRaisesRegex(Exception, "--order-by"):
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, "^order_by: at position"):
             t.query(order_by="score sideways")
 
     def test_aggregate_estimates_from_the_otree_sample(self):

@@ -119,7 +119,7 @@ TEST(CliAggregateTest, AggregatesAndGroupsEqualDuckDBsOverTheSameRows) {
   }
   CliResult bad_order = RunCli(dir, {"query", table, "--order-by", "score sideways"});
   EXPECT_EQ(bad_order.code, 1);
-  EXPECT_NE(bad_order.err.find("--order-by at position 6"), std::string::npos) << bad_order.err;
+  EXPECT_NE(bad_order.err.find("--order-by: at position 6"), std::string::npos) << bad_order.err;
   // --limit caps the groups; errors name what is wrong.
   CliResult limited = RunCli(dir, {"query", table, "--agg", "count(*)", "--group-by", "category", "--limit", "2", "--format", "csv"});
   ASSERT_EQ(limited.code, 0) << limited.err;
@@ -204,9 +204,9 @@ TEST(CliAggregateTest, EstimatesFromTheOTreeSampleWithIntervals) {
   EXPECT_NE(aimed.out.find("avg(score),avg(score) ±"), std::string::npos) << aimed.out;
   EXPECT_NE(aimed.err.find("widest ±"), std::string::npos) << aimed.err;
   for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"query", table, "--agg", "avg(score)", "--error", "2"}, "--error must be"},
+           {{"query", table, "--agg", "avg(score)", "--error", "2"}, "--error: must be"},
            {{"query", table, "--agg", "max(score)", "--error", "0.1"}, "needs an aggregate with an interval"},
-           {{"query", table, "--agg", "avg(score)", "--sample", "0.1", "--confidence", "95"}, "--confidence must be"},
+           {{"query", table, "--agg", "avg(score)", "--sample", "0.1", "--confidence", "95"}, "--confidence: must be"},
            {{"query", table, "--agg", "avg(score)", "--sample", "0.1", "--format", "parquet", "--output", dir.Join("o.parquet")},
             "does not take estimates"}}) {
     CliResult bad = RunCli(dir, args);

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "query/index_manager.h"
@@ -197,6 +198,24 @@ Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> v
   }
   h.table = std::move(*table);
   return h;
+}
+
+std::string FlagFor(std::string_view parameter) {
+  static const std::map<std::string_view, std::string_view> kOwnWords = {
+      {"aggregates", "--agg"},
+      {"kind", "--type"},
+      {"header", "--no-header"},
+      {"csv", "--delimiter, --quote, --escape, --header / --no-header and --null"},
+  };
+  if (auto it = kOwnWords.find(parameter); it != kOwnWords.end()) return std::string(it->second);
+  std::string flag = "--" + std::string(parameter);
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  return flag;
+}
+
+std::string ErrorText(const Status& status) {
+  if (status.ok()) return status.ToString();
+  return std::string(StatusCodeName(status.code())) + ": " + status.MessageNaming(FlagFor(status.parameter()));
 }
 
 table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress) {

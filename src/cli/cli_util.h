@@ -62,6 +62,13 @@ std::vector<std::string> SplitList(const std::string& text);
 // Lowercase extension without the dot ("parquet", "csv"), or "".
 std::string FileExtension(const std::string& path);
 
+// The command line's words for a library parameter (Status::parameter): "select" -> "--select",
+// "aggregates" -> "--agg", "kind" -> "--type", ...
+std::string FlagFor(std::string_view parameter);
+// An error as the command line prints it: "<code>: <message>", the message after the flag the
+// error is about.
+std::string ErrorText(const Status& status);
+
 // A table opened for one command, through a store that counts every request (explain).
 struct TableHandle {
   std::shared_ptr<InstrumentedStore> store;

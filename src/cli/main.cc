@@ -55,7 +55,7 @@ std::string UnknownCommandMessage(CLI::App& app, int argc, char** argv) {
 
 int Finish(const lakeindex::Status& status) {
   if (status.ok()) return lakeindex::cli::kExitOk;
-  std::string message = status.ToString();
+  std::string message = lakeindex::cli::ErrorText(status);
   for (char& c : message) {
     if (c == '\n' || c == '\r') c = ' ';  // the contract is a one-line message
   }

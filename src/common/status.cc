@@ -20,12 +20,12 @@ const char* StatusCodeName(StatusCode code) {
 
 std::string Status::ToString() const {
   if (ok()) return "OK";
-  return std::string(StatusCodeName(code_)) + ": " + message_;
+  return std::string(StatusCodeName(code_)) + ": " + MessageNaming(parameter_);
 }
 
 Status Status::WithContext(std::string_view context) const {
   if (ok()) return *this;
-  return Status(code_, std::string(context) + ": " + message_);
+  return Status(code_, std::string(context) + ": " + message_).About(parameter_);
 }
 
 }  // namespace lakeindex

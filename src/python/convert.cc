@@ -48,7 +48,9 @@ void RegisterErrors(py::module_& m) {
 
 void Raise(const Status& status) {
   auto it = ErrorClasses().find(status.code());
-  PyErr_SetString(it == ErrorClasses().end() ? g_error : it->second, status.message().c_str());
+  // The parameter the error is about, by its Python keyword (the library's names are those).
+  const std::string name = status.parameter() == "csv" ? "delimiter, quote, escape, header, null" : status.parameter();
+  PyErr_SetString(it == ErrorClasses().end() ? g_error : it->second, status.MessageNaming(name).c_str());
   throw py::error_already_set();
 }
 

@@ -22,7 +22,7 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; }
 
 Status ErrorAt(size_t position, const std::string& message) {
-  return Status::InvalidArgument("--agg at position " + std::to_string(position) + ": " + message);
+  return Status::InvalidArgument("at position " + std::to_string(position) + ": " + message).About("aggregates");
 }
 
 // The bytes of a value that groups and distinct values are told apart by: equal values, and only
@@ -258,7 +258,7 @@ Result<std::unique_ptr<Aggregation>> Aggregation::Make(const Schema& input, std:
   std::vector<Field> out;
   for (const std::string& name : group_by) {
     Result<int> c = FindColumnFolded(input, name);
-    if (!c.ok()) return Status::InvalidArgument("--group-by: " + c.status().message());
+    if (!c.ok()) return Status::InvalidArgument(c.status().message()).About("group_by");
     impl.group_columns.push_back(*c);
     out.push_back(input.field(size_t(*c)));
     out.back().nullable = true;
@@ -268,14 +268,15 @@ Result<std::unique_ptr<Aggregation>> Aggregation::Make(const Schema& input, std:
     TypeId type = TypeId::kInt64;
     if (spec.kind != AggKind::kCountStar) {
       Result<int> found = FindColumnFolded(input, spec.column);
-      if (!found.ok()) return Status::InvalidArgument("--agg " + spec.name + ": " + found.status().message());
+      if (!found.ok()) return Status::InvalidArgument(spec.name + ": " + found.status().message()).About("aggregates");
       c = *found;
       type = input.field(size_t(c)).type;
       spec.column = input.field(size_t(c)).name;  // as resolved (the output keeps the name as written)
     }
     if ((spec.kind == AggKind::kSum || spec.kind == AggKind::kAvg) && !IsNumeric(type)) {
-      return Status::InvalidArgument("--agg " + spec.name + ": " + std::string(TypeName(type)) +
-                                     " column has no sum or average (numbers only)");
+      return Status::InvalidArgument(spec.name + ": " + std::string(TypeName(type)) +
+                                     " column has no sum or average (numbers only)")
+          .About("aggregates");
     }
     TypeId result = type;
     switch (spec.kind) {
@@ -627,7 +628,7 @@ Result<Aggregation::Precision> Aggregation::EstimatePrecision(double fraction, d
     }
   }
   if (!any) {
-    return Status::InvalidArgument("--error needs an aggregate with an interval: count(*), count(c), sum(c) or avg(c)");
+    return Status::InvalidArgument("needs an aggregate with an interval: count(*), count(c), sum(c) or avg(c)").About("error");
   }
   return p;
 }
@@ -728,14 +729,15 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
   const bool estimate = request.sample || request.error;
   if (estimate) {
     if (!(request.confidence > 0 && request.confidence < 1)) {
-      return Status::InvalidArgument("--confidence must be in (0, 1), got " + FormatDouble(request.confidence));
+      return Status::InvalidArgument("must be in (0, 1), got " + FormatDouble(request.confidence)).About("confidence");
     }
     if (request.error && !(*request.error > 0 && *request.error < 1)) {
-      return Status::InvalidArgument("--error must be a relative half-width in (0, 1) (0.01 = ±1%), got " +
-                                     FormatDouble(*request.error));
+      return Status::InvalidArgument("must be a relative half-width in (0, 1) (0.01 = ±1%), got " +
+                                     FormatDouble(*request.error))
+          .About("error");
     }
     if (request.error && std::none_of(specs.begin(), specs.end(), [](const AggregateSpec& a) { return HasInterval(a.kind); })) {
-      return Status::InvalidArgument("--error needs an aggregate with an interval: count(*), count(c), sum(c) or avg(c)");
+      return Status::InvalidArgument("needs an aggregate with an interval: count(*), count(c), sum(c) or avg(c)").About("error");
     }
   } else if (request.group_by.empty() && checked->input_columns().empty()) {
     // count(*) alone: counted as Table.count counts (from an exact index and the deletion

@@ -254,21 +254,21 @@ TEST(EstimateTest, ErrorsAndTheWholeTable) {
     auto out = AggregateTable(*table, r);
     ASSERT_FALSE(out.ok()) << needle;
     EXPECT_TRUE(out.status().IsInvalidArgument()) << out.status().ToString();
-    EXPECT_NE(out.status().message().find(needle), std::string::npos) << out.status().ToString();
+    EXPECT_NE(out.status().ToString().find(needle), std::string::npos) << out.status().ToString();
   };
   AggregateRequest r = request;
   r.sample = 0.0;
-  fails(r, "--sample must be a fraction");
+  fails(r, "sample: must be a fraction");
   r = request;
   r.confidence = 1.0;
-  fails(r, "--confidence must be in (0, 1)");
+  fails(r, "confidence: must be in (0, 1)");
   r = request;
   r.sample.reset();
   r.error = 0.0;
-  fails(r, "--error must be");
+  fails(r, "error: must be");
   r.error = 0.05;
   r.aggregates = "min(v), max(v)";
-  fails(r, "--error needs an aggregate with an interval");
+  fails(r, "error: needs an aggregate with an interval");
 
   // A table without an OTree has no sample.
   auto src = table::MemorySource(rows.schema(), {rows});

@@ -126,15 +126,15 @@ Status CommitIndexes(table::Table* table, const std::string& operation,
 
 Result<IndexMeta> PlanIndex(const table::Table& table, const IndexOptions& options) {
   int c = table.schema().FindField(options.column);
-  if (c < 0) return Status::InvalidArgument("index create: unknown column '" + options.column + "'");
+  if (c < 0) return Status::InvalidArgument("unknown column '" + options.column + "'").About("column");
   if (options.type != "btree" && options.type != "zonemap") {
-    return Status::InvalidArgument("index create: --type must be btree or zonemap, not '" + options.type + "'");
+    return Status::InvalidArgument("must be btree or zonemap, not '" + options.type + "'").About("kind");
   }
   if (options.type == "btree" && (options.page_rows == 0 || options.page_rows > (1u << 24))) {
-    return Status::InvalidArgument("index create: --page-rows must be between 1 and 16777216");
+    return Status::InvalidArgument("must be between 1 and 16777216").About("page_rows");
   }
   if (options.type == "zonemap" && (options.zone_rows == 0 || options.zone_rows > (1u << 30))) {
-    return Status::InvalidArgument("index create: --zone-rows must be between 1 and 1073741824");
+    return Status::InvalidArgument("must be between 1 and 1073741824").About("zone_rows");
   }
   IndexMeta meta;
   meta.name = options.name.empty() ? options.column + "_" + options.type : options.name;

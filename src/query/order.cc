@@ -15,7 +15,7 @@ namespace {
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 Status ErrorAt(size_t position, const std::string& message) {
-  return Status::InvalidArgument("--order-by at position " + std::to_string(position) + ": " + message);
+  return Status::InvalidArgument("at position " + std::to_string(position) + ": " + message).About("order_by");
 }
 
 // Non-NULL cells of one column: <0, 0, >0 (NaN above every number, -0.0 equal to 0.0).
@@ -104,7 +104,7 @@ Result<Batch> SortBatch(const Batch& batch, const std::vector<OrderKey>& keys, s
   std::vector<Key> by;
   for (const OrderKey& k : keys) {
     Result<int> c = FindColumnFolded(batch.schema(), k.column);
-    if (!c.ok()) return Status::InvalidArgument("--order-by: " + c.status().message());
+    if (!c.ok()) return Status::InvalidArgument(c.status().message()).About("order_by");
     by.push_back({&batch.column(size_t(*c)), k.descending});
   }
   const size_t n = batch.num_rows();
@@ -219,14 +219,14 @@ Result<OrderedResult> QueryOrdered(const table::Table& table, const OrderedQuery
   } else {
     for (const std::string& s : query.select) {
       Result<int> c = FindColumnFolded(table.schema(), s);
-      if (!c.ok()) return Status::InvalidArgument("--select: " + c.status().message());
+      if (!c.ok()) return Status::InvalidArgument(c.status().message()).About("select");
       output.push_back(table.schema().field(size_t(*c)).name);
     }
   }
   read = output;
   for (OrderKey& k : keys) {
     Result<int> c = FindColumnFolded(table.schema(), k.column);
-    if (!c.ok()) return Status::InvalidArgument("--order-by: " + c.status().message());
+    if (!c.ok()) return Status::InvalidArgument(c.status().message()).About("order_by");
     k.column = table.schema().field(size_t(*c)).name;
     if (std::find(read.begin(), read.end(), k.column) == read.end()) read.push_back(k.column);
   }

@@ -147,9 +147,9 @@ Status Scanner::Init(const ScanRequest& request) {
   const std::optional<layout::LayoutMeta>& table_layout = *shared_layout;
   if (request.sample) {
     const double f = *request.sample;
-    if (!(f > 0 && f <= 1)) return Status::InvalidArgument("--sample must be a fraction in (0, 1], got " + FormatDouble(f));
+    if (!(f > 0 && f <= 1)) return Status::InvalidArgument("must be a fraction in (0, 1], got " + FormatDouble(f)).About("sample");
     if (!table_layout || !table_layout->is_otree()) {
-      return Status::InvalidArgument("--sample needs an OTree layout: run `lakeindex layout TABLE --otree COLUMNS` first");
+      return Status::InvalidArgument("a sample needs an OTree layout: lay the table out as an OTree first").About("sample");
     }
     // The sample is the rows whose weight is below f: one more conjunct, checked like the filter.
     ExprPtr weight_below = MakeCompare(CompareOp::kLt, MakeColumn(layout::kWeightColumn), MakeLiteral(Value::Double(f)));
@@ -179,7 +179,7 @@ Status Scanner::Init(const ScanRequest& request) {
   } else {
     for (const std::string& name : request.select) {
       Result<int> c = FindColumnFolded(schema, name);  // as the filter resolves names
-      if (!c.ok()) return Status::InvalidArgument("--select: " + c.status().message());
+      if (!c.ok()) return Status::InvalidArgument(c.status().message()).About("select");
       output.push_back(*c);
     }
   }
@@ -885,7 +885,7 @@ Result<uint64_t> CountWhere(const table::Table& table, const std::string& where,
 }
 
 Result<uint64_t> DeleteWhere(table::Table* table, const std::string& where, std::vector<IndexHandle> indexes) {
-  if (where.empty()) return Status::InvalidArgument("delete needs a --where filter");
+  if (where.empty()) return Status::InvalidArgument("delete needs a filter (to delete every row, say so: TRUE)").About("where");
   ScanRequest request;
   request.where = where;
   request.select = {table->schema().field(0).name};

@@ -135,7 +135,7 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
   const csv::Dialect plain;
   if (ext != "csv" && (dialect.delimiter != plain.delimiter || dialect.quote != plain.quote || dialect.escape != plain.escape ||
                        dialect.header.has_value() || dialect.null_string.has_value())) {
-    return Status::InvalidArgument(display + ": --delimiter, --quote, --escape, --header / --no-header and --null are for CSV files");
+    return Status::InvalidArgument(display + ": these options are for CSV files").About("csv");
   }
   if (ext == "csv") {
     csv::ReadOptions options;

@@ -562,7 +562,7 @@ Status Table::Reload() {
 Result<std::vector<FragmentMeta>> Table::WriteFragments(BatchSource* source, const Schema& schema,
                                                         const WriteConfig& config) const {
   if (config.rows_per_file == 0 || config.rows_per_file > UINT32_MAX) {
-    return Status::InvalidArgument("--rows-per-file must be between 1 and 4294967295");
+    return Status::InvalidArgument("must be between 1 and 4294967295").About("rows_per_file");
   }
   FragmentBuilder builder(store_.get(), schema, config);
   Batch batch;

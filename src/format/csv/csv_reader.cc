@@ -58,7 +58,7 @@ Result<char> DetectDelimiter(std::string_view text, const std::string& name) {
   std::string names;
   for (char c : found) names += std::string(names.empty() ? "" : " and ") + (c == '\t' ? "TAB" : std::string("'") + c + "'");
   return Status::InvalidArgument(name + ": cannot tell the delimiter: the header line has " + names +
-                                 " but no ','; name it with --delimiter");
+                                 " but no ','; name it").About("delimiter");
 }
 
 namespace {
@@ -105,10 +105,11 @@ Status CsvReader::Init(const ReadOptions& options) {
   ASSIGN_OR_RETURN(bool any, tokenizer_.Next(&record_));
   if (!any) {
     if (options.header.value_or(true) || !options.schema) {
-      return Status::InvalidArgument(name_ + ": empty file (" +
-                                     (options.header.value_or(true) ? "a header line with column names is required"
-                                                                    : "with --no-header the columns come from the first record") +
-                                     ")");
+      if (!options.header.value_or(true)) {
+        return Status::InvalidArgument(name_ + ": empty file (without a header line the columns come from the first "
+                                       "record)").About("header");
+      }
+      return Status::InvalidArgument(name_ + ": empty file (a header line with column names is required)");
     }
   }
   std::vector<std::string> first;
@@ -180,7 +181,7 @@ Status CsvReader::CheckNames(const std::vector<std::string>& names) const {
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i].empty()) {
       return Status::InvalidArgument(name_ + ": line 1: header column " + std::to_string(i + 1) +
-                                     " has no name (if the first line is a record, say --no-header)");
+                                     " has no name (if the first line is a record, say that there is no header line)");
     }
     if (!seen.insert(names[i]).second) {
       return Status::InvalidArgument(name_ + ": line 1: duplicate column name '" + Abbreviate(names[i]) + "'");

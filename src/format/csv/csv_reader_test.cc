@@ -126,7 +126,7 @@ TEST(CsvReader, HeaderMustMatchTheSchema) {
 
 TEST(CsvReader, HeaderIsRequiredAndNamesMustBeUsable) {
   EXPECT_EQ(ErrorOf(""), "<input>: empty file (a header line with column names is required)");
-  EXPECT_EQ(ErrorOf("a,,b\n"), "<input>: line 1: header column 2 has no name (if the first line is a record, say --no-header)");
+  EXPECT_EQ(ErrorOf("a,,b\n"), "<input>: line 1: header column 2 has no name (if the first line is a record, say that there is no header line)");
   EXPECT_EQ(ErrorOf("a,a\n"), "<input>: line 1: duplicate column name 'a'");
 }
 
@@ -155,7 +155,7 @@ TEST(CsvReader, TheFirstLineIsARecordWhenSaidOrWhenItFitsTheTypesBelowIt) {
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ(rows->schema().ToString(), "column0:int64,column1:string");
   EXPECT_EQ(rows->num_rows(), 2u);
-  EXPECT_EQ(ErrorOf("", no_header), "<input>: empty file (with --no-header the columns come from the first record)");
+  EXPECT_EQ(ErrorOf("", no_header), "<input>: empty file (without a header line the columns come from the first record)");
 }
 
 TEST(CsvReader, NullStringsQuotesAndEscapes) {

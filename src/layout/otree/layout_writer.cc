@@ -81,8 +81,9 @@ Result<Transform> FitColumnTransform(TypeId type, const std::string& name, const
     t = Transform::FitDefault(type, Value::Null(type), Value::Null(type), {});
   } else if (mode == "linear") {
     if (IsBytes(type)) {
-      return Status::InvalidArgument("layout: the linear transformation needs a numeric column, '" + name +
-                                     "' is a " + TypeName(type) + " (use --transform quantile or default)");
+      return Status::InvalidArgument("the linear transformation needs a numeric column, '" + name + "' is a " +
+                                     TypeName(type) + " (use quantile or default)")
+          .About("transform");
     }
     // Over the finite values: ±infinity maps to the ends whatever the range. An infinite bound is
     // replaced by the sample's finite extreme on its side (values beyond it clamp to the edge).
