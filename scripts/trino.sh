@@ -88,7 +88,14 @@ java_major() {  # JAVA_BINARY -> its feature version, or nothing
 }
 java_home=""
 candidates=()
-[[ -n "${JAVA_HOME:-}" ]] && candidates+=("${JAVA_HOME}")
+if [[ -n "${JAVA_HOME:-}" ]]; then
+  major="$([[ -x "${JAVA_HOME}/bin/java" ]] && java_major "${JAVA_HOME}/bin/java" || true)"
+  if [[ -n "${major}" && "${major}" -ge "${kMinJava}" ]]; then
+    candidates+=("${JAVA_HOME}")
+  else
+    log "JAVA_HOME=${JAVA_HOME} is Java ${major:-?}; Trino ${kVersion} needs >= ${kMinJava}, looking further"
+  fi
+fi
 candidates+=("/usr/lib/jvm/temurin-25-jdk-amd64")
 for dir in /usr/lib/jvm/*/; do candidates+=("${dir%/}"); done
 if command -v java >/dev/null 2>&1; then
@@ -101,10 +108,10 @@ for home in "${candidates[@]}"; do
     java_home="${home}"
     break
   fi
-  [[ "${home}" == "${JAVA_HOME:-}" ]] && log "JAVA_HOME=${home} is Java ${major:-?}; Trino ${kVersion} needs >= ${kMinJava}, looking further"
 done
 [[ -n "${java_home}" ]] ||
-  die "no Java >= ${kMinJava} found (Trino ${kVersion} needs one): set JAVA_HOME to a JDK ${kMinJava}+ (e.g. Temurin 25 in /usr/lib/jvm/temurin-25-jdk-amd64)"
+  die "no Java >= ${kMinJava} found (Trino ${kVersion} needs one): set JAVA_HOME to a JDK ${kMinJava}+" \
+    "(e.g. Temurin 25, /usr/lib/jvm/temurin-25-jdk-amd64)"
 
 echo "TRINO_SERVER=${server}"
 echo "TRINO_CLI=${cli}"

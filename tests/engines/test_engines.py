@@ -399,7 +399,7 @@ def metadata_file(table, version):
 
 
 # ----------------------------------------------------------------------------------------------
-# The filters: lakeindex's, then each engine's own way to say the same
+# The filters: lakeindex's, then each engine's own way to say the same (Trino's for test_trino.py)
 
 def make_filters(base):
     from pyiceberg import expressions as ie
@@ -413,37 +413,39 @@ def make_filters(base):
     for name, u in (("uuid >= 8000...", high), ("uuid < 8000...", low)):
         filters.append(dict(name=f"u = {name}", lakeindex=f"u = '{u}'", spark=f"u = '{u}'",
                             duckdb=f"u = '{u}'::UUID", pyiceberg=ie.EqualTo("u", u),
-                            polars=pl.col("u") == pl.lit(u.bytes)))
+                            polars=pl.col("u") == pl.lit(u.bytes), trino=f"u = UUID '{u}'"))
     filters += [
         dict(name="x BETWEEN 100 AND 200", lakeindex="x BETWEEN 100 AND 200", spark="x BETWEEN 100 AND 200",
              duckdb="x BETWEEN 100 AND 200",
              pyiceberg=ie.And(ie.GreaterThanOrEqual("x", 100.0), ie.LessThanOrEqual("x", 200.0)),
-             polars=pl.col("x").is_between(100.0, 200.0)),
+             polars=pl.col("x").is_between(100.0, 200.0), trino="x BETWEEN 100 AND 200"),
         dict(name="d < 1970-01-01", lakeindex="d < DATE '1970-01-01'", spark="d < DATE '1970-01-01'",
              duckdb="d < DATE '1970-01-01'", pyiceberg=ie.LessThan("d", "1970-01-01"),
-             polars=pl.col("d") < datetime.date(1970, 1, 1)),
+             polars=pl.col("d") < datetime.date(1970, 1, 1), trino="d < DATE '1970-01-01'"),
         dict(name="ts < 1950-01-01", lakeindex="ts < TIMESTAMP '1950-01-01 00:00:00'",
              spark="ts < TIMESTAMP_NTZ '1950-01-01 00:00:00'", duckdb="ts < TIMESTAMP '1950-01-01 00:00:00'",
              pyiceberg=ie.LessThan("ts", "1950-01-01T00:00:00"),
-             polars=pl.col("ts") < datetime.datetime(1950, 1, 1)),
+             polars=pl.col("ts") < datetime.datetime(1950, 1, 1), trino="ts < TIMESTAMP '1950-01-01 00:00:00'"),
         dict(name="tz >= 2050-01-01+00", lakeindex="tz >= TIMESTAMPTZ '2050-01-01 00:00:00+00:00'",
              spark="tz >= TIMESTAMP '2050-01-01 00:00:00+00:00'", duckdb="tz >= TIMESTAMPTZ '2050-01-01 00:00:00+00'",
              pyiceberg=ie.GreaterThanOrEqual("tz", "2050-01-01T00:00:00+00:00"),
-             polars=pl.col("tz") >= datetime.datetime(2050, 1, 1, tzinfo=datetime.timezone.utc)),
+             polars=pl.col("tz") >= datetime.datetime(2050, 1, 1, tzinfo=datetime.timezone.utc),
+             trino="tz >= TIMESTAMP '2050-01-01 00:00:00 UTC'"),
         dict(name="amt > 1000000.00", lakeindex="amt > 1000000.00", spark="amt > 1000000.00",
              duckdb="amt > 1000000.00", pyiceberg=ie.GreaterThan("amt", decimal.Decimal("1000000.00")),
-             polars=pl.col("amt") > pl.lit(decimal.Decimal("1000000.00"))),
+             polars=pl.col("amt") > pl.lit(decimal.Decimal("1000000.00")), trino="amt > 1000000.00"),
         dict(name="s = most common", lakeindex="s = '" + word.replace("'", "''") + "'",
              spark="s = '" + word.replace("\\", "\\\\").replace("'", "\\'") + "'",
              duckdb="s = '" + word.replace("'", "''") + "'", pyiceberg=ie.EqualTo("s", word),
-             polars=pl.col("s") == word),
+             polars=pl.col("s") == word, trino="s = '" + word.replace("'", "''") + "'"),
         dict(name="b = a blob", lakeindex="b = BLOB '" + "".join(f"\\x{c:02x}" for c in blob) + "'",
              spark=f"b = X'{blob.hex()}'", duckdb=f"b = from_hex('{blob.hex()}')",
-             pyiceberg=ie.EqualTo("b", blob), polars=pl.col("b") == pl.lit(blob)),
+             pyiceberg=ie.EqualTo("b", blob), polars=pl.col("b") == pl.lit(blob), trino=f"b = X'{blob.hex()}'"),
     ]
     weight = dict(name="_lakeindex_weight < 0.1", lakeindex="_lakeindex_weight < 0.1",
                   spark="_lakeindex_weight < 0.1", duckdb="_lakeindex_weight < 0.1",
-                  pyiceberg=ie.LessThan("_lakeindex_weight", 0.1), polars=pl.col("_lakeindex_weight") < 0.1)
+                  pyiceberg=ie.LessThan("_lakeindex_weight", 0.1), polars=pl.col("_lakeindex_weight") < 0.1,
+                  trino="_lakeindex_weight < 0.1")
     return filters, weight
 
 
@@ -632,7 +634,9 @@ class Checker:
         if not self.failures:
             return None
         lines = [f"{len(self.failures)} (engine, table, step, version) reads differ from lakeindex:"]
-        for engine in ("metadata",) + ENGINES:
+        order = ("metadata",) + ENGINES
+        order += tuple(sorted({k[0] for k in self.failures} - set(order)))  # test_trino.py's engines
+        for engine in order:
             keys = [k for k in self.failures if k[0] == engine]
             if not keys:
                 continue
@@ -652,7 +656,12 @@ class Checker:
             self.test.fail(text)
 
 
-class EnginesTest(unittest.TestCase):
+class Scenarios:
+    """The tables an engine test takes through lakeindex's operations, each step read by the
+    engines a Checker subclass knows (this file's, or test_trino.py's). Mixed into a TestCase."""
+
+    checker = Checker
+
     @classmethod
     def setUpClass(cls):
         cls.dir = util.Workdir()
@@ -663,8 +672,11 @@ class EnginesTest(unittest.TestCase):
         cls.into_tree_file = write_arrow(make_rows(700, 3, start_id=5000), cls.dir.join("into_tree.arrow"))
         cls.filters, cls.weight_filter = make_filters(cls.base)
 
+    def metadata_tables(self, check, table, step):
+        """After the steps that leave deletes and expired snapshots: the engine's metadata tables."""
+
     def test_a_table_through_every_step(self):
-        check = Checker(self)
+        check = self.checker(self)
         t = self.dir.join("typed")
         steps = [
             ("create --iceberg", ["create", t, "--from", self.base_file, "--rows-per-file", 1000, "--iceberg"]),
@@ -684,14 +696,13 @@ class EnginesTest(unittest.TestCase):
         for name, args in steps:
             run_cli(*args)
             check.step(t, name, self.filters, self.weight_filter)
-            if name == "delete in the OTree":
-                check.spark_metadata(t, name)
+            if name in ("delete in the OTree", "vacuum --keep-versions 3"):
+                self.metadata_tables(check, t, name)
         self.assertEqual(check.versions(t), [10, 11, 12])
-        check.spark_metadata(t, "vacuum")
         check.finish()
 
     def test_iceberg_enable_and_a_moved_copy(self):
-        check = Checker(self)
+        check = self.checker(self)
         t = self.dir.join("enabled")
         run_cli("create", t, "--from", self.base_file, "--rows-per-file", 1000)
         run_cli("append", t, "--from", self.more_file, "--rows-per-file", 1000)
@@ -700,7 +711,7 @@ class EnginesTest(unittest.TestCase):
         check.step(t, "iceberg enable", self.filters)
         run_cli("delete", t, "--where", "x >= 900")
         check.step(t, "delete after enable", self.filters)
-        check.spark_metadata(t, "delete after enable")
+        self.metadata_tables(check, t, "delete after enable")
 
         # A copy somewhere else, told its new place; the original then goes away.
         moved = self.dir.join("moved")
@@ -719,7 +730,7 @@ class EnginesTest(unittest.TestCase):
     def test_iceberg_enable_on_laid_out_tables(self):
         """Files written without Iceberg metadata (an OTree's and a curve's encodings, uuid bounds)
         are rewritten by `iceberg enable`, so that every engine reads them with its defaults."""
-        check = Checker(self)
+        check = self.checker(self)
         for kind, rows in (("--otree", 400), ("--hilbert", 500)):
             t = self.dir.join("laid" + kind.replace("-", "_"))
             run_cli("create", t, "--from", self.base_file, "--rows-per-file", 1000)
@@ -731,6 +742,18 @@ class EnginesTest(unittest.TestCase):
             run_cli("append", t, "--from", self.more_file)
             check.step(t, f"layout {kind}, iceberg enable, append", self.filters, self.weight_filter)
         check.finish()
+
+
+class EnginesTest(Scenarios, unittest.TestCase):
+    def metadata_tables(self, check, table, step):
+        check.spark_metadata(table, step)
+
+    def test_the_engine_guide_runs_as_written(self):
+        """docs/engines.md's examples (DuckDB, PyIceberg, Polars, Spark), as one program."""
+        import test_docs
+        util.ensure_path()
+        test_docs.run_blocks(self, os.path.join("docs", "engines.md"),
+                             env={"ICEBERG_SPARK_JAR": ",".join(spark_jars()), "SPARK_LOCAL_IP": "127.0.0.1"})
 
     def test_timestamp_ns_is_refused_iceberg_metadata(self):
         withns = write_arrow(make_rows(200, 4, with_ns=True), self.dir.join("withns.arrow"))
