@@ -81,7 +81,7 @@ class Table:
     def create(cls, path: PathLike, source: Any, rows_per_file: Optional[int] = None, schema: Optional[str] = None,
                iceberg: bool = False, iceberg_location: Optional[str] = None, delimiter: Optional[str] = None,
                quote: Optional[str] = None, escape: Optional[str] = None, header: Optional[bool] = None,
-               null: Optional[str] = None, nan_is_null: bool = True) -> Table:
+               null: Optional[str] = None, nan_is_null: bool = True, iceberg_format: int = 2) -> Table:
         """Creates version 1 from a .csv or .parquet file, or from rows in memory: a pandas
         DataFrame, a dict of equal-length numpy arrays / lists (see _columns for the types), or
         any object with `__arrow_c_stream__` (a pyarrow Table or RecordBatchReader, a Polars
@@ -91,7 +91,8 @@ class Table:
         '|' the header line uses), `quote` (default '"'), `escape` (default: the quote doubled),
         `header` (True / False; default sniffed), `null` (unquoted fields equal to it are NULL). With
         `iceberg` (or an `iceberg_location`, the absolute URI other engines read the table at;
-        default the table's own), every commit also writes Iceberg metadata under metadata/
+        default the table's own), every commit also writes Iceberg metadata under metadata/, in
+        format version `iceberg_format` (2, or 3: deletes as deletion vectors)
         (docs/user-guide.md, "Reading a lakeindex table from other engines"). NaN in a pandas
         float column is NULL, pandas' missing value (as pyarrow, Polars and DuckDB take it);
         `nan_is_null=False` keeps it a NaN. InvalidArgument if a table exists there."""
@@ -99,17 +100,18 @@ class Table:
         _text("schema", schema)
         if iceberg and iceberg_location is None:
             iceberg_location = _native.location_uri(str(path))
+        if iceberg_format not in (2, 3):
+            raise ValueError(f"iceberg_format must be 2 or 3, got {iceberg_format!r}")
+        ice = None if iceberg_location is None else (_text("iceberg_location", iceberg_location), iceberg_format)
         if hasattr(source, "__arrow_c_stream__") and not _in_memory(source):  # pyarrow / Polars / DuckDB, an ArrowStream
             if schema is not None:
                 raise InvalidArgument("schema applies to CSV files; Arrow data carries its own types")
-            return cls(_native.Table.create_from_arrow(str(path), source.__arrow_c_stream__(), rows_per_file,
-                                                       iceberg_location))
+            return cls(_native.Table.create_from_arrow(str(path), source.__arrow_c_stream__(), rows_per_file, ice))
         if _in_memory(source):
             if schema is not None:
                 raise InvalidArgument("schema applies to CSV files; rows in memory carry their own types")
-            return cls(_native.Table.create_from_columns(str(path), _columns(source, nan_is_null), rows_per_file,
-                                                         iceberg_location))
-        return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, iceberg_location,
+            return cls(_native.Table.create_from_columns(str(path), _columns(source, nan_is_null), rows_per_file, ice))
+        return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, ice,
                                         _dialect(delimiter, quote, escape, header, null)))
 
     @classmethod
@@ -369,12 +371,16 @@ class Table:
                     column[key] = _python_value(column["type"], column[key])
         return out
 
-    def enable_iceberg(self, location: Optional[str] = None) -> str:
+    def enable_iceberg(self, location: Optional[str] = None, format: Optional[int] = None) -> str:  # noqa: A002
         """As `lakeindex iceberg enable`: keeps Iceberg metadata from now on (a commit writing it
         for the current rows), engines reading the table at `location` (default the table's own
         URI); on a table that keeps it, commits nothing and writes what a crash left unwritten.
+        `format`: Iceberg's format version, 2 or 3 (deletes as deletion vectors); default 2, or
+        the one the table keeps (another one writes every Iceberg file anew, as a move does).
         Returns the newest version's metadata file (metadata/vN.metadata.json)."""
-        return self._t.enable_iceberg(location)
+        if format is not None and format not in (2, 3):
+            raise ValueError(f"format must be 2 or 3, got {format!r}")
+        return self._t.enable_iceberg(_text("location", location) or None, format)
 
     def files(self) -> List[Dict[str, Any]]:
         """The live data files of this version, as `lakeindex files --format json`: [{"path",

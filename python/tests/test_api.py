@@ -123,6 +123,25 @@ class ApiTest(unittest.TestCase):
         with lakeindex.Table.open(path) as again:
             self.assertEqual((again.version, len(again)), (1, ROWS))
 
+    def test_iceberg_format_3_from_python(self):
+        t = self.make("v3", iceberg=True, iceberg_format=3)
+        t.delete("id < 10")
+        import json
+        with open(os.path.join(t.path, "metadata", "v%d.metadata.json" % t.version)) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["format-version"], 3)
+        self.assertEqual(meta["next-row-id"], ROWS)
+        deletes = os.listdir(os.path.join(t.path, "metadata", "deletes"))
+        self.assertTrue(deletes and all(name.endswith(".puffin") for name in deletes), deletes)
+        with self.assertRaisesRegex(ValueError, "iceberg_format must be 2 or 3, got 4"):
+            self.make("v4", iceberg=True, iceberg_format=4)
+        with self.assertRaisesRegex(ValueError, "format must be 2 or 3, got 1"):
+            t.enable_iceberg(format=1)
+        plain = self.make("v2then3")
+        plain.enable_iceberg(format=3)
+        with open(os.path.join(plain.path, "metadata", "v%d.metadata.json" % plain.version)) as f:
+            self.assertEqual(json.load(f)["format-version"], 3)
+
     # -- arguments ----------------------------------------------------------------------------
 
     def test_arguments_are_refused_in_python_words_and_nothing_changes(self):

@@ -38,6 +38,7 @@ struct LoadArgs {
   std::string memory_limit;          // append only: --memory-limit SIZE
   bool iceberg = false;              // create only
   std::string iceberg_location;      // create only; default: the table's own URI
+  std::optional<int> iceberg_format; // create only: --iceberg-format (implies --iceberg)
 };
 
 // One character of a dialect option, or `unset` when not given ("tab" / "\t" stand for TAB).
@@ -77,8 +78,9 @@ Status RunCreate(const LoadArgs& args) {
   ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, true));
   auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
   table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
-  if (args.iceberg || !args.iceberg_location.empty()) {
+  if (args.iceberg || !args.iceberg_location.empty() || args.iceberg_format) {
     config.iceberg_location = args.iceberg_location.empty() ? table::TableLocationUri(args.table) : args.iceberg_location;
+    config.iceberg_format = args.iceberg_format.value_or(2);
   }
   ASSIGN_OR_RETURN(auto table, ops::Create(store, source.get(), config));
   std::fprintf(stderr, "created %s: version %llu, %llu rows in %zu fragments\n", args.table.c_str(),
@@ -476,6 +478,7 @@ Status RunFiles(const FilesArgs& args) {
 
 struct IcebergArgs {
   std::string table, location;
+  std::optional<int> format;  // --iceberg-format
 };
 
 // Starts keeping Iceberg metadata (or writes what a crash left unwritten).
@@ -487,7 +490,7 @@ Status RunIcebergEnable(const IcebergArgs& args) {
   auto progress = std::make_shared<Progress>("iceberg enable " + args.table, h.table->manifest().total_rows());
   Result<table::IcebergEnabled> done =
       ops::EnableIceberg(h.table.get(), args.location.empty() ? table::TableLocationUri(args.table) : args.location,
-                         /*move=*/!args.location.empty(), MakeWriteConfig(1000000, progress));
+                         /*move=*/!args.location.empty(), MakeWriteConfig(1000000, progress), args.format);
   progress.reset();  // the bar's line cleared before the report
   ASSIGN_OR_RETURN(table::IcebergEnabled enabled, std::move(done));
   if (enabled.rewritten > 0) {
@@ -687,6 +690,9 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   c->add_flag("--iceberg", create->iceberg, "Also keep Iceberg metadata (metadata/), written with every commit");
   c->add_option("--iceberg-location", create->iceberg_location,
                 "The URI other engines read the table at (implies --iceberg; default: the table's own)");
+  c->add_option("--iceberg-format", create->iceberg_format,
+                "Iceberg format version: 2 (default), or 3: deletes as deletion vectors (implies --iceberg)")
+      ->check(CLI::IsMember({2, 3}));
   commands->emplace_back(c, [create] { return RunCreate(*create); });
 
   auto append = std::make_shared<LoadArgs>();
@@ -808,6 +814,9 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* ie = ig->add_subcommand("enable", "Keep Iceberg metadata from now on (written for the current version at once)");
   ie->add_option("TABLE", ice->table, "Table directory")->required();
   ie->add_option("--location", ice->location, "The URI other engines read the table at (default: the table's own)");
+  ie->add_option("--iceberg-format", ice->format,
+                 "Iceberg format version: 2 or 3 (deletes as deletion vectors); default 2, or the one the table keeps")
+      ->check(CLI::IsMember({2, 3}));
   commands->emplace_back(ie, [ice] { return RunIcebergEnable(*ice); });
 
   auto files = std::make_shared<FilesArgs>();

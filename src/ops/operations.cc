@@ -245,7 +245,7 @@ Status DropIndex(table::Table* table, const std::string& name) {
 }
 
 Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::string& location, bool move,
-                                            table::WriteConfig config) {
+                                            table::WriteConfig config, std::optional<int> format) {
   return StartingOver<table::IcebergEnabled>(table, "iceberg enable", [&]() -> Result<table::IcebergEnabled> {
     ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table->manifest()));
     table::WriteConfig portable = config;
@@ -260,7 +260,7 @@ Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::stri
       rows += fragment.rows;
       if (config.progress) config.progress(rows);
     }
-    return table->EnableIceberg(location, move, std::move(rewritten));
+    return table->EnableIceberg(location, move, std::move(rewritten), format);
   });
 }
 

@@ -120,7 +120,7 @@ Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& opti
 // (also on a table that keeps Iceberg metadata already). `config.progress` is told the rows
 // rewritten so far.
 Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::string& location, bool move,
-                                            table::WriteConfig config = {});
+                                            table::WriteConfig config = {}, std::optional<int> format = {});
 
 // Reads and checks every file the version references: manifest, data files, deletion vectors
 // (table::Table::Verify) and index files (query::VerifyIndexes). One line per file or segment;

@@ -234,10 +234,10 @@ csv::Dialect DialectFrom(const py::dict& d) {
 class PyTable {
  public:
   static PyTable Create(const std::string& path, const std::string& source, std::optional<uint64_t> rows_per_file,
-                        std::optional<std::string> schema_text, std::optional<std::string> iceberg_location,
+                        std::optional<std::string> schema_text, std::optional<std::pair<std::string, int>> iceberg,
                         const py::dict& csv) {
     const csv::Dialect dialect = DialectFrom(csv);
-    return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
+    return CreateFrom(path, rows_per_file, iceberg, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
       std::optional<Schema> schema;
       if (schema_text) {
         ASSIGN_OR_RETURN(schema, Schema::Parse(*schema_text));
@@ -248,32 +248,35 @@ class PyTable {
 
   // Create from an Arrow stream (a PyCapsule of `__arrow_c_stream__`), read as it is written.
   static PyTable CreateFromArrow(const std::string& path, const py::object& capsule, std::optional<uint64_t> rows_per_file,
-                                 std::optional<std::string> iceberg_location) {
+                                 std::optional<std::pair<std::string, int>> iceberg) {
     auto importer = std::make_shared<std::unique_ptr<arrow::StreamImporter>>(ImportCapsule(capsule));
-    return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
+    return CreateFrom(path, rows_per_file, iceberg, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
       return table::ArrowBatchSource(std::move(*importer));
     });
   }
 
   // Create from rows held in Python (BatchFromColumns' list).
   static PyTable CreateFromColumns(const std::string& path, const py::list& columns, std::optional<uint64_t> rows_per_file,
-                                   std::optional<std::string> iceberg_location) {
+                                   std::optional<std::pair<std::string, int>> iceberg) {
     Batch rows = Check(BatchFromColumns(columns));
-    return CreateFrom(path, rows_per_file, iceberg_location, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
+    return CreateFrom(path, rows_per_file, iceberg, [&]() -> Result<std::unique_ptr<table::BatchSource>> {
       return table::MemorySource(rows.schema(), {rows});
     });
   }
 
   // As `lakeindex create` (ops::Create) from the rows `open` gives, without the GIL.
   static PyTable CreateFrom(const std::string& path, std::optional<uint64_t> rows_per_file,
-                            const std::optional<std::string>& iceberg_location,
+                            const std::optional<std::pair<std::string, int>>& iceberg,  // (location, format)
                             const std::function<Result<std::unique_ptr<table::BatchSource>>()>& open) {
     PyTable out(path);
     Check(Unlocked([&]() -> Status {
       ASSIGN_OR_RETURN(auto src, open());
       ASSIGN_OR_RETURN(out.store_, table::OpenTableStore(path, true));
       table::WriteConfig config = Config(rows_per_file);
-      config.iceberg_location = iceberg_location;
+      if (iceberg) {
+        config.iceberg_location = iceberg->first;
+        config.iceberg_format = iceberg->second;
+      }
       ASSIGN_OR_RETURN(out.table_, ops::Create(out.store_, src.get(), config));
       return Status::OK();
     }));
@@ -524,11 +527,11 @@ class PyTable {
 
   // The live data files of this version (table::Table::Files), as Python objects.
   // As `lakeindex iceberg enable`: the newest version's Iceberg metadata file.
-  std::string EnableIceberg(std::optional<std::string> location) {
+  std::string EnableIceberg(std::optional<std::string> location, std::optional<int> format) {
     table::IcebergEnabled enabled =
         Check(Unlocked([&] {
           return ops::EnableIceberg(table_.get(), location ? *location : table::TableLocationUri(path_),
-                                    location.has_value());
+                                    location.has_value(), {}, format);
         }));
     if (!enabled.unwritten.ok()) {
       const int warned = PyErr_WarnEx(PyExc_RuntimeWarning,
@@ -879,14 +882,14 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("__next__", &PyScan::Next);
   py::class_<PyTable>(m, "Table")
       .def_static("create", &PyTable::Create, py::arg("path"), py::arg("source"), py::arg("rows_per_file") = py::none(),
-                  py::arg("schema") = py::none(), py::arg("iceberg_location") = py::none(), py::arg("csv") = py::dict())
-      .def("enable_iceberg", &PyTable::EnableIceberg, py::arg("location") = py::none())
+                  py::arg("schema") = py::none(), py::arg("iceberg") = py::none(), py::arg("csv") = py::dict())
+      .def("enable_iceberg", &PyTable::EnableIceberg, py::arg("location") = py::none(), py::arg("format") = py::none())
       .def_static("create_from_columns", &PyTable::CreateFromColumns, py::arg("path"), py::arg("columns"),
-                  py::arg("rows_per_file") = py::none(), py::arg("iceberg_location") = py::none())
+                  py::arg("rows_per_file") = py::none(), py::arg("iceberg") = py::none())
       .def("scan", &PyTable::Scan, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"))
       .def("append_columns", &PyTable::AppendColumns, py::arg("columns"), py::arg("rows_per_file") = py::none())
       .def_static("create_from_arrow", &PyTable::CreateFromArrow, py::arg("path"), py::arg("capsule"),
-                  py::arg("rows_per_file") = py::none(), py::arg("iceberg_location") = py::none())
+                  py::arg("rows_per_file") = py::none(), py::arg("iceberg") = py::none())
       .def("append_arrow", &PyTable::AppendArrow, py::arg("capsule"), py::arg("rows_per_file") = py::none())
       .def_static("open", &PyTable::Open, py::arg("path"), py::arg("version") = py::none())
       .def("append", &PyTable::Append, py::arg("source"), py::arg("rows_per_file") = py::none(),

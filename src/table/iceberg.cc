@@ -9,6 +9,7 @@
 
 #include "common/uuid.h"
 #include "format/avro/avro_file.h"
+#include "format/parquet/crc32.h"
 #include "format/parquet/writer.h"
 #include "table/deletion_vector.h"
 
@@ -27,8 +28,17 @@ std::string IntMap(const char* name, int id, int key_id, int value_id, const cha
          std::to_string(value_id) + R"(}]}}],"default":null,"field-id":)" + std::to_string(id) + "}";
 }
 
-const std::string& ManifestEntrySchema() {
-  static const std::string schema =
+// Format version 3 adds to a data file (data files and deletion vectors) its first row id
+// (inherited when null) and, for a deletion vector, the data file it applies to and where its
+// blob is in its Puffin file.
+const char* kV3DataFileFields =
+    R"(,{"name":"first_row_id","type":["null","long"],"default":null,"field-id":142})"
+    R"(,{"name":"referenced_data_file","type":["null","string"],"default":null,"field-id":143})"
+    R"(,{"name":"content_offset","type":["null","long"],"default":null,"field-id":144})"
+    R"(,{"name":"content_size_in_bytes","type":["null","long"],"default":null,"field-id":145})";
+
+std::string ManifestEntrySchemaOf(int format) {
+  std::string schema =
       R"({"type":"record","name":"manifest_entry","fields":[)"
       R"({"name":"status","type":"int","field-id":0},)"
       R"({"name":"snapshot_id","type":["null","long"],"default":null,"field-id":1},)"
@@ -44,13 +54,13 @@ const std::string& ManifestEntrySchema() {
       IntMap("column_sizes", 108, 117, 118, "long") + "," + IntMap("value_counts", 109, 119, 120, "long") + "," + IntMap("null_value_counts", 110, 121, 122, "long") + "," +
       IntMap("nan_value_counts", 137, 138, 139, "long") + "," + IntMap("lower_bounds", 125, 126, 127, "bytes") + "," +
       IntMap("upper_bounds", 128, 129, 130, "bytes") +
-      R"(,{"name":"sort_order_id","type":["null","int"],"default":null,"field-id":140})"
-      R"(]},"field-id":2}]})";
+      R"(,{"name":"sort_order_id","type":["null","int"],"default":null,"field-id":140})" +
+      std::string(format >= 3 ? kV3DataFileFields : "") + R"(]},"field-id":2}]})";
   return schema;
 }
 
-const std::string& ManifestFileSchema() {
-  static const std::string schema =
+std::string ManifestFileSchemaOf(int format) {
+  std::string schema =
       R"({"type":"record","name":"manifest_file","fields":[)"
       R"({"name":"manifest_path","type":"string","field-id":500},)"
       R"({"name":"manifest_length","type":"long","field-id":501},)"
@@ -70,10 +80,14 @@ const std::string& ManifestFileSchema() {
       R"({"name":"contains_nan","type":["null","boolean"],"default":null,"field-id":518},)"
       R"({"name":"lower_bound","type":["null","bytes"],"default":null,"field-id":510},)"
       R"({"name":"upper_bound","type":["null","bytes"],"default":null,"field-id":511}]},"element-id":508}],)"
-      R"("default":null,"field-id":507})"
+      R"("default":null,"field-id":507})" +
+      std::string(format >= 3 ? R"(,{"name":"first_row_id","type":["null","long"],"default":null,"field-id":520})" : "") +
       R"(]})";
   return schema;
 }
+
+// The format version a table's Iceberg metadata is written in ("format" in its state; 2 when absent).
+int FormatOf(const json& state) { return state.value("format", 2); }
 
 const char* IcebergType(TypeId t) {
   if (IsDecimal(t)) return TypeName(t);  // "decimal(10,2)", Iceberg's spelling too
@@ -154,6 +168,18 @@ Status AppendMapItem(avro_value_t* map, int key, const std::function<int(avro_va
   return Status::OK();
 }
 
+// The non-null branch of a ["null", long] / ["null", string] field, set to `v`.
+Status SetOptionalLong(avro_value_t* record, const char* field, int64_t v) {
+  ASSIGN_OR_RETURN(avro_value_t branch, avro::SetNonNull(record, field));
+  if (avro_value_set_long(&branch, v) != 0) return Status::Internal(std::string("avro: ") + field);
+  return Status::OK();
+}
+Status SetOptionalString(avro_value_t* record, const char* field, const std::string& v) {
+  ASSIGN_OR_RETURN(avro_value_t branch, avro::SetNonNull(record, field));
+  if (avro_value_set_string(&branch, v.c_str()) != 0) return Status::Internal(std::string("avro: ") + field);
+  return Status::OK();
+}
+
 // One manifest entry.
 struct Entry {
   int content = 0;  // 0 data, 1 position deletes
@@ -163,6 +189,10 @@ struct Entry {
   uint64_t seq = 0;
   std::map<int, int64_t> value_counts, null_counts, nan_counts;
   std::map<int, std::string> lower, upper;
+  // A deletion vector (format 3): a blob of a Puffin file, applying to one data file.
+  bool puffin = false;
+  std::string referenced;  // absolute
+  uint64_t offset = 0, length = 0;
 };
 
 Status FillCounts(avro_value_t* file, const char* field, const std::map<int, int64_t>& counts) {
@@ -198,14 +228,17 @@ struct WrittenManifest {
   uint64_t seq = 0;  // the snapshot that wrote it (its sequence number and added_snapshot_id)
   uint64_t min_seq = 0;
   int added = 0, existing = 0;
+  std::optional<uint64_t> first_row_id;  // format 3, data manifests: assigned when first listed
   uint64_t added_rows = 0, existing_rows = 0;
   std::string schema;             // the schema JSON its entries were written under
   std::vector<uint32_t> fragments;  // data manifests: the fragments it lists
 
   json ToJson() const {
-    return {{"path", path},   {"length", length}, {"content", content}, {"seq", seq},
-            {"min_seq", min_seq}, {"added", added}, {"existing", existing}, {"added_rows", added_rows},
-            {"existing_rows", existing_rows}, {"schema", schema}, {"fragments", fragments}};
+    json j = {{"path", path},   {"length", length}, {"content", content}, {"seq", seq},
+              {"min_seq", min_seq}, {"added", added}, {"existing", existing}, {"added_rows", added_rows},
+              {"existing_rows", existing_rows}, {"schema", schema}, {"fragments", fragments}};
+    if (first_row_id) j["first_row_id"] = *first_row_id;
+    return j;
   }
   // nullopt for anything malformed (the manifest is then written again, not reused).
   static std::optional<WrittenManifest> FromJson(const json& j) {
@@ -223,6 +256,7 @@ struct WrittenManifest {
       m.existing_rows = j.at("existing_rows").get<uint64_t>();
       m.schema = j.at("schema").get<std::string>();
       m.fragments = j.at("fragments").get<std::vector<uint32_t>>();
+      if (j.contains("first_row_id")) m.first_row_id = j.at("first_row_id").get<uint64_t>();
     } catch (const json::exception&) {
       return std::nullopt;
     }
@@ -240,13 +274,14 @@ std::string ManifestSchemaKey(const Schema& schema) {
 Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, const std::vector<Entry>& entries,
                                       int content, const std::string& path) {
   const int schema_id = SchemaId(next.schema);
+  const int format = FormatOf(next.iceberg);
   ASSIGN_OR_RETURN(auto w, avro::ContainerWriter::Make(
-                               ManifestEntrySchema(),
+                               ManifestEntrySchemaOf(format),
                                {{"schema", ManifestSchemaKey(next.schema)},
                                 {"schema-id", std::to_string(schema_id)},
                                 {"partition-spec", "[]"},
                                 {"partition-spec-id", "0"},
-                                {"format-version", "2"},
+                                {"format-version", std::to_string(format)},
                                 {"content", content == 0 ? "data" : "deletes"}}));
   WrittenManifest out;
   out.path = path;
@@ -265,7 +300,7 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
     ASSIGN_OR_RETURN(avro_value_t file, avro::Field(r, "data_file"));
     RETURN_IF_ERROR(avro::SetInt(&file, "content", e.content));
     RETURN_IF_ERROR(avro::SetString(&file, "file_path", e.path));
-    RETURN_IF_ERROR(avro::SetString(&file, "file_format", "PARQUET"));
+    RETURN_IF_ERROR(avro::SetString(&file, "file_format", e.puffin ? "PUFFIN" : "PARQUET"));
     RETURN_IF_ERROR(avro::SetLong(&file, "record_count", int64_t(e.rows)));
     RETURN_IF_ERROR(avro::SetLong(&file, "file_size_in_bytes", int64_t(e.size)));
     // An empty map, not null: no per-column sizes are recorded, and PyIceberg's inspect.entries()
@@ -284,6 +319,18 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
     } else {
       RETURN_IF_ERROR(avro::SetNull(&file, "sort_order_id"));
     }
+    if (format >= 3) {
+      RETURN_IF_ERROR(avro::SetNull(&file, "first_row_id"));  // inherited from the manifest's
+      if (e.puffin) {
+        RETURN_IF_ERROR(SetOptionalString(&file, "referenced_data_file", e.referenced));
+        RETURN_IF_ERROR(SetOptionalLong(&file, "content_offset", int64_t(e.offset)));
+        RETURN_IF_ERROR(SetOptionalLong(&file, "content_size_in_bytes", int64_t(e.length)));
+      } else {
+        for (const char* f : {"referenced_data_file", "content_offset", "content_size_in_bytes"}) {
+          RETURN_IF_ERROR(avro::SetNull(&file, f));
+        }
+      }
+    }
     RETURN_IF_ERROR(w->Append());
     out.min_seq = std::min(out.min_seq, e.seq);
     (added ? out.added : out.existing) += 1;
@@ -295,14 +342,17 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
   return out;
 }
 
+// `first_row_id`: format 3's first row id of the snapshot.
 Status WriteManifestList(ObjectStore* store, const Manifest& next, const json& state,
-                         const std::vector<WrittenManifest>& manifests, const std::string& path) {
+                         const std::vector<WrittenManifest>& manifests, const std::string& path, uint64_t first_row_id) {
+  const int format = FormatOf(state);
   std::vector<std::pair<std::string, std::string>> meta = {{"snapshot-id", std::to_string(next.version)},
                                                            {"sequence-number", std::to_string(next.version)},
-                                                           {"format-version", "2"}};
+                                                           {"format-version", std::to_string(format)}};
   const json& snapshot = state.value("snapshot", json());
   meta.emplace_back("parent-snapshot-id", snapshot.is_object() ? std::to_string(next.parent_version) : "null");
-  ASSIGN_OR_RETURN(auto w, avro::ContainerWriter::Make(ManifestFileSchema(), std::move(meta)));
+  if (format >= 3) meta.emplace_back("first-row-id", std::to_string(first_row_id));
+  ASSIGN_OR_RETURN(auto w, avro::ContainerWriter::Make(ManifestFileSchemaOf(format), std::move(meta)));
   for (const WrittenManifest& m : manifests) {
     avro_value_t* r = w->record();
     RETURN_IF_ERROR(avro::SetString(r, "manifest_path", Absolute(state, m.path)));
@@ -321,6 +371,13 @@ Status WriteManifestList(ObjectStore* store, const Manifest& next, const json& s
     // The unpartitioned spec's summaries: none, as an empty list (Iceberg Java writes one; Trino's
     // $manifests failed on a missing one).
     RETURN_IF_ERROR(avro::SetNonNull(r, "partitions").status());
+    if (format >= 3) {
+      if (m.first_row_id) {
+        RETURN_IF_ERROR(SetOptionalLong(r, "first_row_id", int64_t(*m.first_row_id)));
+      } else {
+        RETURN_IF_ERROR(avro::SetNull(r, "first_row_id"));
+      }
+    }
     RETURN_IF_ERROR(w->Append());
   }
   ASSIGN_OR_RETURN(std::string bytes, w->Finish());
@@ -360,6 +417,48 @@ Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const Fragme
     out["max_pos"] = dv.deleted.maximum();
   }
   return out;
+}
+
+std::string BigEndian32(uint32_t v) {
+  return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+}
+
+// `fragment`'s deletion vector as Iceberg v3 has one: a Puffin file (puffin-spec) of one
+// deletion-vector-v1 blob — its length (big-endian), the magic D1 D3 39 64 and the positions as a
+// portable 64-bit Roaring bitmap (a count of 32-bit buckets, then each bucket's key and portable
+// 32-bit bitmap), then the CRC-32 of magic and bitmap (big-endian) — applying to the data file.
+Result<json> WriteDeletionVectorFile(ObjectStore* store, const json& state, const FragmentMeta& fragment) {
+  ASSIGN_OR_RETURN(std::string dv_bytes, store->Read(fragment.deletion->file));
+  ASSIGN_OR_RETURN(DeletionVector dv, DecodeDeletionVector(reinterpret_cast<const uint8_t*>(dv_bytes.data()),
+                                                           dv_bytes.size(), fragment.deletion->file));
+  std::string body = "\xD1\xD3\x39\x64";
+  body += LittleEndian<uint64_t>(dv.deleted.isEmpty() ? 0 : 1);  // positions are below 2^32: one bucket, key 0
+  if (!dv.deleted.isEmpty()) {
+    body += LittleEndian<uint32_t>(0);
+    std::string bitmap(dv.deleted.getSizeInBytes(/*portable=*/true), '\0');
+    dv.deleted.write(bitmap.data(), /*portable=*/true);
+    body += bitmap;
+  }
+  const std::string blob = BigEndian32(uint32_t(body.size())) + body +
+                           BigEndian32(parquet::Crc32(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
+  const std::string data_path = Absolute(state, fragment.file);
+  const uint64_t n = dv.deleted.cardinality();
+  const json footer = {
+      {"blobs", json::array({{{"type", "deletion-vector-v1"},
+                              {"fields", json::array({kDeletePosId})},
+                              {"snapshot-id", -1},
+                              {"sequence-number", -1},
+                              {"offset", 4},
+                              {"length", blob.size()},
+                              {"properties", {{"referenced-data-file", data_path}, {"cardinality", std::to_string(n)}}}}})},
+      {"properties", {{"created-by", parquet::kCreatedBy}}}};
+  const std::string payload = footer.dump();
+  const std::string file = "PFA1" + blob + "PFA1" + payload + LittleEndian<uint32_t>(uint32_t(payload.size())) +
+                           LittleEndian<uint32_t>(0) + "PFA1";
+  const std::string path = std::string(kMetadataDir) + "deletes/" + std::to_string(fragment.id) + "-" + NewUuid() + ".puffin";
+  RETURN_IF_ERROR(store->Write(path, file));
+  return json{{"dv", fragment.deletion->file}, {"file", path}, {"size", file.size()}, {"rows", n},
+              {"puffin", true}, {"offset", 4}, {"length", blob.size()}};
 }
 
 Entry DataEntry(const json& state, const Manifest& next, const FragmentMeta& f, uint64_t seq) {
@@ -437,7 +536,11 @@ std::optional<std::string> BoundBytes(const Value& v, TypeId type) {
   return std::nullopt;
 }
 
-Result<json> NewState(const std::string& location) {
+Result<json> NewState(const std::string& location, int format) {
+  if (format != 2 && format != 3) {
+    return Status::InvalidArgument("must be 2 or 3 (Iceberg's format versions written), got " + std::to_string(format))
+        .About("iceberg_format");
+  }
   const size_t scheme = location.find("://");
   if (scheme == std::string::npos || scheme == 0 || location.size() <= scheme + 3) {
     return Status::InvalidArgument("iceberg: the table's location '" + location +
@@ -447,8 +550,12 @@ Result<json> NewState(const std::string& location) {
   while (loc.size() > scheme + 3 && loc.back() == '/') loc.pop_back();
   std::string u = NewUuid();
   u = u.substr(0, 8) + "-" + u.substr(8, 4) + "-" + u.substr(12, 4) + "-" + u.substr(16, 4) + "-" + u.substr(20);
-  return json{{"table_uuid", u}, {"location", loc}};
+  json state{{"table_uuid", u}, {"location", loc}};
+  if (format != 2) state["format"] = format;  // absent: 2, as in states written before there was a choice
+  return state;
 }
+
+int FormatVersion(const json& state) { return FormatOf(state); }
 
 void FileReplaced(Manifest* next, uint32_t id) {
   if (!next->iceberg.is_object()) return;
@@ -477,6 +584,7 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
   if (!state.is_object() || !state.contains("location") || !state.contains("table_uuid")) {
     return Status::Corruption("iceberg: the manifest's 'iceberg' object lacks 'location' or 'table_uuid'");
   }
+  const int format = FormatOf(state);
   const json old_data = state.value("data", json::object());
   const json old_deletes = state.value("deletes", json::object());
   json data = json::object(), deletes = json::object();
@@ -494,14 +602,19 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
     total_rows += f.rows;
     if (!f.deletion) continue;
     json del;
-    if (auto it = old_deletes.find(id); it != old_deletes.end() && it->is_object() && it->value("dv", "") == f.deletion->file) {
+    if (auto it = old_deletes.find(id); it != old_deletes.end() && it->is_object() && it->value("dv", "") == f.deletion->file &&
+                                        it->value("puffin", false) == (format >= 3)) {
       del = *it;
       if (!IsDeleteFilePath(del.value("file", ""))) {
         return Status::Corruption("iceberg: fragment " + id + "'s position delete file '" + del.value("file", "") +
                                   "' is not under metadata/deletes/");
       }
     } else {
-      ASSIGN_OR_RETURN(del, WriteDeleteFile(store, state, f));
+      if (format >= 3) {
+        ASSIGN_OR_RETURN(del, WriteDeletionVectorFile(store, state, f));
+      } else {
+        ASSIGN_OR_RETURN(del, WriteDeleteFile(store, state, f));
+      }
       del["seq"] = next->version;
       deletes_changed = true;
     }
@@ -514,6 +627,15 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
     e.seq = del.at("seq").get<uint64_t>();
     // Bounds on file_path name the one data file the deletes apply to (readers skip the file
     // for the others); pos's bounds its deleted rows.
+    if (del.value("puffin", false)) {  // a deletion vector names its data file itself
+      e.puffin = true;
+      e.referenced = Absolute(state, f.file);
+      e.offset = del.at("offset").get<uint64_t>();
+      e.length = del.at("length").get<uint64_t>();
+      delete_entries.push_back(std::move(e));
+      total_deleted += f.deletion->count;
+      continue;
+    }
     e.lower[kDeleteFilePathId] = e.upper[kDeleteFilePathId] = Absolute(state, f.file);
     if (del.value("min_pos", json()).is_number_unsigned() && del.value("max_pos", json()).is_number_unsigned()) {
       // (absent for delete files written before they were kept)
@@ -562,6 +684,17 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
     dm.fragments = std::move(unlisted_ids);
     manifests.push_back(std::move(dm));
   }
+  // Row lineage (format 3): each data manifest listed for the first time gets the next row ids,
+  // as many as it lists rows; the snapshot says the first and how many it assigned.
+  const uint64_t first_row_id = state.value("next_row_id", uint64_t(0));
+  uint64_t next_row_id = first_row_id;
+  if (format >= 3) {
+    for (WrittenManifest& m : manifests) {
+      if (m.first_row_id) continue;
+      m.first_row_id = next_row_id;
+      next_row_id += m.added_rows + m.existing_rows;
+    }
+  }
   json data_manifests = json::array();
   for (const WrittenManifest& m : manifests) data_manifests.push_back(m.ToJson());
   // The delete manifest is listed again while the delete files stay the same.
@@ -578,7 +711,7 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
   state["data_manifests"] = std::move(data_manifests);
   const std::string list_path =
       std::string(kMetadataDir) + "snap-" + std::to_string(next->version) + "-" + NewUuid() + ".avro";
-  RETURN_IF_ERROR(WriteManifestList(store, *next, state, manifests, list_path));
+  RETURN_IF_ERROR(WriteManifestList(store, *next, state, manifests, list_path, first_row_id));
 
   json snapshot = {{"snapshot-id", next->version},
                    {"sequence-number", next->version},
@@ -598,6 +731,11 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
                      {"total-position-deletes", std::to_string(total_deleted)},
                      {"total-equality-deletes", "0"}}}};
   if (state.value("snapshot", json()).is_object()) snapshot["parent-snapshot-id"] = next->parent_version;
+  if (format >= 3) {
+    snapshot["first-row-id"] = first_row_id;
+    snapshot["added-rows"] = next_row_id - first_row_id;
+    state["next_row_id"] = next_row_id;
+  }
   state["data"] = std::move(data);
   state["deletes"] = std::move(deletes);
   json manifest_paths = json::array();
@@ -665,7 +803,7 @@ json BuildMetadata(const Manifest& committed, const json& previous) {
     for (const json& f : s.at("fields")) last_column_id = std::max(last_column_id, f.at("id").get<int>());
   }
   const uint64_t v = committed.version;
-  return json{{"format-version", 2},
+  json out{{"format-version", FormatOf(state)},
               {"table-uuid", state.at("table_uuid")},
               {"location", state.at("location")},
               {"last-sequence-number", v},
@@ -687,6 +825,8 @@ json BuildMetadata(const Manifest& committed, const json& previous) {
               {"snapshots", snapshots},
               {"snapshot-log", snapshot_log},
               {"metadata-log", metadata_log}};
+  if (FormatOf(state) >= 3) out["next-row-id"] = state.value("next_row_id", uint64_t(0));
+  return out;
 }
 
 // A metadata file's JSON, Corruption naming `path` when it is not one (no "snapshots" array).

@@ -63,7 +63,11 @@ inline bool Enabled(const Manifest& m) { return m.iceberg.is_object(); }
 // The "iceberg" object of a table that starts keeping Iceberg metadata; `location` is the
 // absolute URI engines open the table at (file:///abs/path, s3://bucket/prefix).
 // InvalidArgument for a location that is not an absolute URI.
-Result<nlohmann::json> NewState(const std::string& location);
+// `format`: the Iceberg format version written, 2 or 3 (3: deletes as deletion vectors in
+// Puffin files, row lineage; InvalidArgument about "iceberg_format" otherwise).
+Result<nlohmann::json> NewState(const std::string& location, int format = 2);
+// The format version of a state NewState made.
+int FormatVersion(const nlohmann::json& state);
 
 // Before `next` is committed (its fragments, deletions and schema final; its "iceberg" object
 // carried over from the version it derives from, or new): writes the position delete files

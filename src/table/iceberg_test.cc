@@ -1,11 +1,14 @@
 #include "table/iceberg.h"
 
+#include <cstring>
 #include <set>
 
 #include <gtest/gtest.h>
+#include <roaring/roaring.hh>
 
 #include "common/uuid.h"
 #include "format/avro/avro_file.h"
+#include "format/parquet/crc32.h"
 #include "format/parquet/reader.h"
 #include "table/table.h"
 #include "util/test_util.h"
@@ -53,11 +56,13 @@ Batch Rows(int64_t first, size_t n) {
   return b;
 }
 
-// A table on a memory store that keeps Iceberg metadata: create (2 files), delete, append.
-std::unique_ptr<Table> MakeTable(const std::shared_ptr<ObjectStore>& store) {
+// A table on a memory store that keeps Iceberg metadata (format version `format`): create (2
+// files), delete, append.
+std::unique_ptr<Table> MakeTable(const std::shared_ptr<ObjectStore>& store, int format = 2) {
   WriteConfig config;
   config.rows_per_file = 50;
   config.iceberg_location = "file:///mem/t";
+  config.iceberg_format = format;
   Batch rows = Rows(0, 100);
   auto src = MemorySource(rows.schema(), {rows});
   auto t = Table::Create(store, src.get(), config);
@@ -215,6 +220,126 @@ TEST(IcebergTest, AFileReplacedUnderItsIdIsListedAnewWithItsDeletes) {
   // Another rewrite of the same fragment from the same (now stale) file commits nothing.
   auto stale = t->EnableIceberg("file:///mem/t", false, {r});
   EXPECT_TRUE(stale.status().IsConflict()) << stale.status().ToString();
+}
+
+uint32_t BigEndian32At(const std::string& s, size_t at) {
+  return uint32_t(uint8_t(s[at])) << 24 | uint32_t(uint8_t(s[at + 1])) << 16 | uint32_t(uint8_t(s[at + 2])) << 8 |
+         uint32_t(uint8_t(s[at + 3]));
+}
+template <typename T>
+T LittleEndianAt(const std::string& s, size_t at) {
+  T v;
+  std::memcpy(&v, s.data() + at, sizeof(T));
+  return v;
+}
+
+// The positions of a Puffin file's one deletion-vector-v1 blob, read as the Puffin spec and
+// Iceberg's deletion vector spec lay them out (magic, footer, blob length, magic, portable 64-bit
+// Roaring, CRC-32); `referenced` gets the blob's data file. Failures are test failures.
+std::vector<uint64_t> ReadDeletionVector(const std::string& file, std::string* referenced) {
+  std::vector<uint64_t> out;
+  EXPECT_EQ(file.substr(0, 4), "PFA1");
+  EXPECT_EQ(file.substr(file.size() - 4), "PFA1");
+  const uint32_t payload_size = LittleEndianAt<uint32_t>(file, file.size() - 12);
+  EXPECT_EQ(LittleEndianAt<uint32_t>(file, file.size() - 8), 0u);  // flags: uncompressed
+  const size_t payload_at = file.size() - 12 - payload_size;
+  EXPECT_EQ(file.substr(payload_at - 4, 4), "PFA1");
+  json footer = json::parse(file.substr(payload_at, payload_size));
+  EXPECT_EQ(footer["blobs"].size(), 1u);
+  const json& blob = footer["blobs"][0];
+  EXPECT_EQ(blob["type"], "deletion-vector-v1");
+  EXPECT_EQ(blob["fields"], json::array({iceberg::kDeletePosId}));
+  *referenced = blob["properties"]["referenced-data-file"];
+  const size_t at = blob["offset"], length = blob["length"];
+  const std::string bytes = file.substr(at, length);
+  const uint32_t body = BigEndian32At(bytes, 0);
+  EXPECT_EQ(body + 8, length);
+  EXPECT_EQ(bytes.substr(4, 4), "\xD1\xD3\x39\x64");
+  EXPECT_EQ(BigEndian32At(bytes, 4 + body), parquet::Crc32(reinterpret_cast<const uint8_t*>(bytes.data() + 4), body));
+  const uint64_t buckets = LittleEndianAt<uint64_t>(bytes, 8);
+  size_t pos = 16;
+  for (uint64_t b = 0; b < buckets; ++b) {
+    const uint64_t key = LittleEndianAt<uint32_t>(bytes, pos);
+    pos += 4;
+    roaring::Roaring r = roaring::Roaring::readSafe(bytes.data() + pos, 4 + body - pos);
+    pos += r.getSizeInBytes(/*portable=*/true);
+    for (uint32_t low : r) out.push_back(key << 32 | low);
+  }
+  EXPECT_EQ(pos, 4 + body);
+  EXPECT_EQ(std::to_string(out.size()), blob["properties"]["cardinality"].get<std::string>());
+  return out;
+}
+
+// Format version 3: deletes as deletion vectors (a Puffin file of one blob each, naming its data
+// file), data files with the v3 fields, row ids assigned once per row, the snapshot saying them.
+TEST(IcebergTest, FormatThreeWritesDeletionVectorsAndRowLineage) {
+  std::shared_ptr<ObjectStore> store = NewMemoryStore();
+  auto t = MakeTable(store, 3);
+  ASSERT_EQ(t->version(), 3u);
+  const json& state = t->manifest().iceberg;
+  EXPECT_EQ(state["format"], 3);
+  // Deletion vectors: fragment 0 lost row 3, fragment 1 row 7.
+  for (size_t f = 0; f < 2; ++f) {
+    const FragmentMeta& fragment = t->manifest().fragments[f];
+    const json& del = state["deletes"][std::to_string(fragment.id)];
+    ASSERT_TRUE(del["file"].get<std::string>().ends_with(".puffin")) << del.dump();
+    std::string referenced;
+    EXPECT_EQ(ReadDeletionVector(*store->Read(del["file"].get<std::string>()), &referenced),
+              std::vector<uint64_t>{f == 0 ? 3u : 7u});
+    EXPECT_EQ(referenced, "file:///mem/t/" + fragment.file);
+  }
+  auto deletes = avro::ReadContainer(*store->Read(state["delete_manifest"]["path"].get<std::string>()));
+  ASSERT_TRUE(deletes.ok()) << deletes.status().ToString();
+  ASSERT_EQ(deletes->records.size(), 2u);
+  for (const std::string& r : deletes->records) {
+    EXPECT_NE(r.find(R"("file_format": "PUFFIN")"), std::string::npos) << r;
+    EXPECT_NE(r.find(R"("referenced_data_file": {"string": "file:///mem/t/data/)"), std::string::npos) << r;
+    EXPECT_NE(r.find(R"("content_offset": {"long": 4})"), std::string::npos) << r;
+  }
+  auto data = avro::ReadContainer(*store->Read(state["manifests"][0].get<std::string>()));
+  ASSERT_TRUE(data.ok());
+  EXPECT_NE(data->records[0].find(R"("first_row_id": null)"), std::string::npos) << data->records[0];
+  // Row lineage: version 1's manifest has rows 0..99, the append's 100..109; the delete assigned none.
+  json meta = json::parse(*store->Read("metadata/v3.metadata.json"));
+  EXPECT_EQ(meta["format-version"], 3);
+  EXPECT_EQ(meta["next-row-id"], 110);
+  ASSERT_EQ(meta["snapshots"].size(), 3u);
+  EXPECT_EQ(meta["snapshots"][0]["first-row-id"], 0);
+  EXPECT_EQ(meta["snapshots"][0]["added-rows"], 100);
+  EXPECT_EQ(meta["snapshots"][1]["added-rows"], 0);
+  EXPECT_EQ(meta["snapshots"][2]["first-row-id"], 100);
+  EXPECT_EQ(meta["snapshots"][2]["added-rows"], 10);
+  EXPECT_EQ(state["data_manifests"][0]["first_row_id"], 0);
+  EXPECT_EQ(state["data_manifests"][1]["first_row_id"], 100);
+  EXPECT_TRUE(iceberg::VerifyMetadata(store.get(), t->manifest()).ok());
+  EXPECT_TRUE(t->Verify().ok());
+
+  // Format 2 tables are as they were; other versions are refused, about the parameter.
+  std::shared_ptr<ObjectStore> v2_store = NewMemoryStore();
+  auto v2 = MakeTable(v2_store);
+  json v2_meta = json::parse(*v2_store->Read("metadata/v3.metadata.json"));
+  EXPECT_EQ(v2_meta["format-version"], 2);
+  EXPECT_FALSE(v2_meta.contains("next-row-id"));
+  EXPECT_FALSE(v2->manifest().iceberg.contains("format"));
+  auto bad = iceberg::NewState("file:///t", 4);
+  EXPECT_TRUE(bad.status().IsInvalidArgument());
+  EXPECT_EQ(bad.status().parameter(), "iceberg_format");
+
+  // A v2 table moved to format 3: every Iceberg file anew, the deletes as deletion vectors.
+  auto moved = v2->EnableIceberg("file:///mem/t", false, {}, 3);
+  ASSERT_TRUE(moved.ok()) << moved.status().ToString();
+  EXPECT_TRUE(moved->committed);
+  EXPECT_EQ(v2->manifest().iceberg["format"], 3);
+  for (const auto& [id, del] : v2->manifest().iceberg["deletes"].items()) {
+    EXPECT_TRUE(del["file"].get<std::string>().ends_with(".puffin")) << id;
+  }
+  json v4 = json::parse(*v2_store->Read("metadata/v4.metadata.json"));
+  EXPECT_EQ(v4["format-version"], 3);
+  EXPECT_EQ(v4["snapshots"].size(), 1u);  // the history starts at the change, as after a move
+  EXPECT_EQ(v4["next-row-id"], 110);
+  auto again = v2->EnableIceberg("file:///mem/t");  // the format it keeps: nothing to do
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->committed);
 }
 
 TEST(IcebergTest, MetadataMissingAfterACrashIsWrittenByTheNextCommitFromCommittedManifests) {

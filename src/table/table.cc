@@ -602,7 +602,7 @@ Result<std::unique_ptr<Table>> Table::Create(std::shared_ptr<ObjectStore> store,
   txn.operation = "create";
   txn.schema = source->schema();
   if (config.iceberg_location) {
-    ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(*config.iceberg_location));
+    ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(*config.iceberg_location, config.iceberg_format));
     txn.apply_extra = [state](Manifest* next) {
       next->iceberg = state;
       return Status::OK();
@@ -758,14 +758,19 @@ iceberg::Versions Table::IcebergVersions(ObjectStore* store) {
           [store](uint64_t v) { return ManifestThere(store, v); }};
 }
 
-Result<IcebergEnabled> Table::EnableIceberg(const std::string& location, bool move, std::vector<RewrittenFile> rewritten) {
+Result<IcebergEnabled> Table::EnableIceberg(const std::string& location, bool move, std::vector<RewrittenFile> rewritten,
+                                            std::optional<int> format) {
   IcebergEnabled out;
-  ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(location));
-  const bool moving = move && iceberg::Enabled(manifest_) && manifest_.iceberg.value("location", "") != state["location"];
-  if (!iceberg::Enabled(manifest_) || moving || !rewritten.empty()) {
+  const bool enabled = iceberg::Enabled(manifest_);
+  const std::string from = enabled ? manifest_.iceberg.value("location", "") : "";
+  const int current = enabled ? iceberg::FormatVersion(manifest_.iceberg) : 2;
+  ASSIGN_OR_RETURN(nlohmann::json state, iceberg::NewState(enabled && !move ? from : location, format.value_or(current)));
+  const bool relocated = enabled && state["location"] != from;
+  // A move, or another format version: every Iceberg file written anew, a history starting there.
+  const bool moving = relocated || (enabled && iceberg::FormatVersion(state) != current);
+  if (!enabled || moving || !rewritten.empty()) {
     Transaction txn;
-    txn.operation = moving ? "iceberg move" : "iceberg enable";
-    const std::string from = manifest_.iceberg.is_object() ? manifest_.iceberg.value("location", "") : "";
+    txn.operation = relocated ? "iceberg move" : "iceberg enable";
     txn.apply_extra = [state, moving, from, rewritten](Manifest* next) mutable {
       for (const RewrittenFile& r : rewritten) {
         auto f = std::find_if(next->fragments.begin(), next->fragments.end(),

@@ -66,6 +66,8 @@ struct WriteConfig {
   // Create only: keep Iceberg metadata from version 1 on (table/iceberg.h), the table being
   // read by other engines at this absolute URI (file:///abs/path, s3://bucket/prefix).
   std::optional<std::string> iceberg_location;
+  // Create only, with iceberg_location: the Iceberg format version written (2 or 3; iceberg::NewState).
+  int iceberg_format = 2;
 };
 
 // What Table::EnableIceberg did.
@@ -196,8 +198,10 @@ class Table {
   // this call's commit failed is `unwritten`, for the caller to say (calling again writes them).
   // `rewritten` files replace theirs in the same commit (which they make happen on a table that
   // keeps Iceberg metadata already); Conflict when a concurrent commit replaced one first.
+  // `format`: the Iceberg format version (2 or 3; default: 2, or the one the table keeps); on a
+  // table that keeps another, a commit that writes every Iceberg file anew in it, as a move does.
   Result<IcebergEnabled> EnableIceberg(const std::string& location, bool move = false,
-                                       std::vector<RewrittenFile> rewritten = {});
+                                       std::vector<RewrittenFile> rewritten = {}, std::optional<int> format = {});
 
   // Deleted offsets of a fragment (empty if none); loaded once and cached.
   Result<std::shared_ptr<const roaring::Roaring>> Deletions(const FragmentMeta& fragment) const;

@@ -743,6 +743,24 @@ class Scenarios:
             check.step(t, f"layout {kind}, iceberg enable, append", self.filters, self.weight_filter)
         check.finish()
 
+    def test_format_3_deletion_vectors(self):
+        """Iceberg v3 (`--iceberg-format 3`): deletes as Puffin deletion vectors, row lineage."""
+        check = self.checker(self)
+        t = self.dir.join("v3")
+        steps = [
+            ("create --iceberg --iceberg-format 3",
+             ["create", t, "--from", self.base_file, "--rows-per-file", 1000, "--iceberg", "--iceberg-format", 3]),
+            ("delete", ["delete", t, "--where", "i32 < 0 AND flag"]),
+            ("append", ["append", t, "--from", self.more_file, "--rows-per-file", 1000]),
+            ("delete again", ["delete", t, "--where", "x >= 900"]),
+            ("layout --otree", ["layout", t, "--otree", "x,y", "--cube-rows", 400, "--rows-per-file", 1000]),
+            ("delete in the OTree", ["delete", t, "--where", "x < 100"]),
+        ]
+        for name, args in steps:
+            run_cli(*args)
+            check.step(t, name, self.filters, self.weight_filter)
+        check.finish()
+
 
 class EnginesTest(Scenarios, unittest.TestCase):
     def metadata_tables(self, check, table, step):
