@@ -98,26 +98,27 @@ class Table:
         `nan_is_null=False` keeps it a NaN. InvalidArgument if a table exists there."""
         rows_per_file = _whole("rows_per_file", rows_per_file, 1)
         _text("schema", schema)
+        path = _path(path)
         if iceberg and iceberg_location is None:
-            iceberg_location = _native.location_uri(str(path))
+            iceberg_location = _native.location_uri(path)
         if iceberg_format not in (2, 3):
             raise ValueError(f"iceberg_format must be 2 or 3, got {iceberg_format!r}")
         ice = None if iceberg_location is None else (_text("iceberg_location", iceberg_location), iceberg_format)
         if hasattr(source, "__arrow_c_stream__") and not _in_memory(source):  # pyarrow / Polars / DuckDB, an ArrowStream
             if schema is not None:
                 raise InvalidArgument("schema applies to CSV files; Arrow data carries its own types")
-            return cls(_native.Table.create_from_arrow(str(path), source.__arrow_c_stream__(), rows_per_file, ice))
+            return cls(_native.Table.create_from_arrow(path, source.__arrow_c_stream__(), rows_per_file, ice))
         if _in_memory(source):
             if schema is not None:
                 raise InvalidArgument("schema applies to CSV files; rows in memory carry their own types")
-            return cls(_native.Table.create_from_columns(str(path), _columns(source, nan_is_null), rows_per_file, ice))
-        return cls(_native.Table.create(str(path), str(source), rows_per_file, schema, ice,
+            return cls(_native.Table.create_from_columns(path, _columns(source, nan_is_null), rows_per_file, ice))
+        return cls(_native.Table.create(path, _source_path(source), rows_per_file, schema, ice,
                                         _dialect(delimiter, quote, escape, header, null)))
 
     @classmethod
     def open(cls, path: PathLike, version: Optional[int] = None) -> Table:
         """The newest version, or `version` (time travel). NotFound when there is no table."""
-        return cls(_native.Table.open(str(path), version))
+        return cls(_native.Table.open(_path(path), _whole("version", version, 1)))
 
     @property
     def path(self) -> str:
@@ -162,7 +163,8 @@ class Table:
         elif _in_memory(source):
             self._t.append_columns(_columns(source, nan_is_null), rows_per_file)
         else:
-            self._t.append(str(source), rows_per_file, _dialect(delimiter, quote, escape, header, null), memory_limit)
+            self._t.append(_source_path(source), rows_per_file, _dialect(delimiter, quote, escape, header, null),
+                           memory_limit)
         return self
 
     def delete(self, where: str) -> int:
@@ -230,7 +232,7 @@ class Table:
     def recover(path: PathLike, accept_lost_version: int) -> int:
         """As `lakeindex recover --accept-lost-version`: a table whose newest versions were lost
         (opening it names them) goes on from the newest one left, which is returned."""
-        return int(_native.Table.recover(str(path), _whole("accept_lost_version", accept_lost_version, 1)))
+        return int(_native.Table.recover(_path(path), _whole("accept_lost_version", accept_lost_version, 1)))
 
     def layout_otree(self, columns: Names, cube_rows: Optional[int] = None, slices: int = 8,
                      page_rows: Optional[int] = None, transform: str = "default", rows_per_file: int = 1000000,
@@ -448,6 +450,21 @@ class Schema(List[Field]):
         if self._native is None:
             raise NotSupported("this schema is not a table's: no Arrow schema")
         return self._native.arrow_schema()
+
+
+def _path(path: Any) -> str:
+    """A table's location: a str or an os.PathLike."""
+    if isinstance(path, (str, _os.PathLike)):
+        return _os.fspath(path)
+    raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
+
+
+def _source_path(source: Any) -> str:
+    """A source that is a file: its path; TypeError naming what sources are otherwise."""
+    if isinstance(source, (str, _os.PathLike)):
+        return _os.fspath(source)
+    raise TypeError("source must be a file path (.csv, .parquet, .arrow), a pandas DataFrame, a dict of columns or an "
+                    f"object with __arrow_c_stream__, not {type(source).__name__}")
 
 
 def _text(name: str, value: Any, optional: bool = True) -> str:
@@ -700,10 +717,13 @@ def _names(select: Optional[Names], name: str = "select") -> List[str]:
 
 def _layout_options(columns: Names, cube_rows: Optional[int], slices: int, page_rows: Optional[int], transform: str,
                     rows_per_file: int, seed: int) -> Dict[str, Any]:
-    options = {"columns": _names(columns, "columns"), "slices": slices,
-               "transform": transform, "rows_per_file": rows_per_file, "seed": seed}
+    if transform not in ("default", "linear", "quantile"):
+        raise ValueError(f"transform must be 'default', 'linear' or 'quantile', got {transform!r}")
+    options = {"columns": _names(columns, "columns"), "slices": _whole("slices", slices, 1),
+               "transform": transform, "rows_per_file": _whole("rows_per_file", rows_per_file, 1),
+               "seed": _whole("seed", seed, 0)}
     if cube_rows is not None:
-        options["cube_rows"] = cube_rows
+        options["cube_rows"] = _whole("cube_rows", cube_rows, 1)
     if page_rows is not None:  # default: 64, 32 for an OTree on three or more columns
-        options["page_rows"] = page_rows
+        options["page_rows"] = _whole("page_rows", page_rows, 1)
     return options

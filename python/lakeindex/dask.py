@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import distributed
 
 import _lakeindex as _native
-from lakeindex import Names, PathLike, Table, _layout_options, _memory_limit
+from lakeindex import Names, PathLike, Table, _layout_options, _memory_limit, _text, _whole
 
 Inject = Optional[Dict[str, Any]]  # the tests' fault hook (_fault)
 
@@ -43,7 +43,12 @@ def build_index(path: PathLike, column: str, kind: str = "btree", client: Option
     client = client or distributed.get_client()
     path = str(path)
     version = Table.open(path).version
-    args: Tuple[str, str, str, int, int] = (column, kind, name or "", page_rows, zone_rows)
+    if kind not in ("btree", "zonemap"):
+        raise ValueError(f"kind must be 'btree' or 'zonemap', got {kind!r}")
+    args: Tuple[str, str, str, int, int] = (_text("column", column, optional=False), kind, _text("name", name),
+                                            _whole("page_rows", page_rows, 1), _whole("zone_rows", zone_rows, 1))
+    _whole("groups", groups, 1)
+    _whole("retries", retries, 0)
     _native.index_plan(path, version, *args)  # the errors CreateIndex gives, before any task
     fragments = _native.fragments(path, version)
     n = groups or min(_MAX_SEGMENTS, max(1, len(client.scheduler_info()["workers"])))

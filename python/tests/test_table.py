@@ -334,7 +334,7 @@ class TableTest(unittest.TestCase):
             self.make("e")  # exists
         with self.assertRaises(lakeindex.InvalidArgument):
             t.create_index("nope")
-        with self.assertRaises(lakeindex.Error):
+        with self.assertRaisesRegex(ValueError, "cube_rows must be >= 1, got 0"):  # checked in Python
             t.layout_otree(["x"], cube_rows=0)
 
     def test_threads_query_concurrently(self):
