@@ -187,7 +187,7 @@ struct Entry {
   uint64_t rows = 0;
   uint64_t size = 0;
   uint64_t seq = 0;
-  std::map<int, int64_t> value_counts, null_counts, nan_counts;
+  std::map<int, int64_t> column_sizes, value_counts, null_counts, nan_counts;
   std::map<int, std::string> lower, upper;
   // A deletion vector (format 3): a blob of a Puffin file, applying to one data file.
   bool puffin = false;
@@ -303,9 +303,13 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
     RETURN_IF_ERROR(avro::SetString(&file, "file_format", e.puffin ? "PUFFIN" : "PARQUET"));
     RETURN_IF_ERROR(avro::SetLong(&file, "record_count", int64_t(e.rows)));
     RETURN_IF_ERROR(avro::SetLong(&file, "file_size_in_bytes", int64_t(e.size)));
-    // An empty map, not null: no per-column sizes are recorded, and PyIceberg's inspect.entries()
-    // takes a null map for an error.
-    RETURN_IF_ERROR(avro::SetNonNull(&file, "column_sizes").status());
+    // Never null (an empty map for files whose sizes were not recorded): PyIceberg's
+    // inspect.entries() takes a null map for an error.
+    if (e.column_sizes.empty()) {
+      RETURN_IF_ERROR(avro::SetNonNull(&file, "column_sizes").status());
+    } else {
+      RETURN_IF_ERROR(FillCounts(&file, "column_sizes", e.column_sizes));
+    }
     RETURN_IF_ERROR(FillCounts(&file, "value_counts", e.value_counts));
     RETURN_IF_ERROR(FillCounts(&file, "null_value_counts", e.null_counts));
     RETURN_IF_ERROR(FillCounts(&file, "nan_value_counts", e.nan_counts));
@@ -468,6 +472,9 @@ Entry DataEntry(const json& state, const Manifest& next, const FragmentMeta& f, 
   e.size = f.file_size;
   e.seq = seq;
   for (const IdField& c : IdFields(next.schema)) {
+    if (auto bytes = f.column_bytes.find(c.field->name); bytes != f.column_bytes.end()) {
+      e.column_sizes[c.id] = int64_t(bytes->second);
+    }
     auto it = f.stats.find(c.field->name);
     if (it == f.stats.end()) continue;
     const ColumnStats& s = it->second;

@@ -95,6 +95,15 @@ TEST(IcebergTest, EveryCommitWritesManifestsAvroCReadsAndPositionDeletesOurReade
   ASSERT_EQ(data->records.size(), 2u);
   EXPECT_NE(data->records[0].find(R"("status": 1, "snapshot_id": {"long": 1})"), std::string::npos) << data->records[0];
   EXPECT_NE(data->records[0].find("file:///mem/t/data/"), std::string::npos);
+  // column_sizes: each column's compressed bytes (fields 1 and 2), as the fragment recorded them.
+  const FragmentMeta& first = t->manifest().fragments[0];
+  ASSERT_EQ(first.column_bytes.size(), 2u);
+  EXPECT_NE(data->records[0].find(R"("column_sizes": {"array": [{"key": 1, "value": )" +
+                                  std::to_string(first.column_bytes.at("id")) + "}, {\"key\": 2, \"value\": " +
+                                  std::to_string(first.column_bytes.at("s")) + "}]}"),
+            std::string::npos)
+      << data->records[0];
+  EXPECT_LT(first.column_bytes.at("id") + first.column_bytes.at("s"), first.file_size);
   auto appended = avro::ReadContainer(*store->Read(state["manifests"][1].get<std::string>()));
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
   ASSERT_EQ(appended->records.size(), 1u);

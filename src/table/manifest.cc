@@ -185,6 +185,15 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
       if (t.offset >= frag.file_size) return Status::Corruption(where + ": tail offset beyond the file size");
       frag.tail = t;
     }
+    ASSIGN_OR_RETURN(const json* column_bytes, ff.Get("column_bytes", json::value_t::object, /*optional=*/true));
+    if (column_bytes != nullptr) {
+      for (auto it = column_bytes->begin(); it != column_bytes->end(); ++it) {
+        if (m.schema.FindField(it.key()) < 0 || !it.value().is_number_unsigned() || it.value().get<uint64_t>() > frag.file_size) {
+          return Status::Corruption(where + ": column_bytes of '" + it.key() + "' is not a size within the file");
+        }
+        frag.column_bytes[it.key()] = it.value().get<uint64_t>();
+      }
+    }
     ASSIGN_OR_RETURN(const json* stats, ff.Get("stats", json::value_t::object));
     for (auto it = stats->begin(); it != stats->end(); ++it) {
       int col = m.schema.FindField(it.key());
@@ -375,6 +384,7 @@ std::string SerializeManifest(const Manifest& m) {
     for (const auto& [name, s] : f.stats) stats[name] = StatsToJson(s);
     fj["stats"] = stats;
     if (f.tail) fj["tail"] = {{"offset", f.tail->offset}, {"xxh64", Hex16(f.tail->xxh64)}};
+    if (!f.column_bytes.empty()) fj["column_bytes"] = f.column_bytes;
     frags.push_back(std::move(fj));
   }
   j["fragments"] = frags;

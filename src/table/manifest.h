@@ -81,6 +81,9 @@ struct FragmentMeta {
   std::optional<DeletionRef> deletion;
   std::map<std::string, ColumnStats> stats;  // by column name
   std::optional<DataTail> tail;              // absent in manifests written before it existed
+  // Bytes of each column's chunks in the file, compressed (by column name; empty in manifests
+  // written before they were kept): Iceberg's column_sizes.
+  std::map<std::string, uint64_t> column_bytes;
 
   uint64_t live_rows() const { return rows - (deletion ? deletion->count : 0); }
   bool operator==(const FragmentMeta&) const = default;

@@ -93,6 +93,11 @@ Result<FragmentMeta> DataFileStream::Finish() {
   frag.rows = writer_->rows_written();
   const Schema& schema = writer_->schema();
   for (size_t c = 0; c < schema.num_fields(); ++c) frag.stats[schema.field(c).name] = writer_->column_stats()[c];
+  for (const parquet::RowGroup& rg : writer_->metadata().row_groups) {
+    for (size_t c = 0; c < rg.columns.size() && c < schema.num_fields(); ++c) {
+      if (rg.columns[c].meta_data) frag.column_bytes[schema.field(c).name] += uint64_t(rg.columns[c].meta_data->total_compressed_size);
+    }
+  }
   const std::string& tail = writer_->tail();
   frag.tail = DataTail{frag.file_size - tail.size(), XXH64(tail.data(), tail.size(), 0)};
   writer_.reset();

@@ -585,6 +585,11 @@ class Checker:
         for f in rows.get("files", []):
             if f["content"] == 0 and f["sort_order_id"] != 0:
                 self.fail("spark", table, f"{step} [#files]", newest, f"data file sort_order_id {f['sort_order_id']!r}")
+            if f["content"] == 0:
+                sizes = dict(f["column_sizes"] or {})
+                if not sizes or not all(v > 0 for v in sizes.values()) or sum(sizes.values()) >= f["file_size_in_bytes"]:
+                    self.fail("spark", table, f"{step} [#files]", newest,
+                              f"column_sizes {sizes!r} of a {f['file_size_in_bytes']}-byte file")
             if f["content"] == 1:
                 lower, upper = dict(f["lower_bounds"] or {}), dict(f["upper_bounds"] or {})
                 pos = 2147483545
