@@ -20,6 +20,7 @@
 #include "layout/otree/layout_writer.h"
 #include "lakeindex/events.h"
 #include "ops/operations.h"
+#include "ops/read.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/batch_source.h"
@@ -79,14 +80,16 @@ struct Measured {
 };
 
 // Runs `request` the way `explain --analyze` counts it: the table (the newest version, or
-// `version`) is opened anew, and the counters start after the open; with `indexes`, every index
-// of the table is offered to the planner.
+// `version`) is opened anew, and the counters start after the open; with `indexes`, the indexes
+// every read uses (ops::PlanFilter) are offered to the planner.
 Result<Measured> Measure(const DemoTable& t, std::optional<uint64_t> version, bool indexes, query::ScanRequest request) {
   ASSIGN_OR_RETURN(auto table, table::Table::Open(t.store, version));
   t.store->counters().Reset();
   auto start = Clock::now();
   if (indexes) {
-    ASSIGN_OR_RETURN(request.indexes, query::OpenIndexes(*table, {}));
+    ASSIGN_OR_RETURN(ops::PlannedFilter planned, ops::PlanFilter(*table, request.where));
+    request.parsed = planned.parsed;
+    request.indexes = std::move(planned.indexes);
   }
   ASSIGN_OR_RETURN(auto scanner, query::Scanner::Make(table.get(), request));
   Measured m;

@@ -15,6 +15,7 @@
 #include "format/parquet/writer.h"
 #include "layout/otree/layout_writer.h"
 #include "ops/operations.h"
+#include "ops/read.h"
 #include "query/aggregate.h"
 #include "query/order.h"
 #include "query/index_manager.h"
@@ -146,14 +147,9 @@ struct QueryArgs {
   bool analyze = false, json = false;
 };
 
-Result<std::unique_ptr<query::Scanner>> MakeScanner(const TableHandle& h, const QueryArgs& args) {
-  query::ScanRequest request;
-  request.sample = args.sample;
-  ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
-  request.where = args.where;
-  request.select = SplitList(args.select);
-  request.limit = args.limit;
-  return query::Scanner::Make(h.table.get(), request);
+// The read the flags ask for (ops::Read).
+ops::ReadRequest ReadRequestFrom(const QueryArgs& args) {
+  return ops::ReadRequest{args.where, SplitList(args.select), args.sample, args.limit, args.order_by};
 }
 
 Status WriteResult(const QueryArgs& args, const Schema& schema, const std::function<Result<bool>(Batch*)>& next);
@@ -170,8 +166,9 @@ Status WriteBatch(const QueryArgs& args, Batch batch) {
   });
 }
 
-// The aggregation `query --agg` / `explain --agg` ask for (without limit and order).
-Result<query::AggregateRequest> AggregateRequestFrom(const TableHandle& h, const QueryArgs& args) {
+// The aggregation `query --agg` / `explain --agg` ask for (without limit and order; the indexes
+// ops::Aggregate's).
+query::AggregateRequest AggregateRequestFrom(const QueryArgs& args) {
   query::AggregateRequest request;
   request.where = args.where;
   request.aggregates = args.agg;
@@ -179,7 +176,6 @@ Result<query::AggregateRequest> AggregateRequestFrom(const TableHandle& h, const
   request.sample = args.sample;
   request.error = args.error;
   request.confidence = args.confidence;
-  ASSIGN_OR_RETURN(request.indexes, query::OpenIndexesFor(*h.table, args.where));
   return request;
 }
 
@@ -191,13 +187,13 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
   if (args.format == "parquet" && (args.sample || args.error)) {
     return Status::InvalidArgument("--format parquet does not take estimates; use table, csv or json");
   }
-  ASSIGN_OR_RETURN(query::AggregateRequest request, AggregateRequestFrom(h, args));
+  query::AggregateRequest request = AggregateRequestFrom(args);
   request.limit = args.limit;
   request.order_by = args.order_by;
   auto progress = std::make_unique<Progress>("aggregate " + args.table, h.table->manifest().total_rows());
   request.progress = [&progress](uint64_t rows) { progress->Update(rows); };
   h.store->counters().Reset();
-  ASSIGN_OR_RETURN(query::AggregateResult result, query::AggregateTable(*h.table, request));
+  ASSIGN_OR_RETURN(query::AggregateResult result, ops::Aggregate(*h.table, request));
   progress.reset();  // the bar's line cleared before the result is printed
   if (result.estimated && args.format == "table") {
     ASSIGN_OR_RETURN(result.rows, JoinIntervals(result.rows));
@@ -229,14 +225,8 @@ Status RunQuery(const QueryArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
   if (!args.agg.empty() || !args.group_by.empty()) return RunAggregate(h, args);
   if (args.error) return Status::InvalidArgument("--error needs --agg: it sets how close the aggregates' estimates must be");
-  if (!args.order_by.empty()) {
-    query::OrderedQuery ordered{args.where, SplitList(args.select), args.order_by, args.limit, args.sample, {}};
-    ASSIGN_OR_RETURN(ordered.indexes, query::OpenIndexesForOrder(*h.table, args.where, args.order_by));
-    ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(*h.table, ordered));
-    return WriteBatch(args, std::move(result.rows));
-  }
-  ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
-  return WriteResult(args, scanner->schema(), [&](Batch* batch) { return scanner->Next(batch); });
+  ASSIGN_OR_RETURN(std::unique_ptr<ops::RowStream> rows, ops::Read(*h.table, ReadRequestFrom(args)));
+  return WriteResult(args, rows->schema(), [&](Batch* batch) { return rows->Next(batch); });
 }
 
 // Writes a result, batch by batch as `next` gives them, in args.format to stdout or args.output.
@@ -300,10 +290,9 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
 
 // explain --agg: runs the aggregation (as --analyze does a query) and tells how it was answered.
 Status ExplainAggregate(const TableHandle& h, const QueryArgs& args) {
-  ASSIGN_OR_RETURN(query::AggregateRequest request, AggregateRequestFrom(h, args));
   h.store->counters().Reset();
   const auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(query::AggregateResult result, query::AggregateTable(*h.table, request));
+  ASSIGN_OR_RETURN(query::AggregateResult result, ops::Aggregate(*h.table, AggregateRequestFrom(args)));
   const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const StoreCounters& io = h.store->counters();
   nlohmann::json j;
@@ -345,8 +334,9 @@ Status RunExplain(const QueryArgs& args) {
   if (!args.agg.empty()) return ExplainAggregate(h, args);
   auto start = std::chrono::steady_clock::now();
   h.store->counters().Reset();
-  ASSIGN_OR_RETURN(auto scanner, MakeScanner(h, args));
-  RETURN_IF_ERROR(scanner->Explain(args.analyze));
+  ops::ReadRequest request = ReadRequestFrom(args);
+  request.order_by.clear();  // explain tells the scan's plan
+  ASSIGN_OR_RETURN(std::unique_ptr<query::Scanner> scanner, ops::Explain(*h.table, request, args.analyze));
   double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const query::ScanCounters& c = scanner->counters();
   StoreCounters& io = h.store->counters();
@@ -412,23 +402,15 @@ Status RunVersions(const InfoArgs& args) {
 Status RunStats(const InfoArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   const table::Manifest& m = h.table->manifest();
-  uint64_t bytes = 0, rows = 0, deleted = 0;
-  for (const auto& f : m.fragments) {
-    bytes += f.file_size;
-    rows += f.rows;
-    deleted += f.rows - f.live_rows();
-  }
-  std::printf("table: %s\nversion: %llu\nschema: %s\nfragments: %zu\nrows: %llu (%llu deleted)\ndata bytes: %llu\n",
+  ops::TableStats stats = ops::Stats(*h.table);
+  std::printf("table: %s\nversion: %llu\nschema: %s\nfragments: %llu\nrows: %llu (%llu deleted)\ndata bytes: %llu\n",
               args.table.c_str(), static_cast<unsigned long long>(m.version), m.schema.ToString().c_str(),
-              m.fragments.size(), static_cast<unsigned long long>(rows - deleted),
-              static_cast<unsigned long long>(deleted), static_cast<unsigned long long>(bytes));
+              static_cast<unsigned long long>(stats.fragments), static_cast<unsigned long long>(stats.rows),
+              static_cast<unsigned long long>(stats.deleted_rows), static_cast<unsigned long long>(stats.data_bytes));
   Batch b(*Schema::Parse("column:string,type:string,min:string,max:string,nulls:int64,nans:int64"));
   for (size_t c = 0; c < m.schema.num_fields(); ++c) {
     const Field& field = m.schema.field(c);
-    ColumnStats total;
-    for (const auto& f : m.fragments) {
-      if (auto it = f.stats.find(field.name); it != f.stats.end()) total.Merge(it->second);
-    }
+    const ColumnStats& total = stats.columns[field.name];
     RETURN_IF_ERROR(b.mutable_column(0).AppendString(field.name));
     RETURN_IF_ERROR(b.mutable_column(1).AppendString(TypeName(field.type)));
     RETURN_IF_ERROR(b.mutable_column(2).AppendValue(total.min ? Value::String(total.min->ToString()) : Value::Null(TypeId::kString)));

@@ -1,4 +1,5 @@
 #include "ops/operations.h"
+#include "ops/read.h"
 
 #include <algorithm>
 #include <chrono>
@@ -227,8 +228,8 @@ Result<LayoutResult> CommitPartitionedLayout(table::Table* table, layout::Layout
 
 Result<uint64_t> Delete(table::Table* table, const std::string& where) {
   return StartingOver<uint64_t>(table, "delete", [&]() -> Result<uint64_t> {
-    ASSIGN_OR_RETURN(std::vector<query::IndexHandle> indexes, query::OpenIndexesFor(*table, where));
-    return query::DeleteWhere(table, where, std::move(indexes));
+    ASSIGN_OR_RETURN(PlannedFilter planned, PlanFilter(*table, where));  // as a read of those rows
+    return query::DeleteWhere(table, where, std::move(planned.indexes));
   });
 }
 

@@ -17,6 +17,7 @@
 #include "layout/otree/partitioned_layout.h"
 #include "python/convert.h"
 #include "ops/operations.h"
+#include "ops/read.h"
 #include "query/aggregate.h"
 #include "query/order.h"
 #include "query/index_manager.h"
@@ -119,22 +120,24 @@ py::tuple NamesAndColumns(const Batch& batch) {
 // the Table appending or moving on does not change what it returns.
 class PyScan {
  public:
-  PyScan(std::unique_ptr<table::Table> table, const query::ScanRequest& request) : table_(std::move(table)) {
-    scanner_ = Check(Unlocked([&] { return query::Scanner::Make(table_.get(), request); }));
+  // A read (ops::Read) of `table`, a view of one version, with its filter planned already.
+  PyScan(std::unique_ptr<table::Table> table, const ops::ReadRequest& request, const ops::PlannedFilter& planned)
+      : table_(std::move(table)) {
+    rows_ = Check(Unlocked([&] { return ops::Read(*table_, request, &planned); }));
   }
   py::tuple Next() {
     Batch batch;
-    const bool more = Check(Unlocked([&] { return scanner_->Next(&batch); }));
+    const bool more = Check(Unlocked([&] { return rows_->Next(&batch); }));
     if (!more) throw py::stop_iteration();
     return NamesAndColumns(batch);
   }
   // The next batch, without Python (the Arrow stream's producer).
-  Result<bool> NextBatch(Batch* batch) { return scanner_->Next(batch); }
-  const Schema& schema() const { return scanner_->schema(); }
+  Result<bool> NextBatch(Batch* batch) { return rows_->Next(batch); }
+  const Schema& schema() const { return rows_->schema(); }
 
  private:
-  std::unique_ptr<table::Table> table_;  // before scanner_: destroyed after it
-  std::unique_ptr<query::Scanner> scanner_;
+  std::unique_ptr<table::Table> table_;  // before rows_: destroyed after it
+  std::unique_ptr<ops::RowStream> rows_;
 };
 
 // Table.query(output="arrow"): a result as an Arrow C stream, handed over by the PyCapsule
@@ -417,14 +420,8 @@ class PyTable {
   py::tuple Query(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
                   std::optional<uint64_t> limit, const std::string& order_by) {
     Batch all = Check(Unlocked([&]() -> Result<Batch> {
-      if (!order_by.empty()) {
-        query::OrderedQuery ordered{where, select, order_by, limit, sample, {}};
-        ASSIGN_OR_RETURN(ordered.indexes, Indexes());
-        ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(*table_, ordered));
-        return std::move(result.rows);
-      }
-      ASSIGN_OR_RETURN(auto scanner, MakeScanner(where, select, sample, limit));
-      return Drain(scanner->schema(), [&](Batch* b) { return scanner->Next(b); });
+      ASSIGN_OR_RETURN(std::unique_ptr<ops::RowStream> rows, ops::Read(*table_, {where, select, sample, limit, order_by}));
+      return Drain(rows->schema(), [&](Batch* b) { return rows->Next(b); });
     }));
     return NamesAndColumns(all);
   }
@@ -433,28 +430,21 @@ class PyTable {
   // are sorted first, then streamed).
   PyArrowStream ArrowQuery(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
                            std::optional<uint64_t> limit, const std::string& order_by) {
-    if (!order_by.empty()) {
-      return PyArrowStream::OneBatch(Check(Unlocked([&]() -> Result<Batch> {
-        query::OrderedQuery ordered{where, select, order_by, limit, sample, {}};
-        ASSIGN_OR_RETURN(ordered.indexes, Indexes());
-        ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(*table_, ordered));
-        return std::move(result.rows);
-      })));
-    }
-    std::shared_ptr<PyScan> scan = Scan(where, select, sample, limit);
+    std::shared_ptr<PyScan> scan = Read({where, select, sample, limit, order_by});
     return PyArrowStream(scan->schema(), [scan](Batch* out) { return scan->NextBatch(out); });
   }
 
   // A scan of the current version, batch by batch (PyScan).
   std::shared_ptr<PyScan> Scan(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
                                std::optional<uint64_t> limit) {
-    query::ScanRequest request;
-    request.where = where;
-    request.select = select;
-    request.sample = sample;
-    request.limit = limit;
-    if (!where.empty()) request.indexes = Check(Unlocked([&] { return Indexes(); }));
-    return std::make_shared<PyScan>(table::Table::View(table_->shared_store(), table_->manifest()), request);
+    return Read({where, select, sample, limit, ""});
+  }
+
+  // A read of the current version that goes on reading it whatever this Table commits meanwhile
+  // (a view of the version; the filter planned through this Table, whose indexes stay shared).
+  std::shared_ptr<PyScan> Read(const ops::ReadRequest& request) {
+    ops::PlannedFilter planned = Check(Unlocked([&] { return ops::PlanFilter(*table_, request.where, request.order_by); }));
+    return std::make_shared<PyScan>(table::Table::View(table_->shared_store(), table_->manifest()), request, planned);
   }
 
   // (column names, column arrays, details) of SELECT group_by, aggregates WHERE where GROUP BY
@@ -474,10 +464,7 @@ class PyTable {
       request.confidence = confidence;
       request.cache_pages = true;  // a Table lives on: the next aggregate of these columns decodes nothing
       request.order_by = order_by;
-      if (!where.empty()) {
-        ASSIGN_OR_RETURN(request.indexes, Indexes());
-      }
-      return query::AggregateTable(*table_, request);
+      return ops::Aggregate(*table_, std::move(request));
     }));
     py::dict details;
     details["estimated"] = result.estimated;
@@ -498,21 +485,14 @@ class PyTable {
 
   // COUNT(*) WHERE where: from the index and deletion vectors where an exact index answers.
   uint64_t Count(const std::string& where) {
-    return Check(Unlocked([&]() -> Result<uint64_t> {
-      std::vector<query::IndexHandle> indexes;
-      if (!where.empty()) {
-        ASSIGN_OR_RETURN(indexes, Indexes());
-      }
-      return query::CountWhere(*table_, where, std::move(indexes));
-    }));
+    return Check(Unlocked([&] { return ops::Count(*table_, where); }));
   }
 
   // The plan and counters of `lakeindex explain --json` (analyze: run the query and count).
   py::dict Explain(const std::string& where, std::optional<double> sample, bool analyze) {
     nlohmann::json j = Check(Unlocked([&]() -> Result<nlohmann::json> {
       store_->counters().Reset();
-      ASSIGN_OR_RETURN(auto scanner, MakeScanner(where, {}, sample, std::nullopt));
-      RETURN_IF_ERROR(scanner->Explain(analyze));
+      ASSIGN_OR_RETURN(auto scanner, ops::Explain(*table_, {where, {}, sample, std::nullopt, ""}, analyze));
       return query::ExplainJson(*scanner, table_->version(), analyze, store_->counters());
     }));
     return JsonToPy(j);
@@ -552,26 +532,17 @@ class PyTable {
   // Size, per-column statistics, indexes and layout of this version.
   py::dict Stats() {
     const table::Manifest& m = table_->manifest();
+    ops::TableStats stats = ops::Stats(*table_);
     py::dict d;
-    uint64_t bytes = 0, rows = 0, live = 0;
-    for (const auto& f : m.fragments) {
-      bytes += f.file_size;
-      rows += f.rows;
-      live += f.live_rows();
-    }
     d["version"] = m.version;
     d["schema"] = m.schema.ToString();
-    d["fragments"] = m.fragments.size();
-    d["rows"] = live;
-    d["deleted_rows"] = rows - live;
-    d["data_bytes"] = bytes;
+    d["fragments"] = stats.fragments;
+    d["rows"] = stats.rows;
+    d["deleted_rows"] = stats.deleted_rows;
+    d["data_bytes"] = stats.data_bytes;
     py::dict columns;
     for (const Field& field : m.schema.fields()) {
-      ColumnStats total;
-      for (const auto& f : m.fragments) {
-        if (auto it = f.stats.find(field.name); it != f.stats.end()) total.Merge(it->second);
-      }
-      py::dict c = StatsToPy(total);
+      py::dict c = StatsToPy(stats.columns[field.name]);
       c["type"] = TypeName(field.type);
       columns[py::str(field.name)] = c;
     }
@@ -588,34 +559,9 @@ class PyTable {
  private:
   explicit PyTable(std::string path) : path_(std::move(path)) {}
 
-  Result<std::unique_ptr<query::Scanner>> MakeScanner(const std::string& where, const std::vector<std::string>& select,
-                                                      std::optional<double> sample, std::optional<uint64_t> limit) {
-    query::ScanRequest request;
-    request.where = where;
-    request.select = select;
-    request.sample = sample;
-    request.limit = limit;
-    if (!where.empty()) {
-      ASSIGN_OR_RETURN(request.indexes, Indexes());
-    }
-    return query::Scanner::Make(table_.get(), request);
-  }
-
-  // The indexes of the current version, opened once per version (not per query).
-  Result<std::vector<query::IndexHandle>> Indexes() {
-    std::lock_guard<std::mutex> lock(*indexes_mu_);
-    if (!indexes_ || indexes_->first != table_->version()) {
-      ASSIGN_OR_RETURN(auto opened, query::OpenIndexes(*table_, {}));
-      indexes_.emplace(table_->version(), std::move(opened));
-    }
-    return indexes_->second;
-  }
-
   std::string path_;
   std::shared_ptr<InstrumentedStore> store_;
   std::unique_ptr<table::Table> table_;
-  std::unique_ptr<std::mutex> indexes_mu_ = std::make_unique<std::mutex>();  // (a pointer: PyTable moves)
-  std::optional<std::pair<uint64_t, std::vector<query::IndexHandle>>> indexes_;
 };
 
 // ---- the steps of distributed builds (lakeindex.dask): plain values in and out ----------------

@@ -376,6 +376,25 @@ void ColumnsOf(const Expr& e, std::vector<std::string>* out) {
 }
 }  // namespace
 
+std::vector<std::string> ColumnsOf(const Expr& e) {
+  std::vector<std::string> out;
+  ColumnsOf(e, &out);
+  return out;
+}
+
+Result<std::shared_ptr<const std::vector<IndexHandle>>> SharedIndexes(const table::Table& table,
+                                                                       std::vector<std::string> columns) {
+  if (columns.empty()) return std::make_shared<const std::vector<IndexHandle>>();
+  std::sort(columns.begin(), columns.end());
+  std::string key = "indexes@" + std::to_string(table.version()) + ":" + table.manifest().commit_id;
+  for (const std::string& c : columns) key += "\x1f" + c;
+  ASSIGN_OR_RETURN(std::shared_ptr<const void> shared, table.SharedObject(key, [&]() -> Result<std::shared_ptr<const void>> {
+    ASSIGN_OR_RETURN(std::vector<IndexHandle> opened, OpenIndexes(table, columns));
+    return std::shared_ptr<const void>(std::make_shared<const std::vector<IndexHandle>>(std::move(opened)));
+  }));
+  return std::static_pointer_cast<const std::vector<IndexHandle>>(shared);
+}
+
 namespace {
 
 // The columns filter `where` names, as the schema spells them.

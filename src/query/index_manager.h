@@ -104,5 +104,11 @@ inline constexpr uint64_t kPrefetchTailBytes = 8ull << 20;
 
 // Opens the indexes on columns that `filter` mentions (all when `columns` is empty).
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns);
+// The same, opened once per version of `table` for each set of columns and shared by the reads
+// through it (an empty `columns`: none, not all).
+Result<std::shared_ptr<const std::vector<IndexHandle>>> SharedIndexes(const table::Table& table,
+                                                                       std::vector<std::string> columns);
+// The columns an expression names (each once, in order of appearance).
+std::vector<std::string> ColumnsOf(const Expr& e);
 
 }  // namespace lakeindex::query

@@ -199,15 +199,6 @@ Result<std::optional<OrderedResult>> FromIndex(const table::Table& table, const 
 
 }  // namespace
 
-Result<std::vector<IndexHandle>> OpenIndexesForOrder(const table::Table& table, const std::string& where,
-                                                     const std::string& order_by) {
-  if (!where.empty()) return OpenIndexesFor(table, where);
-  ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(order_by));
-  Result<int> column = FindColumnFolded(table.schema(), keys[0].column);
-  if (keys.size() != 1 || !column.ok()) return std::vector<IndexHandle>{};  // QueryOrdered reports a bad name
-  return OpenIndexes(table, {table.schema().field(size_t(*column)).name});
-}
-
 Result<OrderedResult> QueryOrdered(const table::Table& table, const OrderedQuery& query) {
   ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(query.order_by));
   // Read the selected columns and the keys (resolved against the table), output the selected.
@@ -237,6 +228,7 @@ Result<OrderedResult> QueryOrdered(const table::Table& table, const OrderedQuery
   }
   ScanRequest scan;
   scan.where = query.where;
+  scan.parsed = query.parsed;
   scan.select = read;
   scan.sample = query.sample;
   scan.indexes = query.indexes;

@@ -42,6 +42,7 @@ struct OrderedQuery {
   std::optional<uint64_t> limit;
   std::optional<double> sample;
   std::vector<IndexHandle> indexes;  // the table's indexes (the filter's, and the order column's)
+  ExprPtr parsed;                    // `where` parsed already (ops::PlanFilter), or null
 };
 
 struct OrderedResult {
@@ -52,11 +53,5 @@ struct OrderedResult {
 };
 
 Result<OrderedResult> QueryOrdered(const table::Table& table, const OrderedQuery& query);
-
-// The indexes QueryOrdered can use, opened for a one-off query: the filter's, or without a filter
-// the single order column's (read in order when it is a BTree). A long-lived caller passes the
-// handles it keeps instead.
-Result<std::vector<IndexHandle>> OpenIndexesForOrder(const table::Table& table, const std::string& where,
-                                                     const std::string& order_by);
 
 }  // namespace lakeindex::query

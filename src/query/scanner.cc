@@ -140,7 +140,9 @@ Status Scanner::Init(const ScanRequest& request) {
   limit_ = request.limit;
   ExprPtr parsed;
   std::set<std::string> filter_columns;
-  if (!request.where.empty()) {
+  if (request.parsed) {
+    parsed = request.parsed;
+  } else if (!request.where.empty()) {
     ASSIGN_OR_RETURN(parsed, ParseExpression(request.where));
   }
   ASSIGN_OR_RETURN(std::shared_ptr<const std::optional<layout::LayoutMeta>> shared_layout, layout::LoadLayout(*table_));
@@ -842,11 +844,13 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
 }
 
 Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes,
-                            std::vector<std::string>* plan) {
+                            std::vector<std::string>* plan, ExprPtr parsed) {
+  if (!where.empty() && !parsed) {
+    ASSIGN_OR_RETURN(parsed, ParseExpression(where));
+  }
   if (!where.empty() && !indexes.empty()) {
     // One exact index answering the whole filter over every fragment, none with deleted rows:
     // counted from the index's directory, not a data file nor most of its leaf pages read.
-    ASSIGN_OR_RETURN(ExprPtr parsed, ParseExpression(where));
     ASSIGN_OR_RETURN(ExprPtr bound, Bind(*parsed, table.schema()));
     std::optional<SingleIndexQuery> single = AsSingleIndexQuery(*bound, indexes);
     const table::Manifest& m = table.manifest();
@@ -866,6 +870,7 @@ Result<uint64_t> CountWhere(const table::Table& table, const std::string& where,
   }
   ScanRequest request;
   request.where = where;
+  request.parsed = parsed;
   request.count_only = true;
   request.indexes = std::move(indexes);
   ASSIGN_OR_RETURN(auto scanner, Scanner::Make(&table, request));

@@ -31,6 +31,7 @@ namespace lakeindex::query {
 
 struct ScanRequest {
   std::string where;                // SQL filter; empty = every row
+  ExprPtr parsed;                   // `where` parsed already (ops::PlanFilter), or null: parsed here
   std::vector<std::string> select;  // empty = every visible column (names not starting with '_')
   std::optional<uint64_t> limit;
   // Next() may return each row's address (delete, take) only when this is set.
@@ -180,9 +181,9 @@ class Scanner {
 
 // The number of rows of `table` where `where` is TRUE (every live row when empty), as
 // ScanRequest::count_only counts them.
-// `plan` (optional) receives how it was counted, for explain.
+// `plan` (optional) receives how it was counted, for explain; `parsed`: `where` parsed already.
 Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes = {},
-                            std::vector<std::string>* plan = nullptr);
+                            std::vector<std::string>* plan = nullptr, ExprPtr parsed = nullptr);
 
 // Deletes the rows of `table` where `where` is TRUE (using `indexes` to find them) and commits a
 // new version; returns how many rows were newly deleted (0: no new version).
