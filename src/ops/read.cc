@@ -58,8 +58,8 @@ Result<PlannedFilter> PlanFilter(const table::Table& table, const std::string& w
   std::vector<std::string> columns;
   if (!where.empty()) {
     ASSIGN_OR_RETURN(out.parsed, query::ParseExpression(where));
-    ASSIGN_OR_RETURN(query::ExprPtr bound, query::Bind(*out.parsed, table.schema()));
-    columns = query::ColumnsOf(*bound);
+    ASSIGN_OR_RETURN(out.bound, query::Bind(*out.parsed, table.schema()));
+    columns = query::ColumnsOf(*out.bound);
   } else if (!order_by.empty()) {
     // Without a filter, an order on one indexed column is read in order from its btree.
     ASSIGN_OR_RETURN(std::vector<query::OrderKey> keys, query::ParseOrderBy(order_by));
@@ -97,7 +97,7 @@ Result<std::unique_ptr<query::Scanner>> Explain(const table::Table& table, const
 
 Result<uint64_t> Count(const table::Table& table, const std::string& where) {
   ASSIGN_OR_RETURN(PlannedFilter planned, PlanFilter(table, where));
-  return query::CountWhere(table, where, std::move(planned.indexes), nullptr, planned.parsed);
+  return query::CountWhere(table, where, std::move(planned.indexes), nullptr, planned.parsed, planned.bound);
 }
 
 Result<query::AggregateResult> Aggregate(const table::Table& table, query::AggregateRequest request) {

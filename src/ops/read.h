@@ -29,6 +29,7 @@ namespace lakeindex::ops {
 struct PlannedFilter {
   std::string where;
   query::ExprPtr parsed;
+  query::ExprPtr bound;  // `parsed` bound to the table's schema
   std::vector<query::IndexHandle> indexes;
 };
 // InvalidArgument (about "where") for a filter that does not parse or bind.

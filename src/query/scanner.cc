@@ -844,14 +844,16 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
 }
 
 Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes,
-                            std::vector<std::string>* plan, ExprPtr parsed) {
+                            std::vector<std::string>* plan, ExprPtr parsed, ExprPtr bound) {
   if (!where.empty() && !parsed) {
     ASSIGN_OR_RETURN(parsed, ParseExpression(where));
   }
   if (!where.empty() && !indexes.empty()) {
     // One exact index answering the whole filter over every fragment, none with deleted rows:
     // counted from the index's directory, not a data file nor most of its leaf pages read.
-    ASSIGN_OR_RETURN(ExprPtr bound, Bind(*parsed, table.schema()));
+    if (!bound) {
+      ASSIGN_OR_RETURN(bound, Bind(*parsed, table.schema()));
+    }
     std::optional<SingleIndexQuery> single = AsSingleIndexQuery(*bound, indexes);
     const table::Manifest& m = table.manifest();
     if (single && single->index->count && single->index->fragments->size() == m.fragments.size() &&

@@ -181,9 +181,10 @@ class Scanner {
 
 // The number of rows of `table` where `where` is TRUE (every live row when empty), as
 // ScanRequest::count_only counts them.
-// `plan` (optional) receives how it was counted, for explain; `parsed`: `where` parsed already.
+// `plan` (optional) receives how it was counted, for explain; `parsed`: `where` parsed already,
+// and `bound` it bound to the table's schema (ops::PlanFilter), or null.
 Result<uint64_t> CountWhere(const table::Table& table, const std::string& where, std::vector<IndexHandle> indexes = {},
-                            std::vector<std::string>* plan = nullptr, ExprPtr parsed = nullptr);
+                            std::vector<std::string>* plan = nullptr, ExprPtr parsed = nullptr, ExprPtr bound = nullptr);
 
 // Deletes the rows of `table` where `where` is TRUE (using `indexes` to find them) and commits a
 // new version; returns how many rows were newly deleted (0: no new version).
