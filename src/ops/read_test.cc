@@ -28,6 +28,13 @@ std::unique_ptr<table::Table> EventsTable(const std::shared_ptr<ObjectStore>& st
   return std::move(*t);
 }
 
+void Index(table::Table* t, const std::string& column, const std::string& type) {
+  query::IndexOptions options;
+  options.column = column;
+  options.type = type;
+  ASSERT_TRUE(ops::CreateIndex(t, options).ok());
+}
+
 std::set<std::string> Names(const PlannedFilter& p) {
   std::set<std::string> out;
   for (const auto& h : p.indexes) out.insert(h.name);
@@ -56,14 +63,8 @@ std::vector<int64_t> Ids(const table::Table& t, const ReadRequest& request) {
 TEST(ReadTest, TheIndexesOfAReadAreTheFiltersOpenedOncePerVersion) {
   auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
   auto t = EventsTable(store, 6000);
-  query::IndexOptions btree;
-  btree.column = "id";
-  btree.type = "btree";
-  ASSERT_TRUE(ops::CreateIndex(t.get(), btree).ok());
-  query::IndexOptions zones;
-  zones.column = "x";
-  zones.type = "zonemap";
-  ASSERT_TRUE(ops::CreateIndex(t.get(), zones).ok());
+  Index(t.get(), "id", "btree");
+  Index(t.get(), "x", "zonemap");
 
   auto by_id = PlanFilter(*t, "id = 5");
   ASSERT_TRUE(by_id.ok()) << by_id.status().ToString();
@@ -102,10 +103,7 @@ TEST(ReadTest, TheIndexesOfAReadAreTheFiltersOpenedOncePerVersion) {
 TEST(ReadTest, ReadsCountsAndStatsAgreeWithEveryRow) {
   auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
   auto t = EventsTable(store, 5000);
-  query::IndexOptions btree;
-  btree.column = "id";
-  btree.type = "btree";
-  ASSERT_TRUE(ops::CreateIndex(t.get(), btree).ok());
+  Index(t.get(), "id", "btree");
   auto deleted = ops::Delete(t.get(), "id BETWEEN 100 AND 199");
   ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
   EXPECT_EQ(*deleted, 100u);
