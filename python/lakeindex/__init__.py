@@ -277,7 +277,7 @@ class Table:
         from the index). `output="pandas"` gives a pandas DataFrame instead (NULLs as pandas'
         missing values: nullable Int / Float / boolean columns, None, NaT). `output="arrow"` gives
         an ArrowStream: the rows as Arrow record batches, read as they are consumed, for any
-        consumer of the Arrow PyCapsule protocol (`pyarrow.table(s)`, `polars.from_arrow(s)`,
+        consumer of the Arrow PyCapsule protocol (`pyarrow.table(s)`, `polars.DataFrame(s)`,
         DuckDB's `FROM s`), without copies of the values."""
         _check_output(output, ("numpy", "pandas", "arrow"))
         args = (_text("where", where), _names(select), _fraction("sample", sample), _whole("limit", limit),
@@ -549,8 +549,13 @@ def _dialect(delimiter: Optional[str], quote: Optional[str], escape: Optional[st
 def _in_memory(source: Any) -> bool:
     """A dict of columns or a pandas DataFrame. A DataFrame is converted by _columns even where
     pandas offers __arrow_c_stream__ (pandas >= 2.2 with pyarrow): its types and NULLs then do not
-    depend on whether pyarrow is installed."""
-    return isinstance(source, dict) or hasattr(source, "to_dict") and hasattr(source, "columns")
+    depend on whether pyarrow is installed. Other frames (Polars, pyarrow) go by the Arrow stream,
+    which keeps their types and NULLs."""
+    if isinstance(source, dict):
+        return True
+    import sys
+    pandas = sys.modules.get("pandas")  # a pandas DataFrame exists only once pandas is imported
+    return pandas is not None and isinstance(source, pandas.DataFrame)
 
 
 def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any, Any]]:

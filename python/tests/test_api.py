@@ -76,6 +76,17 @@ class ApiTest(unittest.TestCase):
         self.assertEqual(arrays.count("v IS NULL"), 0)
         self.assertEqual(arrays.count(), 3)
 
+    def test_a_polars_frame_keeps_its_types_and_nulls(self):
+        """A Polars DataFrame goes by its Arrow stream: int64 stays int64, null is NULL, NaN is NaN."""
+        import polars as pl
+        frame = pl.DataFrame({"a": [1, 2, None], "b": ["x", None, "z"], "f": [1.5, float("nan"), None]})
+        t = lakeindex.Table.create(self.dir.join("polars"), frame)
+        self.assertEqual(t.schema, "a:int64,b:string,f:double")
+        self.assertEqual((t.count("a IS NULL"), t.count("b IS NULL"), t.count("f IS NULL")), (1, 1, 1))
+        self.assertEqual(t.count("f > 0"), 2)  # NaN is a value, the largest (as in DuckDB), not NULL
+        t.append(pl.DataFrame({"a": [7], "b": ["w"], "f": [2.5]}))
+        self.assertEqual(pl.DataFrame(t.query(output="arrow")).sort("a", nulls_last=True)["a"].to_list(), [1, 2, 7, None])
+
     # -- the CLI's operations as methods ------------------------------------------------------
 
     def test_every_operation_keeps_the_rows_a_brute_force_reading_gives(self):

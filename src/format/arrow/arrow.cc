@@ -435,7 +435,8 @@ Result<TypeId> internal::ImportedType(const std::string& format, const char* met
       {"b", TypeId::kBool},    {"c", TypeId::kInt32},  {"C", TypeId::kInt32},  {"s", TypeId::kInt32},
       {"S", TypeId::kInt32},   {"i", TypeId::kInt32},  {"I", TypeId::kInt64},  {"l", TypeId::kInt64},
       {"f", TypeId::kFloat},   {"g", TypeId::kDouble}, {"u", TypeId::kString}, {"U", TypeId::kString},
-      {"z", TypeId::kBinary},  {"Z", TypeId::kBinary}, {"tdD", TypeId::kDate}, {"tdm", TypeId::kDate}};
+      {"z", TypeId::kBinary},  {"Z", TypeId::kBinary}, {"vu", TypeId::kString}, {"vz", TypeId::kBinary},
+      {"tdD", TypeId::kDate},  {"tdm", TypeId::kDate}};
   for (const auto& [f, type] : kExact) {
     if (format == f) return type;
   }
@@ -495,7 +496,9 @@ Result<Column> internal::ImportColumn(const ArrowArray& a, const std::string& fo
   const int64_t fixed_width = format.compare(0, 2, "w:") == 0 ? std::atoll(format.c_str() + 2)
                               : format[0] == 'd'                ? DecimalWidth(format)
                                                                 : 0;
-  if (n < 0 || a.offset < 0 || a.n_buffers < (format == "u" || format == "U" || format == "z" || format == "Z" ? 3 : 2) ||
+  // Offsets and data (strings, binaries); views, their data buffers and the buffers' sizes.
+  const bool three = format == "u" || format == "U" || format == "z" || format == "Z" || format == "vu" || format == "vz";
+  if (n < 0 || a.offset < 0 || a.n_buffers < (three ? 3 : 2) ||
       (format[0] == 'w' && fixed_width <= 0)) {
     return Status::InvalidArgument("Arrow column '" + name + "': malformed array (length, offset or buffers)");
   }
@@ -525,6 +528,26 @@ Result<Column> internal::ImportColumn(const ArrowArray& a, const std::string& fo
         const int64_t hi = large ? FixedAt<int64_t>(a, i + 1) : FixedAt<int32_t>(a, i + 1);
         if (lo < 0 || hi < lo) return bad("string offsets decrease");
         RETURN_IF_ERROR(out.AppendString(std::string_view(static_cast<const char*>(a.buffers[2]) + lo, size_t(hi - lo))));
+        break;
+      }
+      case 'v': {  // string / binary views (Polars' strings): 16 bytes each, inline up to 12 bytes
+        const char* view = static_cast<const char*>(a.buffers[1]) + (a.offset + i) * 16;
+        int32_t length;
+        std::memcpy(&length, view, 4);
+        if (length < 0) return bad("a view of negative length");
+        if (length <= 12) {
+          RETURN_IF_ERROR(out.AppendString(std::string_view(view + 4, size_t(length))));
+          break;
+        }
+        int32_t buffer, offset;
+        std::memcpy(&buffer, view + 8, 4);
+        std::memcpy(&offset, view + 12, 4);
+        const int64_t data_buffers = a.n_buffers - 3;  // validity, views, ..., sizes
+        if (buffer < 0 || buffer >= data_buffers || offset < 0 ||
+            int64_t(offset) + length > static_cast<const int64_t*>(a.buffers[a.n_buffers - 1])[buffer]) {
+          return bad("a view outside its data buffers");
+        }
+        RETURN_IF_ERROR(out.AppendString(std::string_view(static_cast<const char*>(a.buffers[2 + buffer]) + offset, size_t(length))));
         break;
       }
       case 'd': {  // 128-bit (or 64 / 32) little-endian two's complement

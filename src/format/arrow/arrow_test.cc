@@ -267,6 +267,7 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
     std::string format;
     std::vector<uint8_t> values;  // raw little-endian
     std::vector<uint8_t> data;    // strings
+    std::vector<int64_t> sizes;   // views: the data buffer's size (the variadic sizes buffer)
   };
   auto bytes = [](auto... v) {
     std::vector<uint8_t> out;
@@ -315,6 +316,7 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
     for (size_t c = 0; c < cols.size(); ++c) {
       buffers[c] = {nullptr, cols[c].values.data()};
       if (!cols[c].data.empty()) buffers[c].push_back(cols[c].data.data());
+      if (!cols[c].sizes.empty()) buffers[c].push_back(cols[c].sizes.data());
       children[c] = ArrowArray{2, 0, 0, int64_t(buffers[c].size()), 0, buffers[c].data(), nullptr, nullptr,
                                [](ArrowArray* a) { a->release = nullptr; }, nullptr};
       pointers.push_back(&children[c]);
@@ -378,6 +380,42 @@ TEST(ArrowImportTest, OtherProducersFormatsMapToOurTypes) {
   EXPECT_EQ(k.column(0).GetValue(1).ToString(), "1969-12-31 23:59:59.999999999");
   EXPECT_EQ(k.column(1).GetValue(0).ToString(), "\\x00\\xFF");
   EXPECT_EQ(k.column(1).GetValue(1).ToString(), "\\x5C");
+
+  // String and binary views (Polars' strings): inline up to 12 bytes, else in a data buffer.
+  const std::string tail = "a string of 21 chars!";
+  std::vector<uint8_t> views(32, 0);
+  const int32_t short_len = 5, long_len = int32_t(tail.size()), zero = 0;
+  std::memcpy(views.data(), &short_len, 4);
+  std::memcpy(views.data() + 4, "short", 5);
+  std::memcpy(views.data() + 16, &long_len, 4);
+  std::memcpy(views.data() + 20, tail.data(), 4);  // prefix
+  std::memcpy(views.data() + 24, &zero, 4);        // buffer 0
+  std::memcpy(views.data() + 28, &zero, 4);        // offset 0
+  cols = {{"vu", views, std::vector<uint8_t>(tail.begin(), tail.end()), {int64_t(tail.size())}},
+          {"vz", views, std::vector<uint8_t>(tail.begin(), tail.end()), {int64_t(tail.size())}}};
+  given = false;
+  ArrowArrayStream viewed = stream;
+  viewed.release = [](ArrowArrayStream* s) { s->release = nullptr; };
+  auto views_in = StreamImporter::Make(&viewed);
+  ASSERT_TRUE(views_in.ok()) << views_in.status().ToString();
+  EXPECT_EQ((*views_in)->schema().ToString(), "i8:string,u16:binary");
+  Batch v;
+  ASSERT_TRUE(*(*views_in)->Next(&v));
+  EXPECT_EQ(v.column(0).GetString(0), "short");
+  EXPECT_EQ(v.column(0).GetString(1), tail);
+  EXPECT_EQ(v.column(1).GetString(1), tail);
+  // A view past its data buffer is refused.
+  cols[0].sizes = {4};
+  cols.resize(1);
+  given = false;
+  ArrowArrayStream outside = stream;
+  outside.release = [](ArrowArrayStream* s) { s->release = nullptr; };
+  auto past = StreamImporter::Make(&outside);
+  ASSERT_TRUE(past.ok());
+  Batch p;
+  auto read = (*past)->Next(&p);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("outside its data buffers"), std::string::npos) << read.status().ToString();
 }
 
 
