@@ -578,6 +578,11 @@ def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any,
     for name, values in items:
         mask = None
         zoned = False
+        if type(values).__module__.split(".")[0] in ("polars", "pyarrow"):
+            # Their NULLs and types would not survive numpy; a frame of them goes by Arrow.
+            raise TypeError(f"column {name!r} is a {type(values).__module__.split('.')[0]} "
+                            f"{type(values).__name__}: pass the columns as a frame (polars.DataFrame({{...}}) or "
+                            "pyarrow.table({...})), which keeps their types and NULLs")
         if hasattr(values, "isna") and hasattr(values, "to_numpy"):  # a pandas Series
             numpy_dtype = getattr(values.dtype, "numpy_dtype", None)
             if getattr(values.dtype, "tz", None) is not None:  # instants: kept in UTC

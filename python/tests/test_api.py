@@ -86,6 +86,10 @@ class ApiTest(unittest.TestCase):
         self.assertEqual(t.count("f > 0"), 2)  # NaN is a value, the largest (as in DuckDB), not NULL
         t.append(pl.DataFrame({"a": [7], "b": ["w"], "f": [2.5]}))
         self.assertEqual(pl.DataFrame(t.query(output="arrow")).sort("a", nulls_last=True)["a"].to_list(), [1, 2, 7, None])
+        import pyarrow as pa
+        for column in (pl.Series([1, None]), pa.array([1, None])):  # in a dict: refused, not made numpy
+            with self.assertRaisesRegex(TypeError, "pass the columns as a frame"):
+                lakeindex.Table.create(self.dir.join("series"), {"a": column})
 
     # -- the CLI's operations as methods ------------------------------------------------------
 
