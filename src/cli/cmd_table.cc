@@ -156,14 +156,8 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
 
 // One batch, the whole result.
 Status WriteBatch(const QueryArgs& args, Batch batch) {
-  const Schema schema = batch.schema();
-  bool given = false;
-  return WriteResult(args, schema, [&](Batch* out) -> Result<bool> {
-    if (given) return false;
-    given = true;
-    *out = std::move(batch);
-    return true;
-  });
+  std::unique_ptr<ops::RowStream> rows = ops::RowsOf(std::move(batch));
+  return WriteResult(args, rows->schema(), [&](Batch* out) { return rows->Next(out); });
 }
 
 // The aggregation `query --agg` / `explain --agg` ask for (without limit and order; the indexes

@@ -1,5 +1,4 @@
 #include "ops/operations.h"
-#include "ops/read.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +11,7 @@
 #include "format/parquet/reader.h"
 #include "layout/otree/layout_meta.h"
 #include "layout/otree/layout_parts.h"
+#include "ops/read.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 
@@ -162,8 +162,6 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
     if (meta->is_otree()) paged = columns[0];
   }
   options.portable_encodings = true;
-  options.byte_stream_split_floats = false;
-  options.delta_length_strings = false;
   options.row_group_rows = std::numeric_limits<size_t>::max();  // cut where the file was
   std::vector<int> all(file.schema().fields().size());
   for (size_t c = 0; c < all.size(); ++c) all[c] = int(c);

@@ -52,9 +52,10 @@ query::ScanRequest ScanOf(const ReadRequest& request, const PlannedFilter& plann
 
 }  // namespace
 
+std::unique_ptr<RowStream> RowsOf(Batch rows) { return std::make_unique<OneBatch>(std::move(rows)); }
+
 Result<PlannedFilter> PlanFilter(const table::Table& table, const std::string& where, const std::string& order_by) {
   PlannedFilter out;
-  out.where = where;
   std::vector<std::string> columns;
   if (!where.empty()) {
     ASSIGN_OR_RETURN(out.parsed, query::ParseExpression(where));
@@ -82,7 +83,7 @@ Result<std::unique_ptr<RowStream>> Read(const table::Table& table, const ReadReq
     query::OrderedQuery ordered{request.where, request.select, request.order_by, request.limit,
                                 request.sample,       planned->indexes, planned->parsed};
     ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(table, ordered));
-    return std::unique_ptr<RowStream>(std::make_unique<OneBatch>(std::move(result.rows)));
+    return RowsOf(std::move(result.rows));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<query::Scanner> scanner, query::Scanner::Make(&table, ScanOf(request, *planned)));
   return std::unique_ptr<RowStream>(std::make_unique<ScannerRows>(std::move(scanner)));

@@ -27,12 +27,11 @@ namespace lakeindex::ops {
 // those on the columns the bound filter names, or, without a filter, on the first key of
 // `order_by` — opened once per version of the table and shared (query::SharedIndexes).
 struct PlannedFilter {
-  std::string where;
   query::ExprPtr parsed;
   query::ExprPtr bound;  // `parsed` bound to the table's schema
   std::vector<query::IndexHandle> indexes;
 };
-// InvalidArgument (about "where") for a filter that does not parse or bind.
+// InvalidArgument for a filter that does not parse or bind.
 Result<PlannedFilter> PlanFilter(const table::Table& table, const std::string& where, const std::string& order_by = "");
 
 struct ReadRequest {
@@ -51,6 +50,9 @@ class RowStream {
   // False when there are no more rows.
   virtual Result<bool> Next(Batch* out) = 0;
 };
+
+// `rows` as a stream of one batch.
+std::unique_ptr<RowStream> RowsOf(Batch rows);
 
 // The rows `request` asks for from `table`. A read without order_by streams as it is consumed;
 // with one, the result is one batch. `planned`: the filter planned already (against a table of

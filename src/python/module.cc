@@ -147,16 +147,12 @@ class PyScan {
 class PyArrowStream {
  public:
   PyArrowStream(Schema schema, arrow::NextBatch next) : schema_(std::move(schema)), next_(std::move(next)) {}
-  // A stream of these rows alone, or (given no rows) only `schema`'s capsule.
+  // A stream of these rows alone.
   static PyArrowStream OneBatch(Batch rows) {
-    auto shared = std::make_shared<Batch>(std::move(rows));
-    return PyArrowStream(shared->schema(), [shared, given = false](Batch* out) mutable -> Result<bool> {
-      if (given) return false;
-      given = true;
-      *out = std::move(*shared);
-      return true;
-    });
+    std::shared_ptr<ops::RowStream> stream = ops::RowsOf(std::move(rows));
+    return PyArrowStream(stream->schema(), [stream](Batch* out) { return stream->Next(out); });
   }
+
 
   py::object Stream(const py::object& /*requested_schema: the result's own types are given*/) {
     if (!next_) Check(Status::InvalidArgument("this Arrow stream was already taken: query again for another"));

@@ -86,9 +86,6 @@ std::string ManifestFileSchemaOf(int format) {
   return schema;
 }
 
-// The format version a table's Iceberg metadata is written in ("format" in its state; 2 when absent).
-int FormatOf(const json& state) { return state.value("format", 2); }
-
 const char* IcebergType(TypeId t) {
   if (IsDecimal(t)) return TypeName(t);  // "decimal(10,2)", Iceberg's spelling too
   switch (t) {
@@ -274,7 +271,7 @@ std::string ManifestSchemaKey(const Schema& schema) {
 Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, const std::vector<Entry>& entries,
                                       int content, const std::string& path) {
   const int schema_id = SchemaId(next.schema);
-  const int format = FormatOf(next.iceberg);
+  const int format = FormatVersion(next.iceberg);
   ASSIGN_OR_RETURN(auto w, avro::ContainerWriter::Make(
                                ManifestEntrySchemaOf(format),
                                {{"schema", ManifestSchemaKey(next.schema)},
@@ -349,7 +346,7 @@ Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, 
 // `first_row_id`: format 3's first row id of the snapshot.
 Status WriteManifestList(ObjectStore* store, const Manifest& next, const json& state,
                          const std::vector<WrittenManifest>& manifests, const std::string& path, uint64_t first_row_id) {
-  const int format = FormatOf(state);
+  const int format = FormatVersion(state);
   std::vector<std::pair<std::string, std::string>> meta = {{"snapshot-id", std::to_string(next.version)},
                                                            {"sequence-number", std::to_string(next.version)},
                                                            {"format-version", std::to_string(format)}};
@@ -562,7 +559,7 @@ Result<json> NewState(const std::string& location, int format) {
   return state;
 }
 
-int FormatVersion(const json& state) { return FormatOf(state); }
+int FormatVersion(const json& state) { return state.value("format", 2); }  // absent: 2
 
 void FileReplaced(Manifest* next, uint32_t id) {
   if (!next->iceberg.is_object()) return;
@@ -591,7 +588,7 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
   if (!state.is_object() || !state.contains("location") || !state.contains("table_uuid")) {
     return Status::Corruption("iceberg: the manifest's 'iceberg' object lacks 'location' or 'table_uuid'");
   }
-  const int format = FormatOf(state);
+  const int format = FormatVersion(state);
   const json old_data = state.value("data", json::object());
   const json old_deletes = state.value("deletes", json::object());
   json data = json::object(), deletes = json::object();
@@ -810,7 +807,7 @@ json BuildMetadata(const Manifest& committed, const json& previous) {
     for (const json& f : s.at("fields")) last_column_id = std::max(last_column_id, f.at("id").get<int>());
   }
   const uint64_t v = committed.version;
-  json out{{"format-version", FormatOf(state)},
+  json out{{"format-version", FormatVersion(state)},
               {"table-uuid", state.at("table_uuid")},
               {"location", state.at("location")},
               {"last-sequence-number", v},
@@ -832,7 +829,7 @@ json BuildMetadata(const Manifest& committed, const json& previous) {
               {"snapshots", snapshots},
               {"snapshot-log", snapshot_log},
               {"metadata-log", metadata_log}};
-  if (FormatOf(state) >= 3) out["next-row-id"] = state.value("next_row_id", uint64_t(0));
+  if (FormatVersion(state) >= 3) out["next-row-id"] = state.value("next_row_id", uint64_t(0));
   return out;
 }
 

@@ -66,7 +66,7 @@ inline bool Enabled(const Manifest& m) { return m.iceberg.is_object(); }
 // `format`: the Iceberg format version written, 2 or 3 (3: deletes as deletion vectors in
 // Puffin files, row lineage; InvalidArgument about "iceberg_format" otherwise).
 Result<nlohmann::json> NewState(const std::string& location, int format = 2);
-// The format version of a state NewState made.
+// The format version a state is written in ("format"; 2 when absent).
 int FormatVersion(const nlohmann::json& state);
 
 // Before `next` is committed (its fragments, deletions and schema final; its "iceberg" object

@@ -46,7 +46,12 @@ struct ParquetWriter::Impl {
 };
 
 ParquetWriter::ParquetWriter(Schema schema, WriteOptions options)
-    : schema_(std::move(schema)), options_(std::move(options)), impl_(std::make_unique<Impl>()) {}
+    : schema_(std::move(schema)), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
+  if (options_.portable_encodings) {  // encodings every engine's reader takes (WriteOptions)
+    options_.byte_stream_split_floats = false;
+    options_.delta_length_strings = false;
+  }
+}
 
 ParquetWriter::~ParquetWriter() = default;
 
