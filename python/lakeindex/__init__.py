@@ -20,6 +20,7 @@ with PYTHONPATH=build/python:python. See docs/python.md.
 from __future__ import annotations
 
 import datetime as _datetime
+import json as _json
 import os as _os
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -41,7 +42,7 @@ __version__: str = _native.__version__
 
 _EPOCH = _datetime.date(1970, 1, 1)
 
-__all__ = ["__version__", "Table", "Field", "Schema", "AggregateResult", "ArrowStream", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
+__all__ = ["__version__", "Table", "index_kinds", "Field", "Schema", "AggregateResult", "ArrowStream", "Error", "InvalidArgument", "NotFound", "Conflict", "Corruption", "IOError",
            "NotSupported", "InternalError", "OutcomeUnknown"]
 
 Error = _native.Error
@@ -181,13 +182,14 @@ class Table:
             memory_limit = _memory_limit(memory_limit)
         return self._t.optimize(_whole("rows_per_file", rows_per_file, 1), memory_limit)
 
-    def create_index(self, column: str, kind: str = "btree", name: Optional[str] = None, page_rows: int = 4096,
-                     zone_rows: int = 8192) -> Table:
-        """Builds a btree (exact) or zonemap (pruning) index over every fragment."""
-        if kind not in ("btree", "zonemap"):
-            raise ValueError(f"kind must be 'btree' or 'zonemap', got {kind!r}")
-        self._t.create_index(_text("column", column, optional=False), kind, _text("name", name),
-                             _whole("page_rows", page_rows, 1), _whole("zone_rows", zone_rows, 1))
+    def create_index(self, column: str, kind: str = "btree", name: Optional[str] = None,
+                     page_rows: Optional[int] = None, zone_rows: Optional[int] = None, **params: Any) -> Table:
+        """Builds an index of `kind` over every fragment and commits it: "btree" (exact; ranges,
+        counts, ORDER BY ... LIMIT; `page_rows` per leaf page, default 4096), "zonemap" (pruning;
+        `zone_rows` per zone, default 8192) or "bitmap" (exact, for columns of few distinct values;
+        `max_values`, default 65536). `index_kinds()` lists them; other keyword arguments are the
+        kind's parameters."""
+        self._t.create_index(*_index_args(column, kind, name, page_rows, zone_rows, params))
         return self
 
     def indexes(self) -> List[Dict[str, Any]]:
@@ -465,6 +467,28 @@ def _source_path(source: Any) -> str:
         return _os.fspath(source)
     raise TypeError("source must be a file path (.csv, .parquet, .arrow), a pandas DataFrame, a dict of columns or an "
                     f"object with __arrow_c_stream__, not {type(source).__name__}")
+
+
+def index_kinds() -> Dict[str, str]:
+    """The index kinds `create_index` builds, by name, with what each answers."""
+    return dict(_native.index_kinds())
+
+
+def _index_args(column: Any, kind: Any, name: Any, page_rows: Any, zone_rows: Any,
+                params: Mapping[str, Any]) -> Tuple[str, str, str, str]:
+    """create_index's arguments checked, the kind's parameters as JSON (as the native calls take them)."""
+    column = _text("column", column, optional=False)
+    kind = _text("kind", kind, optional=False)
+    kinds = [k for k, _ in _native.index_kinds()]
+    if kind not in kinds:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, kinds))}; got {kind!r}")
+    given: Dict[str, Any] = {"page_rows": _whole("page_rows", page_rows, 1),
+                             "zone_rows": _whole("zone_rows", zone_rows, 1)}
+    for key, value in params.items():
+        if not isinstance(value, (bool, int, float, str)) and value is not None:
+            raise TypeError(f"{key} must be an int, float, str or bool, not {type(value).__name__}")
+        given[key] = value
+    return column, kind, _text("name", name), _json.dumps({k: v for k, v in given.items() if v is not None})
 
 
 def _text(name: str, value: Any, optional: bool = True) -> str:

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import distributed
 
 import _lakeindex as _native
-from lakeindex import Names, PathLike, Table, _layout_options, _memory_limit, _text, _whole
+from lakeindex import Names, PathLike, Table, _index_args, _layout_options, _memory_limit, _whole
 
 Inject = Optional[Dict[str, Any]]  # the tests' fault hook (_fault)
 
@@ -35,18 +35,15 @@ _MAX_SEGMENTS = 8  # query/index_manager.h kMaxSegments: more would be merged by
 
 
 def build_index(path: PathLike, column: str, kind: str = "btree", client: Optional[distributed.Client] = None, *,
-                name: Optional[str] = None, page_rows: int = 4096, zone_rows: int = 8192,
-                groups: Optional[int] = None, retries: int = 2, _inject: Inject = None) -> int:
-    """Builds a `kind` index on `column` with one Dask task per group of fragments and commits it
-    as one new version. `groups`: number of segments (default: one per worker, at most 8).
-    Returns the new version."""
+                name: Optional[str] = None, page_rows: Optional[int] = None, zone_rows: Optional[int] = None,
+                groups: Optional[int] = None, retries: int = 2, _inject: Inject = None, **params: Any) -> int:
+    """Builds a `kind` index on `column` (parameters as `Table.create_index`'s) with one Dask task
+    per group of fragments and commits it as one new version. `groups`: number of segments
+    (default: one per worker, at most 8). Returns the new version."""
     client = client or distributed.get_client()
     path = str(path)
     version = Table.open(path).version
-    if kind not in ("btree", "zonemap"):
-        raise ValueError(f"kind must be 'btree' or 'zonemap', got {kind!r}")
-    args: Tuple[str, str, str, int, int] = (_text("column", column, optional=False), kind, _text("name", name),
-                                            _whole("page_rows", page_rows, 1), _whole("zone_rows", zone_rows, 1))
+    args = _index_args(column, kind, name, page_rows, zone_rows, params)
     _whole("groups", groups, 1)
     _whole("retries", retries, 0)
     _native.index_plan(path, version, *args)  # the errors CreateIndex gives, before any task
@@ -149,7 +146,7 @@ def _fault(inject: Inject, step: str, part: int) -> None:
     raise RuntimeError(f"lakeindex.dask: injected failure at {step} of part {part}")
 
 
-def _build_segment(path: str, version: int, args: Tuple[str, str, str, int, int], ids: List[int], inject: Inject,
+def _build_segment(path: str, version: int, args: Tuple[str, str, str, str], ids: List[int], inject: Inject,
                    part: int) -> Dict[str, Any]:
     segment = _native.index_build_segment(path, version, *args, ids)
     _fault(inject, "segment", part)  # after its files are written: they must stay unreferenced

@@ -100,8 +100,15 @@ class ApiTest(unittest.TestCase):
         self.assertEqual(len(t), ROWS)
         t.create_index("id")
         t.create_index("x", kind="zonemap", zone_rows=256)
+        t.create_index("city", kind="bitmap", max_values=16)
+        self.assertIn("bitmap", lakeindex.index_kinds())
         listed = {i["name"]: i for i in t.indexes()}
-        self.assertEqual(set(listed), {"id_btree", "x_zonemap"})
+        self.assertEqual(set(listed), {"id_btree", "x_zonemap", "city_bitmap"})
+        self.assertEqual(listed["city_bitmap"]["params"], {"max_values": 16})
+        for cities, pandas in (("city IN ('Oslo', 'Pune')", self.df["city"].isin(["Oslo", "Pune"])),
+                              ("city IS NULL", self.df["city"].isna()), ("city >= 'Oslo'", self.df["city"].fillna("") >= "Oslo")):
+            self.assertEqual(t.count(cities), int(pandas.sum()), cities)
+            self.assertEqual(self.ids(t, cities), sorted(int(i) for i in self.df[pandas]["id"]), cities)
         self.assertEqual(listed["id_btree"]["kind"], "btree")
         self.assertEqual(listed["id_btree"]["uncovered_fragments"], 0)
         t.append(frame(3, 700, start=ROWS))
@@ -115,7 +122,7 @@ class ApiTest(unittest.TestCase):
             self.assertEqual(t.stats()["layout"]["kind"], layout.__name__.split("_")[1])
         version = t.version
         t.drop_index("x_zonemap")
-        self.assertEqual([i["name"] for i in t.indexes()], ["id_btree"])
+        self.assertEqual([i["name"] for i in t.indexes()], ["id_btree", "city_bitmap"])
         self.assertEqual(t.version, version + 1)
         lines = t.verify()
         for f in t.files():  # every data file read and checked
@@ -179,7 +186,10 @@ class ApiTest(unittest.TestCase):
             (lambda: t.aggregate("count(*)", confidence=2), ValueError, "confidence must be in (0, 1), got 2"),
             (lambda: t.aggregate("count(*)", group_by=[None]), TypeError, "group_by must hold column names"),
             (lambda: t.aggregate("avg(x)", error=-1), ValueError, "error must be > 0, got -1"),
-            (lambda: t.create_index("id", kind="hash"), ValueError, "kind must be 'btree' or 'zonemap', got 'hash'"),
+            (lambda: t.create_index("id", kind="hash"), ValueError,
+             "kind must be one of 'btree', 'zonemap', 'bitmap'; got 'hash'"),
+            (lambda: t.create_index("city", kind="bitmap", max_values=[9]), TypeError,
+             "max_values must be an int, float, str or bool, not list"),
             (lambda: t.create_index(3), TypeError, "column must be a str, not int"),
             (lambda: t.create_index("id", page_rows=0), ValueError, "page_rows must be >= 1, got 0"),
             (lambda: t.drop_index(None), TypeError, "name must be a str, not NoneType"),
@@ -211,6 +221,11 @@ class ApiTest(unittest.TestCase):
             (lambda: t.query(sample=0.5), "sample: a sample needs an OTree layout"),
             (lambda: t.aggregate("min(x)", error=0.1), "error: needs an aggregate with an interval"),
             (lambda: t.create_index("nope"), "column: unknown column 'nope'"),
+            (lambda: t.create_index("city", kind="bitmap", page_rows=64),
+             "page_rows: a bitmap index takes no parameter 'page_rows' (it takes max_values)"),
+            (lambda: t.create_index("city", kind="bitmap", max_values=0),
+             "max_values: must be a whole number between 1 and 1048576, not 0"),
+            (lambda: t.create_index("id", kind="bitmap", max_values=10), "column: 'id' has more than 10 distinct values"),
             (lambda: lakeindex.Table.create(self.dir.join("words2"), self.dir.join("missing.parquet"), delimiter=";"),
              "delimiter, quote, escape, header, null:"),
         ]

@@ -59,6 +59,30 @@ int LatestVersion(const TempDir& dir, const std::string& table) {
   return latest;
 }
 
+// A bitmap index made with --param, listed with its parameters, and answering as the scan does;
+// `index create --help` lists every kind the registry has.
+TEST(CliTest, ABitmapIndexTakesItsParametersAndAnswersAsTheScan) {
+  TempDir dir;
+  std::string table = dir.Join("t");
+  WriteFileText(dir.Join("a.csv"), EventsCsv(0, 300));
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", dir.Join("a.csv"), "--schema", "id:int64,name:string,score:int64"}).code, 0);
+  const std::vector<std::string> wheres = {"name IN ('n1', 'n7', 'n299')", "name >= 'n5'", "name IS NULL", "NOT name = 'n3'"};
+  std::vector<std::string> scanned;
+  for (const std::string& w : wheres) scanned.push_back(RunCli(dir, {"query", table, "--format", "csv", "--where", w}).out);
+  CliResult made = RunCli(dir, {"index", "create", table, "--column", "name", "--type", "bitmap", "--param", "max_values=1000"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  CliResult listed = RunCli(dir, {"index", "list", table});
+  EXPECT_NE(listed.out.find("name_bitmap"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("{\"max_values\":1000}"), std::string::npos) << listed.out;
+  for (size_t i = 0; i < wheres.size(); ++i) {
+    EXPECT_EQ(RunCli(dir, {"query", table, "--format", "csv", "--where", wheres[i]}).out, scanned[i]) << wheres[i];
+  }
+  CliResult counted = RunCli(dir, {"explain", table, "--where", wheres[0], "--analyze"});
+  EXPECT_NE(counted.out.find("index name_bitmap (bitmap) serves"), std::string::npos) << counted.out;
+  CliResult help = RunCli(dir, {"index", "create", "--help"});
+  for (const char* kind : {"btree:", "zonemap:", "bitmap:"}) EXPECT_NE(help.out.find(kind), std::string::npos) << help.out;
+}
+
 TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
   TempDir dir;
   std::string table = dir.Join("t");
@@ -89,6 +113,18 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
       {{"gen", "--rows", "-1", "--output", dir.Join("g.parquet")}, "", "--rows: expected a whole number"},
       {{"optimize", table, "--rows-per-file", "0"}, "", "must be at least 1"},
       {{"index", "create", table, "--column", "id", "--type", "btree", "--page-rows", "0"}, "", "must be at least 1"},
+      // Index kinds and their parameters, each named as the command line spells it.
+      {{"index", "create", table, "--column", "id", "--type", "hash"}, "", "--type: must be btree, zonemap or bitmap, not 'hash'"},
+      {{"index", "create", table, "--column", "id", "--type", "bitmap", "--page-rows", "64"}, "",
+       "--page-rows: a bitmap index takes no parameter 'page_rows' (it takes max_values)"},
+      {{"index", "create", table, "--column", "id", "--type", "bitmap", "--param", "max_values=0"}, "",
+       "--param max_values: must be a whole number between 1 and 1048576, not 0"},
+      {{"index", "create", table, "--column", "id", "--type", "bitmap", "--param", "max_values=10"}, "",
+       "--column: 'id' has more than 10 distinct values"},
+      {{"index", "create", table, "--column", "id", "--type", "btree", "--param", "colour=red"}, "",
+       "--param colour: a btree index takes no parameter 'colour'"},
+      {{"index", "create", table, "--column", "id", "--type", "btree", "--param", "page_rows"}, "",
+       "--param: expected NAME=VALUE, got 'page_rows'"},
       {{"delete", table, "--where", "name LIKE 5"}, "", "position"},
       {{"query", dir.Join("no_table")}, "", "no_table"},
       {{"create", table, "--from", dir.Join("a.csv")}, "", "already exists"},

@@ -208,6 +208,7 @@ std::string FlagFor(std::string_view parameter) {
       {"csv", "--delimiter, --quote, --escape, --header / --no-header and --null"},
   };
   if (auto it = kOwnWords.find(parameter); it != kOwnWords.end()) return std::string(it->second);
+  if (parameter.starts_with("param ")) return "--param " + std::string(parameter.substr(6));  // an index kind's
   std::string flag = "--" + std::string(parameter);
   for (char& c : flag) c = c == '_' ? '-' : c;
   return flag;

@@ -4,6 +4,8 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,7 @@
 #include "ops/read.h"
 #include "query/aggregate.h"
 #include "query/order.h"
+#include "index/registry/registry.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -577,25 +580,46 @@ Status RunVacuum(const VacuumArgs& args) {
 
 struct IndexArgs {
   std::string table, name, column, type;
-  uint32_t page_rows = 4096, zone_rows = 8192;
+  std::optional<uint64_t> page_rows, zone_rows;
+  std::vector<std::string> params;  // --param NAME=VALUE
   bool merge = false;
 };
 
+// `--param NAME=VALUE`'s value as JSON: a whole number, a number, true / false, or else the text.
+nlohmann::json ParamValue(const std::string& text) {
+  if (text == "true" || text == "false") return text == "true";
+  nlohmann::json number = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (number.is_number()) return number;
+  return text;
+}
+
 Status RunIndexCreate(const IndexArgs& args) {
-  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   query::IndexOptions options;
   options.name = args.name;
   options.column = args.column;
   options.type = args.type;
-  options.page_rows = args.page_rows;
-  options.zone_rows = args.zone_rows;
+  if (args.page_rows) options.params["page_rows"] = *args.page_rows;
+  if (args.zone_rows) options.params["zone_rows"] = *args.zone_rows;
+  std::set<std::string> by_param;
+  for (const std::string& p : args.params) {
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("expected NAME=VALUE, got '" + p + "'").About("param");
+    }
+    by_param.insert(p.substr(0, eq));
+    options.params[p.substr(0, eq)] = ParamValue(p.substr(eq + 1));
+  }
+  ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   auto progress = std::make_shared<Progress>("index " + args.column, h.table->manifest().total_rows());
   options.progress = [progress](const std::string& step, uint64_t done, uint64_t total) {
     progress->Step(step, total);
     progress->Update(done);
   };
   auto start = std::chrono::steady_clock::now();
-  RETURN_IF_ERROR(ops::CreateIndex(h.table.get(), options));
+  Status built = ops::CreateIndex(h.table.get(), options);
+  // A kind's parameter given by --param is named so (FlagFor says "--param NAME").
+  if (by_param.count(built.parameter())) built = built.About("param " + built.parameter());
+  RETURN_IF_ERROR(built);
   progress.reset();  // clears the line before the summary
   std::fprintf(stderr, "created %s index on %s in %.2f s: version %llu\n", args.type.c_str(), args.column.c_str(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
@@ -751,16 +775,21 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
       ->check(WholeNumber());
   commands->emplace_back(vc, [vacuum] { return RunVacuum(*vacuum); });
 
-  auto* idx = app.add_subcommand("index", "Create, list, update or drop scalar indexes (btree, zonemap)");
+  auto* idx = app.add_subcommand("index", "Create, list, update or drop scalar indexes (" + index::IndexKindNames() + ")");
   idx->require_subcommand(1);
   auto icreate = std::make_shared<IndexArgs>();
   auto* ic = idx->add_subcommand("create", "Build an index over every fragment");
   ic->add_option("TABLE", icreate->table, "Table directory")->required();
   ic->add_option("--column", icreate->column, "Indexed column")->required();
-  ic->add_option("--type", icreate->type, "btree (exact) or zonemap (pruning)")->required();
+  std::string kinds = "Index kind:";
+  for (const index::IndexKind* kind : index::IndexKinds()) kinds += "\n  " + std::string(kind->name()) + ": " + std::string(kind->summary());
+  ic->add_option("--type", icreate->type, kinds)->required();
   ic->add_option("--name", icreate->name, "Index name (default COLUMN_TYPE)");
-  ic->add_option("--page-rows", icreate->page_rows, "BTree rows per leaf page")->check(WholeNumber(1))->capture_default_str();
-  ic->add_option("--zone-rows", icreate->zone_rows, "Zone map rows per zone")->check(WholeNumber(1))->capture_default_str();
+  ic->add_option("--page-rows", icreate->page_rows, "btree: rows per leaf page (default 4096)")->check(WholeNumber(1));
+  ic->add_option("--zone-rows", icreate->zone_rows, "zonemap: rows per zone (default 8192)")->check(WholeNumber(1));
+  ic->add_option("--param", icreate->params,
+                 "A parameter of the kind, NAME=VALUE (repeatable), e.g. max_values=1000 for a bitmap")
+      ->allow_extra_args(false);
   commands->emplace_back(ic, [icreate] { return RunIndexCreate(*icreate); });
   auto ilist = std::make_shared<IndexArgs>();
   auto* il = idx->add_subcommand("list", "List the table's indexes");

@@ -1,5 +1,5 @@
 // Index metadata kept in the manifest's "indexes" array, one object per logical index:
-//   {"name", "column", "type": "btree"|"zonemap", "params": {...},
+//   {"name", "column", "type": <kind: "btree", "zonemap", "bitmap">, "params": {...},
 //    "segments": [{"uuid", "fragments": [ids...], "built_at_version", "rows"}]}
 // A segment is immutable; it covers the listed fragments. Fragments no segment covers (appended
 // after the build, or rewritten by optimize) are scanned. Segment files live under
@@ -29,7 +29,7 @@ struct SegmentMeta {
 struct IndexMeta {
   std::string name;
   std::string column;
-  std::string type;  // "btree" | "zonemap"
+  std::string type;  // the kind's name (index/registry/registry.h)
   nlohmann::json params = nlohmann::json::object();
   std::vector<SegmentMeta> segments;
 

@@ -41,7 +41,7 @@ void CreateBTree(table::Table* t, const std::string& column) {
   query::IndexOptions options;
   options.column = column;
   options.type = "btree";
-  options.page_rows = 64;
+  options.params["page_rows"] = 64;
   ASSERT_TRUE(query::CreateIndex(t, options).ok());
 }
 

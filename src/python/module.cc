@@ -20,6 +20,7 @@
 #include "ops/read.h"
 #include "query/aggregate.h"
 #include "query/order.h"
+#include "index/registry/registry.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
 #include "table/table.h"
@@ -80,14 +81,14 @@ layout::LayoutOptions LayoutOptionsFrom(const py::dict& d) {
   return o;
 }
 
+// `params`: the kind's parameters as a JSON object (the Python layer checked their types).
 query::IndexOptions IndexOptionsFrom(const std::string& column, const std::string& kind, const std::string& name,
-                                     uint32_t page_rows, uint32_t zone_rows) {
+                                     const std::string& params) {
   query::IndexOptions o;
   o.column = column;
   o.type = kind;
   o.name = name;
-  o.page_rows = page_rows;
-  o.zone_rows = zone_rows;
+  o.params = nlohmann::json::parse(params);
   return o;
 }
 
@@ -336,9 +337,9 @@ class PyTable {
     return Check(Unlocked([&] { return ops::Optimize(table_.get(), config); })).rewritten;
   }
 
-  void CreateIndex(const std::string& column, const std::string& kind, const std::string& name, uint32_t page_rows,
-                   uint32_t zone_rows) {
-    Check(Unlocked([&] { return ops::CreateIndex(table_.get(), IndexOptionsFrom(column, kind, name, page_rows, zone_rows)); }));
+  void CreateIndex(const std::string& column, const std::string& kind, const std::string& name,
+                   const std::string& params) {
+    Check(Unlocked([&] { return ops::CreateIndex(table_.get(), IndexOptionsFrom(column, kind, name, params)); }));
   }
 
   // As `lakeindex layout --otree` (ops::Layout): the rewritten rows and their index segments in one commit.
@@ -571,20 +572,20 @@ py::list Fragments(const std::string& path, uint64_t version) {
 
 // The index's name; raises the errors CreateIndex would (unknown column, name in use, ...).
 std::string IndexPlan(const std::string& path, uint64_t version, const std::string& column, const std::string& kind,
-                      const std::string& name, uint32_t page_rows, uint32_t zone_rows) {
+                      const std::string& name, const std::string& params) {
   return Check(Unlocked([&]() -> Result<std::string> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
-    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, page_rows, zone_rows)));
+    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, params)));
     return meta.name;
   }));
 }
 
 py::dict IndexBuildSegment(const std::string& path, uint64_t version, const std::string& column, const std::string& kind,
-                           const std::string& name, uint32_t page_rows, uint32_t zone_rows,
+                           const std::string& name, const std::string& params,
                            const std::vector<uint32_t>& fragments) {
   index::SegmentMeta seg = Check(Unlocked([&]() -> Result<index::SegmentMeta> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
-    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, page_rows, zone_rows)));
+    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, params)));
     return query::BuildIndexSegment(*t, meta, fragments);
   }));
   py::dict d;
@@ -596,7 +597,7 @@ py::dict IndexBuildSegment(const std::string& path, uint64_t version, const std:
 }
 
 uint64_t IndexCommit(const std::string& path, uint64_t version, const std::string& column, const std::string& kind,
-                     const std::string& name, uint32_t page_rows, uint32_t zone_rows, const py::list& segments) {
+                     const std::string& name, const std::string& params, const py::list& segments) {
   std::vector<index::SegmentMeta> segs;
   for (const py::handle& s : segments) {
     py::dict d = py::reinterpret_borrow<py::dict>(s);
@@ -609,7 +610,7 @@ uint64_t IndexCommit(const std::string& path, uint64_t version, const std::strin
   }
   return Check(Unlocked([&]() -> Result<uint64_t> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
-    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, page_rows, zone_rows)));
+    ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, params)));
     meta.segments = std::move(segs);
     RETURN_IF_ERROR(query::CommitIndex(t.get(), std::move(meta)));
     return t->version();
@@ -839,7 +840,7 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("delete", &PyTable::Delete, py::arg("where"))
       .def("optimize", &PyTable::Optimize, py::arg("rows_per_file") = py::none(), py::arg("memory_limit") = py::none())
       .def("create_index", &PyTable::CreateIndex, py::arg("column"), py::arg("kind"), py::arg("name") = "",
-           py::arg("page_rows") = 4096, py::arg("zone_rows") = 8192)
+           py::arg("params") = "{}")
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
       .def("vacuum", &PyTable::Vacuum, py::arg("older_than_hours"), py::arg("force"), py::arg("keep_versions"))
       .def("verify", &PyTable::Verify)
@@ -866,6 +867,13 @@ PYBIND11_MODULE(_lakeindex, m) {
   m.def("location_uri", &lakeindex::table::TableLocationUri, py::arg("path"));
   m.def("fragments", &Fragments);
   m.def("index_plan", &IndexPlan);
+  m.def("index_kinds", [] {
+    py::list out;
+    for (const lakeindex::index::IndexKind* kind : lakeindex::index::IndexKinds()) {
+      out.append(py::make_tuple(std::string(kind->name()), std::string(kind->summary())));
+    }
+    return out;
+  });
   m.def("index_build_segment", &IndexBuildSegment);
   m.def("index_commit", &IndexCommit);
   m.def("layout_partitions", &LayoutPartitions);

@@ -326,7 +326,7 @@ TEST(OrderTest, RandomRowsOrderedAsDuckDBOrdersThem) {
       IndexOptions options;
       options.column = column;
       options.type = "btree";
-      options.page_rows = 16;
+      options.params["page_rows"] = 16;
       ASSERT_TRUE(CreateIndex(table.get(), options).ok());
     }
     ASSERT_TRUE(DeleteWhere(table.get(), "i < -50000").ok());
@@ -421,7 +421,7 @@ TEST(OrderTest, LimitOnABTreeColumnReadsItsFirstLeafPagesAndThoseRows) {
   IndexOptions options;
   options.column = "k";
   options.type = "btree";
-  options.page_rows = 256;
+  options.params["page_rows"] = 256;
   ASSERT_TRUE(CreateIndex(table->get(), options).ok());
   auto indexes = OpenIndexes(**table, {});
   ASSERT_TRUE(indexes.ok());
@@ -465,8 +465,7 @@ TEST(AggregateTableTest, TablesWithAppendsDeletesIndexesAndLayoutsMatchDuckDB) {
       IndexOptions options;
       options.column = column;
       options.type = type;
-      options.page_rows = 32;
-      options.zone_rows = 50;
+      options.params = options.type == "btree" ? nlohmann::json{{"page_rows", 32}} : nlohmann::json{{"zone_rows", 50}};
       ASSERT_TRUE(CreateIndex(table.get(), options).ok());
     }
     auto more = table::MemorySource(rows.schema(), {rows.Slice(900, 300)});

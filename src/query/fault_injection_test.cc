@@ -52,8 +52,7 @@ Status AddIndex(std::shared_ptr<ObjectStore> store, const std::string& column, c
   IndexOptions options;
   options.column = column;
   options.type = type;
-  options.page_rows = 32;
-  options.zone_rows = 32;
+  options.params = options.type == "btree" ? nlohmann::json{{"page_rows", 32}} : nlohmann::json{{"zone_rows", 32}};
   return CreateIndex(t.get(), options);
 }
 

@@ -8,11 +8,7 @@
 #include "common/thread_pool.h"
 #include "common/uuid.h"
 #include "format/parquet/reader.h"
-#include "index/btree/btree_builder.h"
-#include "index/btree/btree_merge.h"
-#include "index/btree/btree_reader.h"
-#include "index/zonemap/zonemap_reader.h"
-#include "index/zonemap/zonemap_table.h"
+#include "index/registry/registry.h"
 #include "query/binder.h"
 #include "query/parser.h"
 
@@ -23,87 +19,35 @@ namespace {
 using index::IndexMeta;
 using index::SegmentMeta;
 
-using ProgressFn = std::function<void(const std::string& step, uint64_t done, uint64_t total)>;
+using ProgressFn = index::BuildProgress;
 
-// Feeds one column of every row of `fragments` (deleted rows included) to a BTree builder.
-Status AddFragmentsToBTree(const table::Table& table, const std::string& column,
-                           const std::vector<table::FragmentMeta>& fragments, index::btree::BTreeBuilder* builder,
-                           const ProgressFn& progress) {
-  uint64_t total = 0, done = 0;
-  for (const table::FragmentMeta& f : fragments) total += f.rows;
-  const std::string step = "reading " + column;
-  if (progress) progress(step, 0, total);
-  for (const table::FragmentMeta& f : fragments) {
-    ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(f));
-    int c = reader->schema().FindField(column);
-    if (c < 0) return Status::Corruption(f.file + ": column '" + column + "' is missing");
-    uint64_t offset = 0;
-    std::vector<uint64_t> addresses;
-    for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
-      ASSIGN_OR_RETURN(Batch batch, reader->ReadRowGroup(rg, {c}));
-      addresses.resize(batch.num_rows());
-      for (size_t r = 0; r < batch.num_rows(); ++r) addresses[r] = MakeRowAddress(f.id, uint32_t(offset + r));
-      RETURN_IF_ERROR(builder->Add(batch.column(0), addresses));
-      offset += batch.num_rows();
-      done += batch.num_rows();
-      if (progress) progress(step, done, total);
-    }
-    if (offset != f.rows) return Status::Corruption(f.file + ": row count differs from the manifest");
+// The kind of an index the manifest lists: Corruption when this build does not know it.
+Result<const index::IndexKind*> KindOf(const IndexMeta& meta) {
+  const index::IndexKind* kind = index::FindIndexKind(meta.type);
+  if (kind == nullptr) {
+    return Status::Corruption("index '" + meta.name + "' is of kind '" + meta.type + "', which this build does not know (" +
+                              index::IndexKindNames() + ")");
   }
-  return Status::OK();
+  return kind;
 }
 
-// An existing segment merged into a new one, with the fragments of it that are still live.
-struct MergedSegment {
-  SegmentMeta meta;
-  std::set<uint32_t> live;
-};
+using index::MergedSegment;
 
 // Builds one segment of `meta` (not committed) over `fragments`, read from their data files,
-// and the live rows of `merged` segments: btree pages stream in sorted, zone maps are rebuilt
-// from the data of the live fragments.
+// and the live rows of `merged` segments, by the index's kind.
 Result<SegmentMeta> BuildSegment(const table::Table& table, const IndexMeta& meta,
                                  const std::vector<table::FragmentMeta>& fragments,
                                  const std::vector<MergedSegment>& merged = {}, const ProgressFn& progress = {}) {
+  ASSIGN_OR_RETURN(const index::IndexKind* kind, KindOf(meta));
   SegmentMeta seg;
   seg.built_at_version = table.version();
   for (const auto& f : fragments) seg.fragments.insert(f.id);
   for (const MergedSegment& m : merged) seg.fragments.insert(m.live.begin(), m.live.end());
-  std::vector<table::FragmentMeta> all;  // manifest order
   for (const auto& f : table.manifest().fragments) {
-    if (seg.fragments.count(f.id)) {
-      all.push_back(f);
-      seg.rows += f.rows;
-    }
+    if (seg.fragments.count(f.id)) seg.rows += f.rows;
   }
-  if (meta.type == "btree") {
-    index::btree::BTreeBuildOptions options;
-    options.page_rows = meta.params.value("page_rows", 4096u);
-    for (const table::FragmentMeta& f : fragments) options.expected_rows += f.rows;
-    if (progress) {
-      options.progress = [progress, rows = seg.rows](uint64_t written) { progress("writing pages", written, rows); };
-    }
-    int c = table.schema().FindField(meta.column);
-    ASSIGN_OR_RETURN(auto builder,
-                     index::btree::BTreeBuilder::Make(table.store(), table.schema().field(size_t(c)).type, options));
-    RETURN_IF_ERROR(AddFragmentsToBTree(table, meta.column, fragments, builder.get(), progress));
-    for (const MergedSegment& m : merged) {
-      ASSIGN_OR_RETURN(auto old, index::btree::BTreeSegment::Open(table.store(), m.meta.uuid));
-      const bool whole = m.live.size() == m.meta.fragments.size();
-      RETURN_IF_ERROR(index::btree::AddSegmentTo(builder.get(), std::move(old), whole ? nullptr : &m.live));
-    }
-    ASSIGN_OR_RETURN(auto info, builder->Finish());
-    seg.uuid = info.uuid;
-  } else {
-    std::function<void(uint64_t)> read;
-    if (progress) {
-      progress("reading " + meta.column, 0, seg.rows);
-      read = [&](uint64_t rows) { progress("reading " + meta.column, rows, seg.rows); };
-    }
-    ASSIGN_OR_RETURN(auto info, index::zonemap::BuildTableZoneMap(table, meta.column, all,
-                                                                  meta.params.value("zone_rows", 8192u), read));
-    seg.uuid = info.uuid;
-  }
+  index::SegmentBuild build{&table, &meta, fragments, merged, seg.rows, progress};
+  ASSIGN_OR_RETURN(seg.uuid, kind->Build(build));
   return seg;
 }
 
@@ -127,24 +71,13 @@ Status CommitIndexes(table::Table* table, const std::string& operation,
 Result<IndexMeta> PlanIndex(const table::Table& table, const IndexOptions& options) {
   int c = table.schema().FindField(options.column);
   if (c < 0) return Status::InvalidArgument("unknown column '" + options.column + "'").About("column");
-  if (options.type != "btree" && options.type != "zonemap") {
-    return Status::InvalidArgument("must be btree or zonemap, not '" + options.type + "'").About("kind");
-  }
-  if (options.type == "btree" && (options.page_rows == 0 || options.page_rows > (1u << 24))) {
-    return Status::InvalidArgument("must be between 1 and 16777216").About("page_rows");
-  }
-  if (options.type == "zonemap" && (options.zone_rows == 0 || options.zone_rows > (1u << 30))) {
-    return Status::InvalidArgument("must be between 1 and 1073741824").About("zone_rows");
-  }
+  ASSIGN_OR_RETURN(const index::IndexKind* kind, index::IndexKindNamed(options.type));
   IndexMeta meta;
+  ASSIGN_OR_RETURN(meta.params, kind->Params(options.params.is_null() ? nlohmann::json::object() : options.params,
+                                             table.schema().field(size_t(c))));
   meta.name = options.name.empty() ? options.column + "_" + options.type : options.name;
   meta.column = options.column;
   meta.type = options.type;
-  if (options.type == "btree") {
-    meta.params["page_rows"] = options.page_rows;
-  } else {
-    meta.params["zone_rows"] = options.zone_rows;
-  }
   ASSIGN_OR_RETURN(auto existing, index::ReadIndexes(table.manifest()));
   for (const auto& e : existing) {
     if (e.name == meta.name) return Status::InvalidArgument("index create: an index named '" + meta.name + "' exists");
@@ -311,48 +244,21 @@ Result<std::vector<std::string>> VerifyIndexes(const table::Table& table) {
   ASSIGN_OR_RETURN(auto indexes, index::ReadIndexes(table.manifest()));
   std::vector<std::string> lines;
   for (const IndexMeta& meta : indexes) {
+    ASSIGN_OR_RETURN(const index::IndexKind* kind, KindOf(meta));
     for (const SegmentMeta& seg : meta.segments) {
       const std::string where = "index '" + meta.name + "' segment " + seg.uuid;
-      uint64_t covered_rows = 0;
-      bool all_present = true;
-      std::map<uint32_t, uint64_t> rows_of;  // covered fragments the version has -> rows
+      index::SegmentCoverage coverage;
       for (uint32_t f : seg.fragments) {
         const table::FragmentMeta* frag = table.manifest().FindFragment(f);
         if (frag == nullptr) {
-          all_present = false;  // a stale segment (the planner ignores what it says of f)
-          continue;
+          coverage.complete = false;  // a stale segment (the planner ignores what it says of f)
+        } else {
+          coverage.rows_of[f] = frag->rows;
         }
-        rows_of[f] = frag->rows;
-        covered_rows += frag->rows;
       }
-      if (meta.type == "btree") {
-        ASSIGN_OR_RETURN(auto segment, index::btree::BTreeSegment::Open(table.store(), seg.uuid));
-        RETURN_IF_ERROR(segment->CheckDataFooter());
-        const auto& info = segment->info();
-        for (uint32_t p = 0; p < info.num_pages; ++p) {
-          ASSIGN_OR_RETURN(auto page, segment->ReadPageUncached(p));
-          for (uint64_t address : page->addresses) {
-            auto it = rows_of.find(RowAddressFragment(address));
-            if (it == rows_of.end() ? all_present : RowAddressOffset(address) >= it->second) {
-              return Status::Corruption(where + ": leaf page " + std::to_string(p) + " holds row address " +
-                                        std::to_string(address) + ", outside the fragments it covers");
-            }
-          }
-        }
-        if (all_present && info.num_rows + info.null_count != covered_rows) {
-          return Status::Corruption(where + ": indexes " + std::to_string(info.num_rows + info.null_count) +
-                                    " rows, its fragments hold " + std::to_string(covered_rows));
-        }
-        lines.push_back("ok " + where + " (btree, " + std::to_string(info.num_pages) + " leaf pages, " +
-                        std::to_string(info.num_rows + info.null_count) + " rows)");
-      } else {
-        ASSIGN_OR_RETURN(auto segment, index::zonemap::ZoneMapSegment::Open(table.store(), seg.uuid));
-        if (all_present && segment->rows() != covered_rows) {
-          return Status::Corruption(where + ": zones cover " + std::to_string(segment->rows()) +
-                                    " rows, its fragments hold " + std::to_string(covered_rows));
-        }
-        lines.push_back("ok " + where + " (zonemap, " + std::to_string(segment->ZonesTotal()) + " zones)");
-      }
+      ASSIGN_OR_RETURN(auto segment, kind->Open(table.store(), seg.uuid));
+      ASSIGN_OR_RETURN(std::string what, segment->Verify(coverage, where));
+      lines.push_back("ok " + where + " (" + what + ")");
     }
   }
   return lines;
@@ -417,18 +323,16 @@ Result<std::vector<IndexHandle>> OpenIndexesFor(const table::Table& table, const
 
 namespace {
 
-// A segment opened once per Table (its directory, NULL bitmap and lazily opened leaf file are
-// then shared by every query), as data files are: a BTreeSegment or a ZoneMapSegment.
-Result<std::shared_ptr<const void>> OpenSegment(const table::Table& table, const std::string& type,
-                                                const std::string& uuid) {
-  return table.SharedObject(type + ":" + uuid, [&]() -> Result<std::shared_ptr<const void>> {
-    if (type == "btree") {
-      ASSIGN_OR_RETURN(auto segment, index::btree::BTreeSegment::Open(table.store(), uuid));
-      return std::shared_ptr<const void>(std::shared_ptr<const index::btree::BTreeSegment>(std::move(segment)));
-    }
-    ASSIGN_OR_RETURN(auto segment, index::zonemap::ZoneMapSegment::Open(table.store(), uuid));
-    return std::shared_ptr<const void>(std::shared_ptr<const index::zonemap::ZoneMapSegment>(std::move(segment)));
-  });
+// A segment opened once per Table (its directory and whatever it reads lazily are then shared
+// by every query), as data files are.
+Result<std::shared_ptr<const index::IndexSegment>> OpenSegment(const table::Table& table, const index::IndexKind& kind,
+                                                               const std::string& uuid) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const void> opened,
+                   table.SharedObject(std::string(kind.name()) + ":" + uuid, [&]() -> Result<std::shared_ptr<const void>> {
+                     ASSIGN_OR_RETURN(auto segment, kind.Open(table.store(), uuid));
+                     return std::shared_ptr<const void>(std::move(segment));
+                   }));
+  return std::static_pointer_cast<const index::IndexSegment>(opened);
 }
 
 }  // namespace
@@ -439,9 +343,10 @@ void PrefetchForQueries(const table::Table& table, const std::string& where) {
   auto indexes = index::ReadIndexes(table.manifest());
   if (columns.ok() && !columns->empty() && indexes.ok()) {
     for (const IndexMeta& meta : *indexes) {
-      if (std::find(columns->begin(), columns->end(), meta.column) == columns->end()) continue;
+      const index::IndexKind* kind = index::FindIndexKind(meta.type);
+      if (kind == nullptr || std::find(columns->begin(), columns->end(), meta.column) == columns->end()) continue;
       for (const SegmentMeta& seg : meta.segments) {
-        reads.push_back([&table, type = meta.type, uuid = seg.uuid] { (void)OpenSegment(table, type, uuid); });
+        reads.push_back([&table, kind, uuid = seg.uuid] { (void)OpenSegment(table, *kind, uuid); });
       }
     }
   }
@@ -462,71 +367,61 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
   std::vector<IndexHandle> out;
   for (const IndexMeta& meta : indexes) {
     if (!columns.empty() && std::find(columns.begin(), columns.end(), meta.column) == columns.end()) continue;
+    ASSIGN_OR_RETURN(const index::IndexKind* kind, KindOf(meta));
     IndexHandle h;
     h.name = meta.name;
     h.column = meta.column;
     h.type = meta.type;
+    h.exact = kind->exact();
+    h.unit = std::string(kind->unit());
     auto covered = std::make_shared<const std::set<uint32_t>>(meta.CoveredFragments(table.manifest()));
     if (covered->empty()) continue;
     h.fragments = covered;
     // Segments that still cover a live fragment; each answers over its own fragments only.
-    std::vector<std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)>> searches;
-    std::vector<std::shared_ptr<const index::btree::BTreeSegment>> btrees;  // for count and first_rows
+    std::vector<std::shared_ptr<const index::IndexSegment>> segments;
     bool stale = false;
     for (const SegmentMeta& seg : meta.segments) {
       if (std::none_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return covered->count(f) > 0; })) {
         continue;
       }
       stale |= std::any_of(seg.fragments.begin(), seg.fragments.end(), [&](uint32_t f) { return covered->count(f) == 0; });
-      ASSIGN_OR_RETURN(std::shared_ptr<const void> opened, OpenSegment(table, meta.type, seg.uuid));
-      if (meta.type == "btree") {
-        auto shared = std::static_pointer_cast<const index::btree::BTreeSegment>(opened);
-        searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
-        btrees.push_back(shared);
-      } else {
-        auto shared = std::static_pointer_cast<const index::zonemap::ZoneMapSegment>(opened);
-        searches.push_back([shared](const index::ScalarQuery& q, index::SearchCounters* c) { return shared->Search(q, c); });
-      }
+      ASSIGN_OR_RETURN(auto opened, OpenSegment(table, *kind, seg.uuid));
+      segments.push_back(std::move(opened));
     }
-    struct Searches {
-      std::vector<std::function<Result<index::SearchResult>(const index::ScalarQuery&, index::SearchCounters*)>> each;
-      bool exact;
-    };
-    // One pointer captured: the function is copied with the handle without allocating.
-    auto all_searches = std::make_shared<const Searches>(Searches{std::move(searches), meta.type == "btree"});
-    h.search = [all_searches](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<index::SearchResult> {
-      const Searches& s = *all_searches;
-      if (s.each.size() == 1) {  // most indexes: one segment, its answer as it is
-        ASSIGN_OR_RETURN(index::SearchResult r, s.each[0](q, c));
-        if (!s.exact) r.exactness = index::Exactness::kAtMost;
+    // One pointer captured: the functions are copied with the handle without allocating.
+    auto all = std::make_shared<const std::vector<std::shared_ptr<const index::IndexSegment>>>(std::move(segments));
+    const bool exact = kind->exact();
+    h.search = [all, exact](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<index::SearchResult> {
+      if (all->size() == 1) {  // most indexes: one segment, its answer as it is
+        ASSIGN_OR_RETURN(index::SearchResult r, (*all)[0]->Search(q, c));
+        if (!exact) r.exactness = index::Exactness::kAtMost;
         return r;
       }
-      index::SearchResult all;
-      all.exactness = s.exact ? index::Exactness::kExact : index::Exactness::kAtMost;
-      for (const auto& search : s.each) {
-        ASSIGN_OR_RETURN(index::SearchResult r, search(q, c));
-        all.rows.true_rows |= r.rows.true_rows;
-        all.rows.null_rows |= r.rows.null_rows;
-        if (r.exactness != index::Exactness::kExact) all.exactness = index::Exactness::kAtMost;
+      index::SearchResult out;
+      out.exactness = exact ? index::Exactness::kExact : index::Exactness::kAtMost;
+      for (const auto& segment : *all) {
+        ASSIGN_OR_RETURN(index::SearchResult r, segment->Search(q, c));
+        out.rows.true_rows |= r.rows.true_rows;
+        out.rows.null_rows |= r.rows.null_rows;
+        if (r.exactness != index::Exactness::kExact) out.exactness = index::Exactness::kAtMost;
       }
-      return all;
+      return out;
     };
-    auto segments = std::make_shared<const std::vector<std::shared_ptr<const index::btree::BTreeSegment>>>(std::move(btrees));
-    if (meta.type == "btree") {
-      h.first_rows = [segments](bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
-                                index::SearchCounters* c) -> Result<std::vector<uint64_t>> {
-        std::vector<uint64_t> all;
-        for (const auto& segment : *segments) {
+    if (kind->ordered()) {
+      h.first_rows = [all](bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
+                           index::SearchCounters* c) -> Result<std::vector<uint64_t>> {
+        std::vector<uint64_t> rows;
+        for (const auto& segment : *all) {
           ASSIGN_OR_RETURN(std::vector<uint64_t> some, segment->FirstRows(descending, k, keep, c));
-          all.insert(all.end(), some.begin(), some.end());
+          rows.insert(rows.end(), some.begin(), some.end());
         }
-        return all;
+        return rows;
       };
     }
-    if (meta.type == "btree" && !stale) {
-      h.count = [segments](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<uint64_t> {
+    if (kind->counts() && !stale) {
+      h.count = [all](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<uint64_t> {
         uint64_t n = 0;
-        for (const auto& segment : *segments) {
+        for (const auto& segment : *all) {
           ASSIGN_OR_RETURN(uint64_t k, segment->Count(q, c));
           n += k;
         }

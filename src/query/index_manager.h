@@ -10,15 +10,15 @@
 // `index update` (UpdateIndexes, run by append and optimize) maintains the segments:
 //  * a segment whose fragments are all gone (rewritten by optimize or a layout rewrite) is
 //    dropped;
-//  * a btree segment of which some fragments are gone is *stale*: its rows of the live fragments
-//    are streamed (already sorted) into one new segment together with the fragments no segment
-//    covers (the rewritten rows: read from their new files) — the old addresses are never
-//    guessed, the new ones come from the data; zone map segments of which a fragment is gone are
-//    rebuilt over their live fragments;
+//  * a segment of which some fragments are gone is *stale*: its kind builds one new segment
+//    from its rows of the live fragments together with the fragments no segment covers (the
+//    rewritten rows: read from their new files) — the old addresses are never guessed, the new
+//    ones come from the data. A btree streams the old rows in already sorted, a bitmap takes the
+//    old bitmaps without the gone fragments, a zone map reads the live fragments again;
 //  * fragments no segment covers get a new segment;
 //  * when an index would then have more than kMaxSegments segments, or `merge` is asked for,
-//    its segments (and the uncovered fragments) become one segment: btree pages are merged
-//    without re-sorting them, zone maps are rebuilt from the data.
+//    its segments (and the uncovered fragments) become one segment, built the same way.
+// What a kind is, and the kinds there are: index/index_kind.h, index/registry/registry.h.
 // Thread safety: functions; a Table must not be written concurrently through the same object.
 #pragma once
 
@@ -37,16 +37,17 @@ namespace lakeindex::query {
 struct IndexOptions {
   std::string name;          // default: "<column>_<type>"
   std::string column;
-  std::string type;          // "btree" | "zonemap"
-  uint32_t page_rows = 4096;  // btree leaf page rows
-  uint32_t zone_rows = 8192;  // zone map rows per zone
+  std::string type;          // an index kind's name (index/registry/registry.h): "btree", ...
+  // The kind's build parameters by name (e.g. {"page_rows": 4096} for a btree); absent ones
+  // take the kind's defaults, unknown ones are refused.
+  nlohmann::json params = nlohmann::json::object();
   // Called as the build goes (may be empty): the step ("reading <column>", then for a btree
   // "writing pages"), rows done and rows in the step.
   std::function<void(const std::string& step, uint64_t done, uint64_t total)> progress;
 };
 
 // Builds the index over every fragment and commits it. InvalidArgument for an unknown column or
-// type, a name in use, or a parameter out of range.
+// kind, a name in use, or a parameter the kind does not take or out of range (About(<name>)).
 Status CreateIndex(table::Table* table, const IndexOptions& options);
 
 // CreateIndex in three steps, for builds spread over processes (lakeindex.dask): PlanIndex checks

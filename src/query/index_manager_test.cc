@@ -38,8 +38,8 @@ Status AddIndex(table::Table* t, const std::string& column, const std::string& t
   IndexOptions options;
   options.column = column;
   options.type = type;
-  if (type == "btree") options.page_rows = rows;
-  else options.zone_rows = rows;
+  if (type == "btree") options.params["page_rows"] = rows;
+  else options.params["zone_rows"] = rows;
   return CreateIndex(t, options);
 }
 
@@ -185,10 +185,10 @@ TEST(IndexManagerTest, BadRequestsLeaveTheTableAsItWas) {
   options.type = "hash";
   EXPECT_TRUE(CreateIndex(t.get(), options).IsInvalidArgument());
   options.type = "btree";
-  options.page_rows = 0;
+  options.params["page_rows"] = 0;
   EXPECT_TRUE(CreateIndex(t.get(), options).IsInvalidArgument());
   EXPECT_EQ(t->version(), 1u);
-  options.page_rows = 64;
+  options.params["page_rows"] = 64;
   ASSERT_TRUE(CreateIndex(t.get(), options).ok());
   EXPECT_TRUE(CreateIndex(t.get(), options).IsInvalidArgument());  // name in use
   EXPECT_TRUE(DropIndex(t.get(), "missing").IsInvalidArgument());
@@ -201,7 +201,7 @@ TEST(IndexManagerTest, AppendThenUpdateCoversNewFragmentsAndDropRemoves) {
   IndexOptions options;
   options.column = "score";
   options.type = "btree";
-  options.page_rows = 100;
+  options.params["page_rows"] = 100;
   ASSERT_TRUE(CreateIndex(t.get(), options).ok());
   EventsGenerator gen(500, 99);
   Batch more;
@@ -340,8 +340,7 @@ std::unique_ptr<table::Table> IndexedEventsTable(std::shared_ptr<ObjectStore> st
     IndexOptions options;
     options.column = column;
     options.type = type;
-    options.page_rows = 64;
-    options.zone_rows = 100;
+    options.params = options.type == "btree" ? nlohmann::json{{"page_rows", 64}} : nlohmann::json{{"zone_rows", 100}};
     EXPECT_TRUE(CreateIndex(t.get(), options).ok()) << column;
   }
   return t;

@@ -80,7 +80,7 @@ std::unique_ptr<Node> Leaf(const IndexHandle* index, ScalarQuery q, const Expr& 
   auto n = std::make_unique<Node>();
   n->index = index;
   n->query = std::move(q);
-  n->exact = index->type == "btree";
+  n->exact = index->exact;
   n->text = e.ToString();
   return n;
 }

@@ -26,7 +26,9 @@ namespace lakeindex::query {
 struct IndexHandle {
   std::string name;
   std::string column;
-  std::string type;                // "btree" (exact) or "zonemap" (AtMost)
+  std::string type;                // its kind's name
+  bool exact = false;              // its kind answers exactly (else AtMost: rechecked, no NOT)
+  std::string unit = "pages";      // what a count from its directory inspects (explain)
   // Fragments its segments cover, and its search; shared, so that a query copies a handle
   // without allocating.
   std::shared_ptr<const std::set<uint32_t>> fragments;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <optional>
 
-#include "index/btree/btree_key.h"
+#include "index/index_key.h"
 #include "query/like_matcher.h"
 
 namespace lakeindex::query {
@@ -196,7 +196,7 @@ class BoxBuilder {
         }
         if (m.mode() != LikeMatcher::Mode::kPrefix) return everything;
         uint32_t lo = Coord(d, Value::String(m.literal()));
-        auto succ = index::btree::PrefixSuccessor(m.literal());
+        auto succ = index::PrefixSuccessor(m.literal());
         uint32_t hi = succ ? Coord(d, Value::String(*succ)) : kMaxCoord;
         return Range(d, lo, hi);
       }

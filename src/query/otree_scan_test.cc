@@ -104,8 +104,7 @@ TEST(OTreeScanTest, LayoutAppendDeleteOptimizeMatchDuckDBAndSamplesAreExact) {
       IndexOptions index;
       index.column = column;
       index.type = type;
-      index.page_rows = 6;
-      index.zone_rows = 8;
+      index.params = index.type == "btree" ? nlohmann::json{{"page_rows", 6}} : nlohmann::json{{"zone_rows", 8}};
       Status st = CreateIndex(table->get(), index);
       ASSERT_TRUE(st.ok()) << st.ToString();
     }

@@ -67,8 +67,7 @@ void MakeTable(Fixture* fx, uint64_t seed) {
     IndexOptions options;
     options.column = column;
     options.type = type;
-    options.page_rows = 16;
-    options.zone_rows = 20;
+    options.params = options.type == "btree" ? nlohmann::json{{"page_rows", 16}} : nlohmann::json{{"zone_rows", 20}};
     ASSERT_TRUE(CreateIndex(fx->table.get(), options).ok());
   }
   ExprGen gen(schema, rng);

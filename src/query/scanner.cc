@@ -863,8 +863,8 @@ Result<uint64_t> CountWhere(const table::Table& table, const std::string& where,
       index::SearchCounters counters;
       ASSIGN_OR_RETURN(uint64_t n, single->index->count(single->query, &counters));
       if (plan) {
-        plan->push_back("count(*) from index " + single->index->name + "'s page directory: " +
-                        std::to_string(counters.pages_all_match) + " leaf pages counted whole, " +
+        plan->push_back("count(*) from index " + single->index->name + "'s directory: " +
+                        std::to_string(counters.pages_all_match) + " " + single->index->unit + " counted whole, " +
                         std::to_string(counters.pages_selected - counters.pages_all_match) + " looked into, no data file read");
       }
       return n;

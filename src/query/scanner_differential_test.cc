@@ -49,6 +49,7 @@ IndexHandle ReferenceIndex(const std::string& column, bool exact, const Batch* a
   h.name = column + (exact ? "_exact" : "_atmost");
   h.column = column;
   h.type = exact ? "btree" : "zonemap";
+  h.exact = exact;
   h.fragments = std::make_shared<const std::set<uint32_t>>(fragments);
   int c = all->schema().FindField(column);
   h.search = [=](const index::ScalarQuery& q, index::SearchCounters*) -> Result<index::SearchResult> {
@@ -108,8 +109,7 @@ TEST(ScannerDifferentialTest, CreateAppendDeleteThenRandomFiltersMatchDuckDB) {
       IndexOptions options;
       options.column = column;
       options.type = type;
-      options.page_rows = 7;
-      options.zone_rows = 10;
+      options.params = options.type == "btree" ? nlohmann::json{{"page_rows", 7}} : nlohmann::json{{"zone_rows", 10}};
       Status st = CreateIndex(table->get(), options);
       ASSERT_TRUE(st.ok()) << st.ToString();
     }
@@ -174,15 +174,32 @@ TEST(ScannerDifferentialTest, CreateAppendDeleteThenRandomFiltersMatchDuckDB) {
       options.name = f.name + "_all";
       options.column = f.name;
       options.type = "btree";
-      options.page_rows = 5;
+      options.params["page_rows"] = 5;
       Status st = CreateIndex(table->get(), options);
       ASSERT_TRUE(st.ok()) << st.ToString();
     }
     auto all_indexes = OpenIndexes(**table, {});
     ASSERT_TRUE(all_indexes.ok()) << all_indexes.status().ToString();
+    // And a bitmap on every column (exact like the btree: it serves NOT and every predicate).
+    for (const Field& f : schema.fields()) {
+      IndexOptions options;
+      options.name = f.name + "_bitmap";
+      options.column = f.name;
+      options.type = "bitmap";
+      Status st = CreateIndex(table->get(), options);
+      ASSERT_TRUE(st.ok()) << st.ToString();
+    }
+    auto with_bitmaps = OpenIndexes(**table, {});
+    ASSERT_TRUE(with_bitmaps.ok()) << with_bitmaps.status().ToString();
+    std::vector<IndexHandle> bitmaps;
+    for (const IndexHandle& h : *with_bitmaps) {
+      if (h.type == "bitmap") bitmaps.push_back(h);
+    }
+    ASSERT_EQ(bitmaps.size(), schema.fields().size());
     for (const auto& [id, rows] : answers) {
       ScanCounters after;
       EXPECT_EQ(ScanRids(**table, exprs[id], &after, *all_indexes), rows) << "after optimize, expression: " << exprs[id];
+      EXPECT_EQ(ScanRids(**table, exprs[id], &after, bitmaps), rows) << "after optimize, bitmaps: " << exprs[id];
       EXPECT_EQ(ScanRids(**table, exprs[id], &after), rows) << "after optimize, no index: " << exprs[id];
     }
   }

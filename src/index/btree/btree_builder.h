@@ -1,7 +1,7 @@
 // BTreeBuilder: builds one immutable BTree segment (layout in btree_format.h) from batches of
 // (column values, row addresses) given in any order.
 //
-// Non-NULL values are encoded as keys (btree_key.h) and sorted by (value, row address) with an
+// Non-NULL values are encoded as keys (index/index_key.h) and sorted by (value, row address) with an
 // external merge sort bounded by `memory_budget_bytes` (btree_sorter.h: beyond the budget,
 // sorted runs are spilled to local scratch files in `spill_dir` and merged). NULL addresses go to
 // a roaring bitmap (not counted in the budget; a few bytes per NULL at worst). The sorted stream

@@ -41,7 +41,7 @@
 // the bitmap as its UNKNOWN rows without reading a page, and min/max are never NULL, so the
 // directory is one sorted sequence (Lance sorts NULLs first into partly-NULL pages that every
 // query must read to keep NOT/OR three-valued).
-// Floats are stored canonically: -0.0 as +0.0, every NaN as one quiet NaN (see btree_key.h).
+// Floats are stored canonically: -0.0 as +0.0, every NaN as one quiet NaN (see index/index_key.h).
 //
 // Thread safety: values and pure functions.
 #pragma once
@@ -52,7 +52,7 @@
 #include <string_view>
 #include <vector>
 
-#include "index/btree/btree_key.h"
+#include "index/index_key.h"
 #include "lakeindex/row_set.h"
 #include "lakeindex/status.h"
 #include "lakeindex/types.h"
@@ -98,7 +98,7 @@ struct PageDirectory {
   uint32_t page_rows = kDefaultPageRows;
   uint64_t num_rows = 0;             // non-NULL rows in the leaf pages
   uint64_t data_bytes = 0;           // size of page_data.parquet
-  KeyArray mins{kFixedKeyWidth};     // encoded keys (btree_key.h), one per page
+  KeyArray mins{kFixedKeyWidth};     // encoded keys (index/index_key.h), one per page
   KeyArray maxs{kFixedKeyWidth};
   std::vector<uint32_t> rows;        // rows per page
   // Where each page lies in page_data (format version 2; empty for a version 1 directory,
@@ -122,7 +122,7 @@ struct PageDirectory {
 // number of pages (u64 LE),
 // then per page min and max (each u32 LE length + key bytes) and rows (u32 LE) and, when the
 // directory has locations, offset (u64 LE), bytes (u32 LE) and the two codecs (1 byte each),
-// then the serialized null bitmap. Keys are the encoded keys of btree_key.h.
+// then the serialized null bitmap. Keys are the encoded keys of index/index_key.h.
 uint64_t LookupChecksum(const PageDirectory& dir, std::string_view null_rows_bytes);
 
 // Writes the directory as page_lookup.parquet bytes (format version 2 when it has a location

@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "common/lru_cache.h"
-#include "index/btree/btree_key.h"
+#include "index/index_key.h"
 #include "lakeindex/status.h"
 
 namespace lakeindex::index::btree {
 
-// One decoded leaf page: keys (btree_key.h encoding) ascending, and the row address of each.
+// One decoded leaf page: keys (index/index_key.h encoding) ascending, and the row address of each.
 struct LeafPage {
   KeyArray keys;
   std::vector<uint64_t> addresses;

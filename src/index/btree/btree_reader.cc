@@ -420,3 +420,27 @@ Result<std::vector<uint64_t>> BTreeSegment::FirstRows(bool descending, uint64_t 
 }
 
 }  // namespace lakeindex::index::btree
+
+namespace lakeindex::index::btree {
+
+Result<std::string> BTreeSegment::Verify(const SegmentCoverage& coverage, const std::string& where) const {
+  RETURN_IF_ERROR(CheckDataFooter());
+  for (uint32_t p = 0; p < info_.num_pages; ++p) {
+    ASSIGN_OR_RETURN(auto page, ReadPageUncached(p));
+    for (uint64_t address : page->addresses) {
+      auto it = coverage.rows_of.find(RowAddressFragment(address));
+      if (it == coverage.rows_of.end() ? coverage.complete : RowAddressOffset(address) >= it->second) {
+        return Status::Corruption(where + ": leaf page " + std::to_string(p) + " holds row address " +
+                                  std::to_string(address) + ", outside the fragments it covers");
+      }
+    }
+  }
+  const uint64_t rows = info_.num_rows + info_.null_count;
+  if (coverage.complete && rows != coverage.Rows()) {
+    return Status::Corruption(where + ": indexes " + std::to_string(rows) + " rows, its fragments hold " +
+                              std::to_string(coverage.Rows()));
+  }
+  return "btree, " + std::to_string(info_.num_pages) + " leaf pages, " + std::to_string(rows) + " rows";
+}
+
+}  // namespace lakeindex::index::btree

@@ -30,6 +30,7 @@
 #include "format/parquet/schema_mapping.h"
 #include "index/btree/btree_format.h"
 #include "index/btree/btree_page_cache.h"
+#include "index/index_kind.h"
 #include "index/scalar_index.h"
 #include "lakeindex/object_store.h"
 
@@ -48,27 +49,31 @@ struct BTreeSegmentOptions {
   bool parallel = true;        // false: search candidate pages on the calling thread only
 };
 
-class BTreeSegment {
+class BTreeSegment final : public IndexSegment {
  public:
   // NotFound when the segment has no page_lookup; Corruption naming the file when it is damaged.
   static Result<std::shared_ptr<BTreeSegment>> Open(ObjectStore* store, std::string_view uuid,
                                                     BTreeSegmentOptions options = {});
-  ~BTreeSegment();
+  ~BTreeSegment() override;
 
   // Exact answer over the segment's rows. InvalidArgument for a literal of the wrong type or a
   // prefix query on a non-string column; Corruption (naming page_data and the page) when a leaf
   // page is damaged. `counters` (optional) are added to.
-  Result<SearchResult> Search(const ScalarQuery& query, SearchCounters* counters = nullptr) const;
+  Result<SearchResult> Search(const ScalarQuery& query, SearchCounters* counters = nullptr) const override;
 
   // How many rows Search would answer, from the directory: pages wholly inside an interval
   // count their rows unread, only the pages an interval cuts are read (a range: at most two).
-  Result<uint64_t> Count(const ScalarQuery& query, SearchCounters* counters = nullptr) const;
+  Result<uint64_t> Count(const ScalarQuery& query, SearchCounters* counters = nullptr) const override;
 
   // ORDER BY the key LIMIT k: the addresses of the first `k` rows in key order (descending:
   // from the largest key) that `keep` accepts, reading leaf pages from that end until they are
   // found; NULL keys are never among them. Equal keys come in address order.
   Result<std::vector<uint64_t>> FirstRows(bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
-                                          SearchCounters* counters = nullptr) const;
+                                          SearchCounters* counters = nullptr) const override;
+
+  // Reads page_data's footer and every leaf page uncached (CRCs, order, min/max, row counts) and
+  // checks each address lies in a fragment of `coverage`, and the rows add up.
+  Result<std::string> Verify(const SegmentCoverage& coverage, const std::string& where) const override;
 
   const BTreeSegmentInfo& info() const { return info_; }
   const PageDirectory& directory() const { return dir_; }

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "index/btree/btree_key.h"
+#include "index/index_key.h"
 #include "index/btree/btree_segment_writer.h"
 #include "index/btree/btree_test_util.h"
 

@@ -3,7 +3,7 @@
 // comparing key bytes through memcmp:
 //
 //  * fixed-width keys (every type but string) are held as (uint64 key, uint64 address) pairs,
-//    the key being the big-endian value of its 8 key bytes (btree_key.h), so integer order is key
+//    the key being the big-endian value of its 8 key bytes (index/index_key.h), so integer order is key
 //    order; they are sorted by an LSD radix sort over the bytes of (key, address) that are not
 //    the same in every entry. When entries arrived in address order (the usual case: fragments
 //    read front to back) the address bytes are skipped, the stable key passes keeping address
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "common/radix_sort.h"
-#include "index/btree/btree_key.h"
+#include "index/index_key.h"
 #include "index/btree/btree_sorter.h"
 
 namespace lakeindex::index::btree {

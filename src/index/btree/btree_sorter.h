@@ -1,5 +1,5 @@
 // External merge sort of (key, row address) entries under a memory budget, and the sorted
-// streams it produces. Order: key bytewise (btree_key.h), ties by row address.
+// streams it produces. Order: key bytewise (index/index_key.h), ties by row address.
 //
 // ExternalSorter buffers entries in memory (SortBuffer, btree_sort_buffer.h: radix sort of
 // integer keys, prefix sort of strings); when the buffer reaches its share of the budget it is
@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "index/btree/btree_key.h"
+#include "index/index_key.h"
 #include "lakeindex/status.h"
 
 namespace lakeindex::index::btree {

@@ -186,3 +186,15 @@ Result<SearchResult> ZoneMapSegment::Search(const ScalarQuery& q, SearchCounters
 }
 
 }  // namespace lakeindex::index::zonemap
+
+namespace lakeindex::index::zonemap {
+
+Result<std::string> ZoneMapSegment::Verify(const SegmentCoverage& coverage, const std::string& where) const {
+  if (coverage.complete && rows_ != coverage.Rows()) {
+    return Status::Corruption(where + ": zones cover " + std::to_string(rows_) + " rows, its fragments hold " +
+                              std::to_string(coverage.Rows()));
+  }
+  return "zonemap, " + std::to_string(ZonesTotal()) + " zones";
+}
+
+}  // namespace lakeindex::index::zonemap

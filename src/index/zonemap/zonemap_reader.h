@@ -24,13 +24,14 @@
 #include <string>
 #include <vector>
 
+#include "index/index_kind.h"
 #include "index/scalar_index.h"
 #include "index/zonemap/zonemap_format.h"
 #include "lakeindex/object_store.h"
 
 namespace lakeindex::index::zonemap {
 
-class ZoneMapSegment {
+class ZoneMapSegment final : public IndexSegment {
  public:
   // Reads ZoneMapPath(uuid) from `store` (not retained). NotFound if absent; Corruption naming
   // the file for a damaged or foreign file; NotSupported for another format version.
@@ -54,7 +55,9 @@ class ZoneMapSegment {
   // (e.g. a string against an int64 column), or kPrefix on a non-string column.
   // `counters` (may be null): pages_total += ZonesTotal(), pages_selected += zones in
   // true_rows. The directory is in memory, so pages_read and bytes_read are not changed.
-  Result<SearchResult> Search(const ScalarQuery& query, SearchCounters* counters) const;
+  Result<SearchResult> Search(const ScalarQuery& query, SearchCounters* counters) const override;
+  // The file was read and validated whole by Open; checks the rows it covers against `coverage`.
+  Result<std::string> Verify(const SegmentCoverage& coverage, const std::string& where) const override;
 
   // Indexes (into zones()) of the zones that may hold a TRUE row, ascending. Same errors.
   Result<std::vector<size_t>> CandidateZones(const ScalarQuery& query) const;

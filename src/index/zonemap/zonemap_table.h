@@ -1,7 +1,7 @@
 // Building a zone map segment for fragments of a table.
 //
 // Table::ReadFragment drops deleted rows, which would shift the offsets zones are addressed by,
-// so the fragment's data file is read directly with the Parquet reader: every row, deleted or
+// so the fragment's data file is read directly (index::ForEachColumnChunk): every row, deleted or
 // not, one row group at a time (memory is one row group of one column).
 // Thread safety: as Table's const methods (may run concurrently with readers).
 #pragma once
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "index/index_kind.h"
 #include "index/zonemap/zonemap_builder.h"
 #include "table/table.h"
 
@@ -20,15 +21,10 @@ namespace lakeindex::index::zonemap {
 // store and returns it. Nothing is committed: the caller records the segment in the manifest.
 // InvalidArgument for an unknown column or bad zone_rows; Corruption naming the data file when
 // it lacks the column, has another type, or its row count differs from the manifest's.
-// `progress` (may be empty) is called with the rows read so far, after each fragment.
+// `progress` (may be empty) hears "reading <column>" with the rows read so far.
 Result<ZoneMapSegmentInfo> BuildTableZoneMap(const table::Table& table, const std::string& column,
                                              const std::vector<table::FragmentMeta>& fragments,
                                              uint32_t zone_rows = kDefaultZoneRows,
-                                             const std::function<void(uint64_t rows)>& progress = {});
-
-// Appends every row of one fragment's data file, column `column`, to `builder`
-// (Corruption naming the file when the column is missing, of another type, or the row count is off).
-Status AddFragmentFromFile(const table::Table& table, const table::FragmentMeta& fragment, const std::string& column,
-                           ZoneMapBuilder* builder);
+                                             const BuildProgress& progress = {});
 
 }  // namespace lakeindex::index::zonemap

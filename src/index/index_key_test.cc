@@ -1,4 +1,4 @@
-#include "index/btree/btree_key.h"
+#include "index/index_key.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "util/test_util.h"
 
-namespace lakeindex::index::btree {
+namespace lakeindex::index {
 namespace {
 
 int Sign(int x) { return x < 0 ? -1 : (x > 0 ? 1 : 0); }
@@ -76,4 +76,4 @@ TEST(BTreeKey, KeyArrayLowerBound) {
 }
 
 }  // namespace
-}  // namespace lakeindex::index::btree
+}  // namespace lakeindex::index

@@ -1,6 +1,7 @@
-// Order-preserving key encoding for BTree segments: every value of an indexed column becomes a
-// byte string such that bytewise comparison (memcmp, then length) gives CompareValues() order.
-// One comparator then serves every type in sorting, the page directory and leaf searches.
+// Order-preserving key encoding shared by index kinds (BTree pages, bitmap dictionaries): every
+// value of an indexed column becomes a byte string such that bytewise comparison (memcmp, then
+// length) gives CompareValues() order. One comparator then serves every type in sorting, page
+// directories, leaf searches and dictionaries.
 //
 // Encoding (all big-endian, 8 bytes for every non-string type):
 //   bool, int32, int64, date, timestamp: uint64(x) ^ 0x8000000000000000 (sign bit flipped)
@@ -20,9 +21,10 @@
 
 #include "lakeindex/batch.h"
 #include "lakeindex/status.h"
+#include "index/scalar_index.h"
 #include "lakeindex/types.h"
 
-namespace lakeindex::index::btree {
+namespace lakeindex::index {
 
 inline constexpr size_t kFixedKeyWidth = 8;
 
@@ -86,4 +88,22 @@ class KeyArray {
   std::vector<uint64_t> offsets_{0};
 };
 
-}  // namespace lakeindex::index::btree
+// A query as key intervals: = v -> [v, v]; range -> one interval (open, inclusive or exclusive
+// ends); IN -> one point per value (re-sorted by key order); LIKE 'p%' -> [p, PrefixSuccessor(p))
+// or [p, +inf); IS NULL -> none (kinds answer it from their NULL rows). Empty intervals (lower >
+// upper, or equal with an exclusive end) are dropped; the result is sorted and disjoint.
+struct KeyInterval {
+  std::optional<std::string> lower, upper;  // absent: unbounded
+  bool lower_inclusive = true, upper_inclusive = true;
+
+  bool AboveLower(std::string_view key) const;  // key satisfies the lower bound
+  bool BelowUpper(std::string_view key) const;  // key satisfies the upper bound
+};
+
+// InvalidArgument for a literal of the wrong type or a prefix query on a non-string column.
+Result<std::vector<KeyInterval>> QueryIntervals(TypeId type, const ScalarQuery& query);
+
+// Positions [begin, end) of `keys` (sorted) inside `interval`.
+std::pair<size_t, size_t> KeysInInterval(const KeyArray& keys, const KeyInterval& interval);
+
+}  // namespace lakeindex::index
