@@ -166,6 +166,10 @@ def build_ours(cli, args, work):
         stamp = os.path.join(stamps, name + ".json")
         params = {"rows": args.rows, "rows_per_file": args.rows_per_file, "cube_rows": args.cube_rows,
                   "layout": name}
+        extra = []
+        if name == "otree" and args.otree_row_groups != "slices":
+            params["row_groups"] = args.otree_row_groups
+            extra = ["--row-groups", args.otree_row_groups]
         got = fresh(stamp, params, max(cli.mtime, os.path.getmtime(os.path.join(stamps, "events.json"))))
         if got:
             built[name] = got
@@ -179,7 +183,7 @@ def build_ours(cli, args, work):
         out = ""
         if name != "plain":
             out = cli.run("layout", path, f"--{name}", "x,y", "--cube-rows", args.cube_rows,
-                          "--rows-per-file", args.rows_per_file, stderr=True).strip()
+                          "--rows-per-file", args.rows_per_file, *extra, stderr=True).strip()
         t2 = time.perf_counter()
         got = {"params": params, "create_s": t1 - t0, "layout_s": t2 - t1, "layout_out": out,
                "built_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
@@ -913,6 +917,8 @@ def main():
     ap.add_argument("--rows-per-file", type=int, default=None, help="default rows / 10")
     ap.add_argument("--cube-rows", type=int, default=None, help="default rows / 100")
     ap.add_argument("--iceberg-files", type=int, default=10, help="file count Iceberg's z-order aims at")
+    ap.add_argument("--otree-row-groups", default="slices", choices=("slices", "regions"),
+                    help="the OTree's layout --row-groups")
     ap.add_argument("--boxes", type=int, default=5)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)

@@ -238,12 +238,16 @@ class Table:
 
     def layout_otree(self, columns: Names, cube_rows: Optional[int] = None, slices: int = 8,
                      page_rows: Optional[int] = None, transform: str = "default", rows_per_file: int = 1000000,
-                     seed: int = 42, memory_limit: Optional[int] = None) -> Dict[str, int]:
+                     seed: int = 42, memory_limit: Optional[int] = None,
+                     row_groups: Optional[str] = None) -> Dict[str, int]:
         """Rewrites the table as an OTree on 1-6 columns (as `lakeindex layout --otree`).
         `memory_limit`: bytes the layout may take (default a quarter of RAM, at most 2G); over it the tree
         is built in parts of the table, one at a time (the same rows, weights and cubes).
+        `row_groups`: "slices" (a row group per weight slice of a cube) or "regions" (cubes with
+        children cut by space too: for engines that skip only row groups, docs/engines.md);
+        default "regions" when the table keeps Iceberg metadata, else "slices".
         Returns {"rows", "files", "blocks", "cubes", "depth"}."""
-        options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
+        options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed, row_groups)
         if memory_limit is not None:
             options["memory_limit"] = _memory_limit(memory_limit)
         return self._t.layout_otree(options)
@@ -750,10 +754,13 @@ def _names(select: Optional[Names], name: str = "select") -> List[str]:
 
 
 def _layout_options(columns: Names, cube_rows: Optional[int], slices: int, page_rows: Optional[int], transform: str,
-                    rows_per_file: int, seed: int) -> Dict[str, Any]:
+                    rows_per_file: int, seed: int, row_groups: Optional[str] = None) -> Dict[str, Any]:
     if transform not in ("default", "linear", "quantile"):
         raise ValueError(f"transform must be 'default', 'linear' or 'quantile', got {transform!r}")
+    if _text("row_groups", row_groups) not in ("", "slices", "regions"):
+        raise ValueError(f"row_groups must be 'slices' or 'regions', got {row_groups!r}")
     options = {"columns": _names(columns, "columns"), "slices": _whole("slices", slices, 1),
+               "row_groups": row_groups or "",
                "transform": transform, "rows_per_file": _whole("rows_per_file", rows_per_file, 1),
                "seed": _whole("seed", seed, 0)}
     if cube_rows is not None:

@@ -60,6 +60,7 @@ def layout_otree(path: PathLike, columns: Names, cube_rows: int = 100000,
                  client: Optional[distributed.Client] = None, *, parts: Optional[int] = None, slices: int = 8,
                  page_rows: Optional[int] = None, transform: str = "default", rows_per_file: int = 1000000,
                  seed: int = 42, retries: int = 2, memory_limit: Optional[int] = None,
+                 row_groups: Optional[str] = None,
                  _inject: Inject = None) -> Dict[str, int]:
     """Rewrites the table as an OTree on `columns` with the work spread over `parts` parts of the
     table (default: one per worker) and commits once. `memory_limit` (bytes a task may take):
@@ -69,7 +70,9 @@ def layout_otree(path: PathLike, columns: Names, cube_rows: int = 100000,
     client = client or distributed.get_client()
     path = str(path)
     version = Table.open(path).version
-    options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed)
+    options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed, row_groups)
+    if not options["row_groups"]:  # as ops::Layout: by region when the table keeps Iceberg metadata
+        options["row_groups"] = _native.default_row_groups(path, version)
     _native.layout_fit(path, version, options, [])  # checks the options before any task
     n = parts or max(1, len(client.scheduler_info()["workers"]))
     if memory_limit is not None:

@@ -133,6 +133,24 @@ class ApiTest(unittest.TestCase):
         self.assertEqual([v["version"] for v in t.versions()], [t.version - 1, t.version])
         self.assertEqual([i for i in self.ids(t, where) if i < ROWS], want)
 
+    def test_an_otree_by_region_answers_as_by_slice(self):
+        where = "x BETWEEN 0.2 AND 0.4 AND y < 0.5"
+        got = {}
+        for row_groups in ("slices", "regions"):
+            t = self.make("otree-" + row_groups)
+            report = t.layout_otree(["x", "y"], cube_rows=200, row_groups=row_groups)
+            self.assertEqual(report["rows"], ROWS)
+            got[row_groups] = (self.ids(t, where), sorted(int(i) for i in t.query(sample=0.1, select=["id"])["id"]))
+            self.assertEqual(t.stats()["layout"].get("row_groups", "slices"), row_groups)
+        self.assertEqual(got["slices"], got["regions"])
+        # The default: by region when other engines read the table (it keeps Iceberg metadata).
+        for iceberg, want_groups in ((True, "regions"), (False, "slices")):
+            t = self.make(f"otree-default-{iceberg}", iceberg=iceberg)
+            t.layout_otree(["x", "y"], cube_rows=200)
+            self.assertEqual(t.stats()["layout"].get("row_groups", "slices"), want_groups)
+        want = sorted(int(i) for i in self.df.query("x >= 0.2 and x <= 0.4 and y < 0.5")["id"])
+        self.assertEqual(got["regions"][0], want)
+
     def test_recover_accepts_a_lost_newest_version(self):
         path = self.dir.join("lost")
         t = self.make("lost")
@@ -196,6 +214,8 @@ class ApiTest(unittest.TestCase):
             (lambda: t.vacuum(older_than_hours=0), ValueError, "force=True"),
             (lambda: t.vacuum(keep_versions=0), ValueError, "keep_versions must be >= 1, got 0"),
             (lambda: t.layout_hilbert([]), ValueError, "columns must name at least one column"),
+            (lambda: t.layout_otree(["x", "y"], row_groups="cells"), ValueError,
+             "row_groups must be 'slices' or 'regions', got 'cells'"),
             (lambda: t.layout_sort("x", rows_per_file=0), ValueError, "rows_per_file must be >= 1, got 0"),
             (lambda: t.optimize(rows_per_file="many"), TypeError, "rows_per_file must be an int, not str"),
             (lambda: t.append(self.df, rows_per_file=-5), ValueError, "rows_per_file must be >= 1, got -5"),

@@ -125,6 +125,8 @@ TEST(CliTest, BadInputGivesExitOneAndLeavesTheTable) {
        "--param colour: a btree index takes no parameter 'colour'"},
       {{"index", "create", table, "--column", "id", "--type", "btree", "--param", "page_rows"}, "",
        "--param: expected NAME=VALUE, got 'page_rows'"},
+      {{"layout", table, "--otree", "id", "--row-groups", "cells"}, "", "--row-groups"},
+      {{"layout", table, "--sort", "id", "--row-groups", "regions"}, "", "--row-groups: row groups by region are an OTree's"},
       {{"delete", table, "--where", "name LIKE 5"}, "", "position"},
       {{"query", dir.Join("no_table")}, "", "no_table"},
       {{"create", table, "--from", dir.Join("a.csv")}, "", "already exists"},

@@ -21,7 +21,7 @@ namespace lakeindex::cli {
 namespace {
 
 struct LayoutArgs {
-  std::string table, otree, sort, zorder, hilbert, transform = "default", memory_limit;
+  std::string table, otree, sort, zorder, hilbert, transform = "default", memory_limit, row_groups;
   uint64_t cube_rows = 100000, page_rows = 0, rows_per_file = 1000000;
   int slices = 8;
 };
@@ -41,6 +41,7 @@ Status RunLayout(const LayoutArgs& args) {
   options.cube_rows = args.cube_rows;
   options.page_rows = args.page_rows;
   options.slices = args.slices;
+  options.row_groups = args.row_groups;
   if (!args.memory_limit.empty()) {
     ASSIGN_OR_RETURN(options.memory_limit, ParseByteSize(args.memory_limit, "--memory-limit"));
   }
@@ -330,6 +331,12 @@ void AddLayoutCommands(CLI::App& app, CommandList* commands) {
   l->add_option("--transform", args->transform, "default (quantile for strings and skewed numbers), linear or quantile")
       ->capture_default_str();
   l->add_option("--slices", args->slices, "OTree: weight slices per cube (row groups)")->check(WholeNumber(1))->capture_default_str();
+  l->add_option("--row-groups", args->row_groups,
+                "OTree: row groups by weight slice (slices: lakeindex's samples read the least) or by region (regions: "
+                "cubes with children cut by space too, so engines that skip only row groups, Spark and Trino on "
+                "Iceberg, read little of them for small boxes); default: regions when the table keeps Iceberg "
+                "metadata, else slices")
+      ->check(CLI::IsMember({layout::kRowGroupsBySlice, layout::kRowGroupsByRegion}));
   l->add_option("--page-rows", args->page_rows,
                 "Rows per Parquet page of the layout columns inside blocks, about (OTree: whole cells of its curve, at most 1.5x); "
                 "default 64, 32 for an OTree on 3+ columns (other columns: 512, or this if more)")

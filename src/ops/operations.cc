@@ -158,7 +158,8 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
       ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(0, columns[0]));
       page_rows = index.pages.empty() ? parquet::WriteOptions{}.page_rows : uint64_t(index.pages[0].num_rows);
     }
-    options = layout::parts::BlockWriteOptions(config, meta->columns, std::max<uint64_t>(page_rows, 1), meta->is_otree());
+    options = layout::parts::BlockWriteOptions(config, meta->columns, std::max<uint64_t>(page_rows, 1), meta->is_otree(),
+                                               meta->row_groups == layout::kRowGroupsByRegion);
     if (meta->is_otree()) paged = columns[0];
   }
   options.portable_encodings = true;
@@ -213,6 +214,7 @@ Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config) 
 }
 
 Result<LayoutResult> Layout(table::Table* table, layout::LayoutOptions options) {
+  if (options.row_groups.empty()) options.row_groups = layout::DefaultRowGroups(options.kind, table->manifest());
   return StartingOver<LayoutResult>(table, "layout", [&] { return LayoutOnce(table, options); });
 }
 

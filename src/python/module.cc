@@ -78,6 +78,7 @@ layout::LayoutOptions LayoutOptionsFrom(const py::dict& d) {
   if (d.contains("rows_per_file")) o.write.rows_per_file = d["rows_per_file"].cast<uint64_t>();
   if (d.contains("memory_limit")) o.memory_limit = d["memory_limit"].cast<uint64_t>();
   if (d.contains("kind")) o.kind = d["kind"].cast<std::string>();
+  if (d.contains("row_groups")) o.row_groups = d["row_groups"].cast<std::string>();
   return o;
 }
 
@@ -882,6 +883,10 @@ PYBIND11_MODULE(_lakeindex, m) {
   m.def("layout_sample", &LayoutSample, py::arg("path"), py::arg("version"), py::arg("options"), py::arg("part"),
         py::arg("read") = py::none());
   m.def("layout_fit", &LayoutFit);
+  m.def("default_row_groups", [](const std::string& path, uint64_t version) {
+    auto t = Check(Unlocked([&] { return OpenAt(path, version); }));
+    return lakeindex::layout::DefaultRowGroups("otree", t->manifest());
+  });
   m.def("layout_points", &LayoutPoints, py::arg("path"), py::arg("version"), py::arg("options"), py::arg("part"),
         py::arg("revision"), py::arg("read") = py::none());
   m.def("layout_level", &LayoutLevel);

@@ -736,11 +736,14 @@ class Scenarios:
         """Files written without Iceberg metadata (an OTree's and a curve's encodings, uuid bounds)
         are rewritten by `iceberg enable`, so that every engine reads them with its defaults."""
         check = self.checker(self)
-        for kind, rows in (("--otree", 400), ("--hilbert", 500)):
-            t = self.dir.join("laid" + kind.replace("-", "_"))
+        # The last: an OTree whose row groups go by region (the root cut in four, the weights with
+        # page bounds).
+        for kind, rows, extra in (("--otree", 400, []), ("--hilbert", 500, []),
+                                  ("--otree", 1100, ["--row-groups", "regions"])):
+            t = self.dir.join("laid" + kind.replace("-", "_") + "_".join(extra).replace("-", "_"))
             run_cli("create", t, "--from", self.base_file, "--rows-per-file", 1000)
             run_cli("index", "create", t, "--column", "u", "--type", "btree")
-            run_cli("layout", t, kind, "x,y", "--cube-rows", rows, "--rows-per-file", 1000)
+            run_cli("layout", t, kind, "x,y", "--cube-rows", rows, "--rows-per-file", 1000, *extra)
             run_cli("delete", t, "--where", "x < 100")
             run_cli("iceberg", "enable", t)
             check.step(t, f"layout {kind} + delete, then iceberg enable", self.filters, self.weight_filter)

@@ -342,7 +342,7 @@ int SliceCount(size_t n, double lo, double hi, int slices, size_t min_slice_rows
 }
 
 std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& points, int depth, int slices,
-                              size_t min_slice_rows, size_t max_page_rows) {
+                              size_t min_slice_rows, size_t max_page_rows, int region_levels) {
   std::vector<Slice> out;
   const size_t n = rows.size();
   if (n == 0) return out;
@@ -395,6 +395,38 @@ std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& p
   std::vector<std::vector<SortEntry64>> parts(out.size());
   for (size_t i = 0; i < n; ++i) parts[merged[slice_of[i]]].push_back({e[i].key, i});
   std::vector<SortEntry64> scratch;
+  const int bits = KeyBits(points.dims, depth);
+  if (region_levels >= 0) {
+    // Row groups by region: the cells `region_levels` levels below the cube, in curve order; each
+    // holds the run of every slice inside it, slice after slice, each run in curve order and cut
+    // into pages of whole cells (so a page, and the weights' page too, never mixes slices).
+    const int levels = std::min(region_levels, bits);
+    const int region_shift = points.dims * (bits - levels);
+    std::map<uint64_t, Slice> regions;
+    for (std::vector<SortEntry64>& part : parts) {
+      scratch.resize(part.size());
+      const SortEntry64* sorted = RadixSortEntries(part.data(), scratch.data(), part.size(), true);
+      for (size_t j = 0; j < part.size();) {
+        const uint64_t region = region_shift >= 64 ? 0 : e[sorted[j].address].key >> region_shift;
+        Slice& rg = regions[region];
+        if (rg.rows.empty()) rg.min_weight = rg.max_weight = e[sorted[j].address].w;
+        std::vector<uint64_t> keys;
+        for (; j < part.size() && (region_shift >= 64 ? 0 : e[sorted[j].address].key >> region_shift) == region; ++j) {
+          const Entry& x = e[sorted[j].address];
+          rg.min_weight = std::min(rg.min_weight, x.w);
+          rg.max_weight = std::max(rg.max_weight, x.w);
+          rg.rows.push_back(x.row);
+          keys.push_back(x.key);
+        }
+        if (max_page_rows > 0) {
+          CellPages(keys.data(), keys.size(), points.dims, points.dims * (bits - levels - 1), max_page_rows, &rg.pages);
+        }
+      }
+    }
+    std::vector<Slice> by_region;
+    for (auto& [region, rg] : regions) by_region.push_back(std::move(rg));
+    return by_region;
+  }
   for (size_t k = 0; k < out.size(); ++k) {
     std::vector<SortEntry64>& part = parts[k];
     scratch.resize(part.size());
@@ -412,7 +444,6 @@ std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& p
       if (max_page_rows > 0) keys[j] = x.key;
     }
     if (max_page_rows > 0) {
-      const int bits = KeyBits(points.dims, depth);
       CellPages(keys.data(), keys.size(), points.dims, points.dims * (bits - 1), max_page_rows, &slice.pages);
     }
   }

@@ -65,7 +65,13 @@ int SliceCount(size_t n, double lo, double hi, int slices, size_t min_slice_rows
 // about SliceCount slices (SliceCuts; a slice below `min_slice_rows` rows joins its
 // neighbour), each slice sorted by its Hilbert key below the cube's depth (ties in the order of
 // `rows`) and, when max_page_rows > 0, cut into pages by CellPages. Deterministic.
+// Returns the row groups: with region_levels < 0 the slices themselves (each spans the cube's
+// region); with region_levels >= 0 one row group per cell of the curve `region_levels` levels
+// below the cube that holds rows (the cube itself at 0), in curve order, holding that cell's run
+// of every slice, slice after slice, each run cut into its own pages — so a row group's bounds are
+// its cell's (what engines that skip only row groups need) and the slices stay apart inside it
+// (pages whose weights a sample can skip).
 std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& points, int depth, int slices,
-                              size_t min_slice_rows, size_t max_page_rows = 0);
+                              size_t min_slice_rows, size_t max_page_rows = 0, int region_levels = -1);
 
 }  // namespace lakeindex::layout::otree

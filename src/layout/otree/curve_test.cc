@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "util/test_util.h"
 
 namespace lakeindex::layout::otree {
@@ -292,6 +294,79 @@ TEST(PlanSlicesTest, WeightCutHilbertSortedSlices) {
   }
   Points empty;
   EXPECT_TRUE(PlanSlices({}, empty, 0, 4, 1).empty());
+}
+
+// Row groups by region: the same rows as the slices, each row group the rows of one cell
+// `levels` below the cube (cells ascending in curve order), inside it every slice's run in slice
+// order and curve order, and pages that never cross a run: so a row group's bounds are its cell's
+// and a page's weights are one slice's.
+TEST(PlanSlicesTest, RowGroupsByRegionHoldEachSlicesRunOfOneCell) {
+  Rng rng(9);
+  for (int iter = 0; iter < 40; ++iter) {
+    const int dims = 1 + int(rng.Uniform(3));
+    const size_t n = 1 + rng.Uniform(4000);
+    const int depth = int(rng.Uniform(4));
+    const int levels = int(rng.Uniform(4));
+    std::vector<std::vector<uint32_t>> coords(static_cast<size_t>(dims), std::vector<uint32_t>(n));
+    std::vector<double> weights(n);
+    for (size_t i = 0; i < n; ++i) {
+      for (int d = 0; d < dims; ++d) coords[size_t(d)][i] = uint32_t(rng.Next());
+      weights[i] = 0.2 + 0.3 * rng.Unit();
+    }
+    Points p;
+    p.dims = dims;
+    p.size = n;
+    for (int d = 0; d < dims; ++d) p.coords[size_t(d)] = coords[size_t(d)].data();
+    p.weights = weights.data();
+    std::vector<uint32_t> rows(n);
+    for (size_t i = 0; i < n; ++i) rows[i] = uint32_t(i);
+    const std::vector<Slice> slices = PlanSlices(rows, p, depth, 4, 16, 24);
+    const std::vector<Slice> regions = PlanSlices(rows, p, depth, 4, 16, 24, levels);
+    std::map<uint32_t, size_t> slice_of;
+    for (size_t k = 0; k < slices.size(); ++k) {
+      for (uint32_t r : slices[k].rows) slice_of[r] = k;
+    }
+    const int shift = dims * (std::min(32 - depth, 64 / dims) - levels);
+    auto key_of = [&](uint32_t r) {
+      uint32_t c[kMaxDims];
+      for (int d = 0; d < dims; ++d) c[d] = coords[size_t(d)][r];
+      return HilbertKey(c, dims, depth);
+    };
+    auto region_of = [&](uint32_t r) { return shift >= 64 ? uint64_t(0) : key_of(r) >> shift; };
+    std::vector<uint32_t> seen;
+    uint64_t last_region = 0;
+    for (size_t g = 0; g < regions.size(); ++g) {
+      const Slice& rg = regions[g];
+      ASSERT_FALSE(rg.rows.empty());
+      const uint64_t region = region_of(rg.rows[0]);
+      if (g > 0) { EXPECT_LT(last_region, region); }
+      last_region = region;
+      double lo = 2, hi = -1;
+      size_t at = 0;
+      for (uint32_t page : rg.pages) {  // a page's rows: one slice, in curve order
+        ASSERT_LE(at + page, rg.rows.size());
+        for (size_t i = at; i < at + page; ++i) {
+          EXPECT_EQ(slice_of[rg.rows[i]], slice_of[rg.rows[at]]);
+          if (i > at) { EXPECT_LE(key_of(rg.rows[i - 1]), key_of(rg.rows[i])); }
+        }
+        at += page;
+      }
+      EXPECT_EQ(at, rg.rows.size());
+      for (size_t i = 0; i < rg.rows.size(); ++i) {
+        const uint32_t r = rg.rows[i];
+        EXPECT_EQ(region_of(r), region);
+        if (i > 0) { EXPECT_LE(slice_of[rg.rows[i - 1]], slice_of[r]); }  // runs in slice order
+        lo = std::min(lo, weights[r]);
+        hi = std::max(hi, weights[r]);
+        seen.push_back(r);
+      }
+      EXPECT_EQ(rg.min_weight, lo);
+      EXPECT_EQ(rg.max_weight, hi);
+    }
+    if (levels == 0) { EXPECT_EQ(regions.size(), 1u); }
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, rows);
+  }
 }
 
 }  // namespace

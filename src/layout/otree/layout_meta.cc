@@ -16,6 +16,10 @@ Status Bad(std::string_view source, const std::string& what) {
 
 }  // namespace
 
+std::string DefaultRowGroups(const std::string& kind, const table::Manifest& manifest) {
+  return kind == "otree" && !manifest.iceberg.is_null() ? kRowGroupsByRegion : kRowGroupsBySlice;
+}
+
 bool IsLayoutKind(std::string_view kind) {
   return kind == "otree" || kind == "sort" || kind == "zorder" || kind == "hilbert";
 }
@@ -45,6 +49,7 @@ json LayoutMeta::ToJson() const {
   json j = {{"kind", kind}, {"columns", columns}, {"transform", transform}, {"cube_rows", cube_rows},
             {"slices", slices}, {"page_rows", page_rows}};
   if (!is_otree()) return j;
+  if (row_groups != kRowGroupsBySlice) j["row_groups"] = row_groups;
   json revs = json::array();
   for (const Revision& r : revisions) {
     json t = json::array();
@@ -73,11 +78,15 @@ Result<LayoutMeta> LayoutMeta::FromJson(const json& j, const Schema& schema, std
     m.cube_rows = j.value("cube_rows", uint64_t(0));
     m.slices = j.value("slices", 0);
     m.page_rows = j.value("page_rows", uint64_t(0));
+    m.row_groups = j.value("row_groups", std::string(kRowGroupsBySlice));
   } catch (const json::exception& e) {
     return Bad(source, e.what());
   }
   if (!IsLayoutKind(m.kind)) {
     return Bad(source, "unknown kind '" + m.kind + "'");
+  }
+  if (m.row_groups != kRowGroupsBySlice && m.row_groups != kRowGroupsByRegion) {
+    return Bad(source, "unknown row_groups '" + m.row_groups + "'");
   }
   if (m.columns.empty() || m.columns.size() > size_t(otree::kMaxDims)) {
     return Bad(source, "needs 1 to " + std::to_string(otree::kMaxDims) + " columns");

@@ -4,11 +4,13 @@
 //    "columns": ["x", "y"],            the layout's columns, in dimension order
 //    "transform": "default" | "linear" | "quantile",
 //    "cube_rows": N, "slices": S, "page_rows": P,  the parameters the data was written with
+//    "row_groups": "regions",          otree, when its row groups go by region (absent: by slice)
 //    "revisions": [{"id": 1, "transforms": [...], "tree": {...}}],     otree only
 //    "blocks": [{"fragment", "row_group", "revision", "cube", "rows",
 //                "min_weight", "max_weight"}]}                           otree only
 // A block is one row group of a data file holding rows of one cube of one revision, with the
-// smallest and largest `_lakeindex_weight` among them (a weight slice of the cube). Every row of an OTree
+// smallest and largest `_lakeindex_weight` among them (a weight slice of the cube; by region, the
+// cube's rows in one cell of its region, every slice's). Every row of an OTree
 // table is in exactly one block; fragments listed in no block do not exist in an OTree table.
 // Sort / Z-order / Hilbert layouts (the comparison layouts) record only kind and columns: their
 // files are ordinary fragments.
@@ -34,6 +36,17 @@
 namespace lakeindex::layout {
 
 inline constexpr const char* kWeightColumn = "_lakeindex_weight";
+// How an OTree cuts a cube into row groups. By slice (the default): each weight slice of the cube
+// is a row group spanning the cube's region — a sample reads whole row groups of the slices below
+// it. By region: cubes with children are cut by space into the cells of the level of the deepest
+// such cubes, each row group holding every slice's rows in its cell (slices apart in pages): an
+// engine that skips only row groups by their min/max (Spark and Trino on Iceberg) then reads
+// about one cell per level for a small box instead of one whole cube per level.
+inline constexpr const char* kRowGroupsBySlice = "slices";
+inline constexpr const char* kRowGroupsByRegion = "regions";
+// The row groups of a layout of `kind` when none are asked for: by region when the table keeps
+// Iceberg metadata (other engines read it: they skip only whole row groups), else by slice.
+std::string DefaultRowGroups(const std::string& kind, const table::Manifest& manifest);
 
 // "otree", or one of the comparison layouts "sort", "zorder", "hilbert".
 bool IsLayoutKind(std::string_view kind);
@@ -62,6 +75,7 @@ struct LayoutMeta {
   uint64_t cube_rows = 0;
   int slices = 0;
   uint64_t page_rows = 0;
+  std::string row_groups = kRowGroupsBySlice;  // otree: kRowGroupsBySlice or kRowGroupsByRegion
   std::vector<Revision> revisions;
   std::vector<BlockMeta> blocks;
 

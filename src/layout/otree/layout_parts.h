@@ -119,8 +119,10 @@ inline uint64_t MaxCellPageRows(uint64_t page_rows) { return page_rows + page_ro
 // per block), pages of page_rows in the layout `columns` — with `cell_pages`, ending where the
 // writer is told, MaxCellPageRows at most — and kOtherColumnPageRows in the others, the page
 // index's bounds for the layout columns only.
+// `weight_pages`: the weights get the layout columns' pages and page bounds too (an OTree whose
+// row groups go by region hold several slices per row group).
 parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
-                                        uint64_t page_rows, bool cell_pages);
+                                        uint64_t page_rows, bool cell_pages, bool weight_pages);
 // The comparison layouts' row order (kind sort | zorder | hilbert): rows by OrderKey of their
 // coordinates, a stable sort (equal keys keep their order), and for `sort` equal first
 // coordinates ordered by the columns' values. Returns the rows' indexes in that order.

@@ -169,7 +169,7 @@ Status ExtendCoords(Placed* placed, const std::vector<int>& columns, const std::
 }
 
 parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
-                                        uint64_t page_rows, bool cell_pages) {
+                                        uint64_t page_rows, bool cell_pages, bool weight_pages) {
   parquet::WriteOptions o = config.parquet;
   // Pages of page_rows rows in the layout columns, whose page bounds (the ColumnIndex) let a box
   // skip inside a block; kOtherColumnPageRows in the others, which only hand over the rows a box
@@ -186,11 +186,17 @@ parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const 
   o.byte_stream_split_floats = !o.portable_encodings;
   o.delta_length_strings = !o.portable_encodings;
   // The weights: a page per block (only samples read them, a block's whole), not 64-row pages'
-  // headers, offset-index entries and zstd frames.
-  o.column_page_rows.emplace_back(kWeightColumn, size_t(1) << 20);
+  // headers, offset-index entries and zstd frames — unless a block holds several slices (row
+  // groups by region): then the weights have the layout columns' pages, each inside one slice,
+  // with bounds, so that a sample skips the slices above it inside a block.
+  o.column_page_rows.emplace_back(kWeightColumn, weight_pages ? own : size_t(1) << 20);
   o.column_pool = ThreadPool::Default();  // files are written in parallel: idle threads help the last ones
   o.page_header_statistics = !o.page_index;  // small pages: the page index has their bounds
   o.column_index_columns = columns;           // only the layout columns are ordered within a block
+  if (weight_pages) {
+    o.cut_columns.push_back(kWeightColumn);
+    o.column_index_columns.push_back(kWeightColumn);
+  }
   return o;
 }
 
@@ -370,6 +376,11 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   // from[start[k] + j] (a row of its range). Cubes in parallel, not files: a batch of one large
   // file was planned on one thread (15 s of a 3-D layout of 110M rows).
   const size_t min_slice_rows = size_t(std::max<uint64_t>(4 * meta.page_rows, 256));
+  // Row groups by region: every cube with children is cut into the cells of the deepest such
+  // cubes' level (fewer where that would make row groups under min_slice_rows rows on average).
+  const bool by_region = meta.row_groups == kRowGroupsByRegion;
+  int deepest_parent = 0;
+  for (const otree::Cube& c : tree.cubes()) deepest_parent = std::max(deepest_parent, int(c.id.depth) - 1);
   std::vector<uint32_t> from(n);
   std::vector<std::vector<BlockMeta>> blocks_of_bucket(cube_of_bucket.size());
   std::vector<std::vector<std::vector<uint32_t>>> pages_of_bucket(cube_of_bucket.size());  // per block: its pages
@@ -378,8 +389,13 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
     std::vector<uint32_t> cube_rows(start[k + 1] - start[k]);
     std::iota(cube_rows.begin(), cube_rows.end(), uint32_t(start[k]));
     uint32_t at = uint32_t(start[k]);
+    int region_levels = -1;
+    if (by_region) {
+      region_levels = std::max(0, deepest_parent - int(cube.id.depth));
+      while (region_levels > 0 && (cube_rows.size() >> (tree.dims() * region_levels)) < min_slice_rows) --region_levels;
+    }
     for (otree::Slice& slice : otree::PlanSlices(cube_rows, points, cube.id.depth, meta.slices, min_slice_rows,
-                                                 MaxCellPageRows(meta.page_rows))) {
+                                                 MaxCellPageRows(meta.page_rows), region_levels)) {
       BlockMeta block;
       block.revision = revision;
       block.cube = cube.id;
@@ -410,7 +426,8 @@ Result<std::vector<WrittenFile>> WriteCubes(ObjectStore* store, Placed placed, c
   PermuteWithinBuckets(&placed.rows, start, from);
   RETURN_IF_ERROR(ParallelStatus(files.size(), [&](size_t f) -> Status {
     ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, start[first_bucket[f]], groups[f],
-                                            BlockWriteOptions(config, meta.columns, meta.page_rows, true), &pages[f]));
+                                            BlockWriteOptions(config, meta.columns, meta.page_rows, true, by_region),
+                                            &pages[f]));
     return Status::OK();
   }));
   return out;
@@ -471,6 +488,7 @@ LayoutMeta MetaFor(const LayoutOptions& options) {
   meta.cube_rows = options.cube_rows;
   meta.slices = options.slices;
   meta.page_rows = PageRows(options);
+  meta.row_groups = options.row_groups.empty() ? kRowGroupsBySlice : options.row_groups;
   return meta;
 }
 
@@ -494,6 +512,17 @@ Status CheckColumns(const Schema& schema, const LayoutOptions& options) {
   }
   if (options.cube_rows == 0 || options.slices < 1 || options.slices > 64) {
     return Status::InvalidArgument("layout: cube rows must be positive, slices in [1, 64]");
+  }
+  if (!options.row_groups.empty() && options.row_groups != kRowGroupsBySlice &&
+      options.row_groups != kRowGroupsByRegion) {
+    return Status::InvalidArgument(std::string("must be ") + kRowGroupsBySlice + " or " + kRowGroupsByRegion + ", not '" +
+                                   options.row_groups + "'")
+        .About("row_groups");
+  }
+  if (options.row_groups == kRowGroupsByRegion && options.kind != "otree") {
+    return Status::InvalidArgument("row groups by region are an OTree's; the " + options.kind +
+                                   " layout's row groups are cube_rows rows of its order")
+        .About("row_groups");
   }
   return Status::OK();
 }
@@ -568,7 +597,7 @@ Result<std::vector<WrittenFile>> WriteOrdered(ObjectStore* store, Placed placed,
     std::vector<size_t> groups;
     for (size_t at = begin; at < end; at += options.cube_rows) groups.push_back(std::min<size_t>(options.cube_rows, end - at));
     ASSIGN_OR_RETURN(out[f].meta, WriteRows(store, placed.rows, begin, groups,
-                                            BlockWriteOptions(options.write, options.columns, PageRows(options), false)));
+                                            BlockWriteOptions(options.write, options.columns, PageRows(options), false, false)));
     return Status::OK();
   }));
   return out;

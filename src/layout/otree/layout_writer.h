@@ -38,6 +38,10 @@ struct LayoutOptions {
   std::string transform = "default";  // default | linear | quantile
   uint64_t cube_rows = 100000;        // otree: target rows per cube; others: rows per row group
   int slices = 8;                     // otree: weight slices per cube
+  // otree: row groups by weight slice (kRowGroupsBySlice) or by region (kRowGroupsByRegion: for
+  // engines that skip only row groups; layout_meta.h). Empty: by slice here; ops::Layout and the
+  // front ends take DefaultRowGroups (by region for tables that keep Iceberg metadata).
+  std::string row_groups;
   uint64_t page_rows = 0;             // rows per Parquet page of the layout columns (0: PageRows' default)
   uint64_t seed = 42;                 // weights for rows that have none yet
   table::WriteConfig write;           // rows_per_file and Parquet options (row group / page sizes are set here)

@@ -1032,7 +1032,7 @@ Result<LayoutReport> LayoutOrderedPartitioned(table::Table* table, const LayoutO
   // Each range in order, its rows ordered as in one piece and streamed into files of rows_per_file
   // rows, row groups of cube_rows, as WriteOrdered cuts them.
   const uint64_t per_file = std::max<uint64_t>(options.write.rows_per_file, 1);
-  const parquet::WriteOptions file_options = parts::BlockWriteOptions(options.write, options.columns, PageRows(options), false);
+  const parquet::WriteOptions file_options = parts::BlockWriteOptions(options.write, options.columns, PageRows(options), false, false);
   std::vector<parts::WrittenFile> written;
   std::unique_ptr<table::DataFileStream> file;
   uint64_t in_file = 0, in_group = 0, rows_written = 0;

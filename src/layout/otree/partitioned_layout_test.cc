@@ -335,6 +335,25 @@ TEST(PartitionedLayoutTest, OverTheMemoryLimitLayoutTableWorksInPartsWithTheSame
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ExpectSameLayout(*single, *limited, /*same_files=*/true);
 
+  // Row groups by region too (the tree's deepest parents known to every part's writer).
+  {
+    auto single_regions = MakeTable(batches), limited_regions = MakeTable(batches);
+    LayoutOptions by_region = options;
+    by_region.row_groups = kRowGroupsByRegion;
+    by_region.cube_rows = 1200;  // cubes large enough to be cut by region
+    by_region.memory_limit = 0;
+    ASSERT_TRUE(LayoutTable(single_regions.get(), by_region).ok());
+    by_region.memory_limit = *need / 5;
+    auto parts = LayoutTable(limited_regions.get(), by_region);
+    ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+    ExpectSameLayout(*single_regions, *limited_regions, /*same_files=*/true);
+    auto meta = LoadLayout(limited_regions->manifest());
+    ASSERT_TRUE(meta.ok() && meta->has_value());
+    EXPECT_GT(std::count_if((*meta)->blocks.begin(), (*meta)->blocks.end(),
+                            [](const BlockMeta& b) { return b.cube.depth == 0; }),
+              1) << "the root is cut by region";
+  }
+
   // A comparison layout over the limit sorts externally: the files of one piece.
   options.kind = "zorder";
   LayoutOptions unlimited = options;
