@@ -167,7 +167,7 @@ def build_ours(cli, args, work):
         params = {"rows": args.rows, "rows_per_file": args.rows_per_file, "cube_rows": args.cube_rows,
                   "layout": name}
         extra = []
-        if name == "otree" and args.otree_row_groups != "slices":
+        if name == "otree":
             params["row_groups"] = args.otree_row_groups
             extra = ["--row-groups", args.otree_row_groups]
         got = fresh(stamp, params, max(cli.mtime, os.path.getmtime(os.path.join(stamps, "events.json"))))
@@ -917,8 +917,8 @@ def main():
     ap.add_argument("--rows-per-file", type=int, default=None, help="default rows / 10")
     ap.add_argument("--cube-rows", type=int, default=None, help="default rows / 100")
     ap.add_argument("--iceberg-files", type=int, default=10, help="file count Iceberg's z-order aims at")
-    ap.add_argument("--otree-row-groups", default="slices", choices=("slices", "regions"),
-                    help="the OTree's layout --row-groups")
+    ap.add_argument("--otree-row-groups", default="regions", choices=("slices", "regions"),
+                    help="the OTree's layout --row-groups (regions: the default of a table with Iceberg metadata)")
     ap.add_argument("--boxes", type=int, default=5)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
