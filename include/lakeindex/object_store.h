@@ -208,6 +208,9 @@ class InstrumentedStore : public ObjectStore {
   Result<std::vector<std::string>> RemoveAbandonedWrites(std::string_view prefix, int64_t cutoff_ms) override;
   // Every object written through this wrapper, whatever the base store.
   std::map<std::string, uint64_t> WrittenChecksums() const override;
+  // Records checksums of objects another process wrote (a Dask worker's files, as its own
+  // WrittenChecksums gave them) as if written here, so that the commit that names them records them.
+  void AdoptWrittenChecksums(const std::map<std::string, uint64_t>& checksums);
   std::string Describe() const override;
   bool remote() const override { return latency_us_.load() > 0 || base_->remote(); }
 

@@ -56,8 +56,15 @@ class DaskTest(unittest.TestCase):
             self.assertEqual(util.sorted_rows(a.query(sample=f, select=["id", "_lakeindex_weight"])),
                              util.sorted_rows(b.query(sample=f, select=["id", "_lakeindex_weight"])), f"sample {f}")
 
+    def assert_every_file_checksummed(self, table):
+        """The workers' files carry the checksums they were written with, as a single process's do:
+        verify reads each against it and lists none without one."""
+        lines = table.verify()
+        self.assertFalse([line for line in lines if "no checksum" in line], lines)
+        self.assertTrue(any(line.startswith("_indices/") or line.startswith("data/") for line in lines), lines)
+
     def test_index_build_matches_single_process(self):
-        for kind in ("btree", "zonemap"):
+        for kind in ("btree", "zonemap", "bitmap"):
             single, dist = self.make(), self.make()
             single.create_index("id", kind=kind)
             version = ld.build_index(dist.path, "id", kind, client, groups=3)
@@ -70,6 +77,7 @@ class DaskTest(unittest.TestCase):
             self.assertEqual(len(covered), dist.stats()["fragments"])
             self.assertTrue(any("id_" + kind in line for line in dist.explain("id = 5")["plan"]))
             self.assert_same_results(single, dist)
+            self.assert_every_file_checksummed(dist)
 
     def test_layout_matches_single_process(self):
         single, dist = self.make(), self.make()
@@ -82,6 +90,7 @@ class DaskTest(unittest.TestCase):
         self.assertEqual(util.sorted_rows(single.query(select=["id", "_lakeindex_weight"])),
                          util.sorted_rows(dist.query(select=["id", "_lakeindex_weight"])))
         self.assert_same_results(single, dist, samples=(0.01, 0.3))
+        self.assert_every_file_checksummed(dist)
 
     def test_a_memory_limit_cuts_the_layout_into_more_parts(self):
         one, limited = self.make(), self.make()

@@ -157,6 +157,10 @@ void InstrumentedStore::RecordWritten(std::string_view path, uint64_t checksum) 
   written_[std::string(path)] = checksum;
 }
 
+void InstrumentedStore::AdoptWrittenChecksums(const std::map<std::string, uint64_t>& checksums) {
+  for (const auto& [path, checksum] : checksums) RecordWritten(path, checksum);
+}
+
 std::map<std::string, uint64_t> InstrumentedStore::WrittenChecksums() const {
   std::lock_guard<std::mutex> lock(mu_);
   return written_;

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -581,15 +582,28 @@ std::string IndexPlan(const std::string& path, uint64_t version, const std::stri
   }));
 }
 
+// What a Dask worker wrote through `t`, recorded by the driver's commit (AdoptChecksums), so that
+// its files carry checksums as a single process's do.
+Status AdoptChecksums(const table::Table& t, const std::map<std::string, uint64_t>& checksums) {
+  auto* store = dynamic_cast<InstrumentedStore*>(t.store());
+  if (store == nullptr) return Status::Internal("a table's store is not instrumented: checksums cannot be kept");
+  store->AdoptWrittenChecksums(checksums);
+  return Status::OK();
+}
+
 py::dict IndexBuildSegment(const std::string& path, uint64_t version, const std::string& column, const std::string& kind,
                            const std::string& name, const std::string& params,
                            const std::vector<uint32_t>& fragments) {
+  std::map<std::string, uint64_t> checksums;
   index::SegmentMeta seg = Check(Unlocked([&]() -> Result<index::SegmentMeta> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
     ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, params)));
-    return query::BuildIndexSegment(*t, meta, fragments);
+    ASSIGN_OR_RETURN(index::SegmentMeta built, query::BuildIndexSegment(*t, meta, fragments));
+    checksums = t->store()->WrittenChecksums();
+    return built;
   }));
   py::dict d;
+  d["checksums"] = checksums;
   d["uuid"] = seg.uuid;
   d["fragments"] = std::vector<uint32_t>(seg.fragments.begin(), seg.fragments.end());
   d["built_at_version"] = seg.built_at_version;
@@ -600,8 +614,12 @@ py::dict IndexBuildSegment(const std::string& path, uint64_t version, const std:
 uint64_t IndexCommit(const std::string& path, uint64_t version, const std::string& column, const std::string& kind,
                      const std::string& name, const std::string& params, const py::list& segments) {
   std::vector<index::SegmentMeta> segs;
+  std::map<std::string, uint64_t> checksums;  // of the segments' files, as the workers wrote them
   for (const py::handle& s : segments) {
     py::dict d = py::reinterpret_borrow<py::dict>(s);
+    if (d.contains("checksums")) {
+      for (const auto& [file, sum] : d["checksums"].cast<std::map<std::string, uint64_t>>()) checksums[file] = sum;
+    }
     index::SegmentMeta seg;
     seg.uuid = d["uuid"].cast<std::string>();
     for (uint32_t f : d["fragments"].cast<std::vector<uint32_t>>()) seg.fragments.insert(f);
@@ -611,6 +629,7 @@ uint64_t IndexCommit(const std::string& path, uint64_t version, const std::strin
   }
   return Check(Unlocked([&]() -> Result<uint64_t> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    RETURN_IF_ERROR(AdoptChecksums(*t, checksums));
     ASSIGN_OR_RETURN(index::IndexMeta meta, query::PlanIndex(*t, IndexOptionsFrom(column, kind, name, params)));
     meta.segments = std::move(segs);
     RETURN_IF_ERROR(query::CommitIndex(t.get(), std::move(meta)));
@@ -782,26 +801,36 @@ std::string LayoutRevision(const std::string& revision_json, const std::string& 
   return rev.dump();
 }
 
-py::bytes LayoutWrite(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part,
+// (the part's files as WriteLayoutPartition describes them, the checksums of every file written)
+py::tuple LayoutWrite(const std::string& path, uint64_t version, const py::dict& options, const py::tuple& part,
                       const std::string& revision) {
   layout::LayoutOptions o = LayoutOptionsFrom(options);
   layout::LayoutPartition p = PartFrom(part);
+  std::map<std::string, uint64_t> checksums;
   std::string text = Check(Unlocked([&]() -> Result<std::string> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
     ASSIGN_OR_RETURN(layout::Revision rev, layout::RevisionFromJson(revision, *t, o));
     table::ChooseEncodings(t->manifest(), &o.write);  // as ops does for the single-process layout
-    return layout::WriteLayoutPartition(*t, o, p, rev);
+    ASSIGN_OR_RETURN(std::string written, layout::WriteLayoutPartition(*t, o, p, rev));
+    checksums = t->store()->WrittenChecksums();
+    return written;
   }));
-  return py::bytes(text);
+  return py::make_tuple(py::bytes(text), checksums);
 }
 
 py::dict LayoutCommit(const std::string& path, uint64_t version, const py::dict& options, const std::string& revision,
                       const py::list& written) {
   layout::LayoutOptions o = LayoutOptionsFrom(options);
   std::vector<std::string> parts;
-  for (const py::handle& w : written) parts.push_back(w.cast<std::string>());
+  std::map<std::string, uint64_t> checksums;  // of the files the workers wrote
+  for (const py::handle& w : written) {
+    py::tuple written_part = py::reinterpret_borrow<py::tuple>(w);
+    parts.push_back(written_part[0].cast<std::string>());
+    for (const auto& [file, sum] : written_part[1].cast<std::map<std::string, uint64_t>>()) checksums[file] = sum;
+  }
   layout::LayoutReport report = Check(Unlocked([&]() -> Result<layout::LayoutReport> {
     ASSIGN_OR_RETURN(auto t, OpenAt(path, version));
+    RETURN_IF_ERROR(AdoptChecksums(*t, checksums));
     ASSIGN_OR_RETURN(layout::Revision rev, layout::RevisionFromJson(revision, *t, o));
     ASSIGN_OR_RETURN(ops::LayoutResult r, ops::CommitPartitionedLayout(t.get(), o, std::move(rev), parts));  // as `lakeindex layout`
     return r.report;
