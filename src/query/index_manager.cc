@@ -6,8 +6,6 @@
 #include <set>
 
 #include "common/thread_pool.h"
-#include "common/uuid.h"
-#include "format/parquet/reader.h"
 #include "index/registry/registry.h"
 #include "query/binder.h"
 #include "query/parser.h"

@@ -28,12 +28,7 @@ class BitmapBuilder {
       if (values.IsValid(r)) {
         key.clear();
         AppendKey(values, r, &key);
-        auto it = values_.find(key);
-        if (it == values_.end()) {
-          if (values_.size() >= max_values_) return TooMany();
-          it = values_.emplace(key, RowSet()).first;
-        }
-        rows = &it->second;
+        ASSIGN_OR_RETURN(rows, RowsOf(key));
       }
       chunk[rows].push_back(address);
     }
@@ -53,12 +48,7 @@ class BitmapBuilder {
       if (kept.IsEmpty()) continue;
       RowSet* rows = &nulls_;
       if (i < d.keys.size()) {
-        auto it = values_.find(d.keys[i]);
-        if (it == values_.end()) {
-          if (values_.size() >= max_values_) return TooMany();
-          it = values_.emplace(d.keys[i], RowSet()).first;
-        }
-        rows = &it->second;
+        ASSIGN_OR_RETURN(rows, RowsOf(d.keys[i]));
       }
       *rows |= kept;
     }
@@ -98,6 +88,16 @@ class BitmapBuilder {
   }
 
  private:
+  // The rows of the value whose key is `key`, a new value's while there are at most max_values.
+  Result<RowSet*> RowsOf(const std::string& key) {
+    auto it = values_.find(key);
+    if (it == values_.end()) {
+      if (values_.size() >= max_values_) return TooMany();
+      it = values_.emplace(key, RowSet()).first;
+    }
+    return &it->second;
+  }
+
   Status TooMany() const {
     return Status::InvalidArgument("'" + column_ + "' has more than " + std::to_string(max_values_) +
                                    " distinct values: a bitmap index is for columns of few (a btree suits this one, "

@@ -402,16 +402,17 @@ std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& p
     // into pages of whole cells (so a page, and the weights' page too, never mixes slices).
     const int levels = std::min(region_levels, bits);
     const int region_shift = points.dims * (bits - levels);
+    auto region_of = [&](const SortEntry64& s) { return region_shift >= 64 ? 0 : e[s.address].key >> region_shift; };
     std::map<uint64_t, Slice> regions;
     for (std::vector<SortEntry64>& part : parts) {
       scratch.resize(part.size());
       const SortEntry64* sorted = RadixSortEntries(part.data(), scratch.data(), part.size(), true);
       for (size_t j = 0; j < part.size();) {
-        const uint64_t region = region_shift >= 64 ? 0 : e[sorted[j].address].key >> region_shift;
+        const uint64_t region = region_of(sorted[j]);
         Slice& rg = regions[region];
         if (rg.rows.empty()) rg.min_weight = rg.max_weight = e[sorted[j].address].w;
         std::vector<uint64_t> keys;
-        for (; j < part.size() && (region_shift >= 64 ? 0 : e[sorted[j].address].key >> region_shift) == region; ++j) {
+        for (; j < part.size() && region_of(sorted[j]) == region; ++j) {
           const Entry& x = e[sorted[j].address];
           rg.min_weight = std::min(rg.min_weight, x.w);
           rg.max_weight = std::max(rg.max_weight, x.w);
