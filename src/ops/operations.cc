@@ -151,6 +151,7 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
                                              const table::WriteConfig& config) {
   parquet::WriteOptions options = config.parquet;
   std::optional<int> paged;  // a layout column whose pages an OTree file keeps
+  std::optional<int> runs;   // by region: the weights, whose pages are the slices' runs
   if (meta) {
     ASSIGN_OR_RETURN(std::vector<int> columns, meta->ColumnIndexes(file.schema()));
     uint64_t page_rows = meta->page_rows;
@@ -161,6 +162,10 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
     options = layout::parts::BlockWriteOptions(config, meta->columns, std::max<uint64_t>(page_rows, 1), meta->is_otree(),
                                                meta->row_groups == layout::kRowGroupsByRegion);
     if (meta->is_otree()) paged = columns[0];
+    if (meta->is_otree() && meta->row_groups == layout::kRowGroupsByRegion) {
+      const int weight = file.schema().FindField(layout::kWeightColumn);
+      if (weight >= 0) runs = weight;
+    }
   }
   options.portable_encodings = true;
   options.row_group_rows = std::numeric_limits<size_t>::max();  // cut where the file was
@@ -170,12 +175,16 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
                    table::StreamDataFile(table.store(), file.schema(), options, [&](parquet::ParquetWriter* w) -> Status {
                      for (int rg = 0; rg < file.num_row_groups(); ++rg) {
                        ASSIGN_OR_RETURN(Batch rows, file.ReadRowGroup(rg, all));
-                       std::vector<uint32_t> pages;
-                       if (paged) {
-                         ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(rg, *paged));
-                         for (const parquet::PageIndexEntry& p : index.pages) pages.push_back(uint32_t(p.num_rows));
-                       }
-                       RETURN_IF_ERROR(w->Write(rows, 0, rows.num_rows(), pages));
+                       auto page_rows_of = [&](std::optional<int> column) -> Result<std::vector<uint32_t>> {
+                         std::vector<uint32_t> sizes;
+                         if (!column) return sizes;
+                         ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(rg, *column));
+                         for (const parquet::PageIndexEntry& p : index.pages) sizes.push_back(uint32_t(p.num_rows));
+                         return sizes;
+                       };
+                       ASSIGN_OR_RETURN(const std::vector<uint32_t> pages, page_rows_of(paged));
+                       ASSIGN_OR_RETURN(const std::vector<uint32_t> weight_runs, page_rows_of(runs));
+                       RETURN_IF_ERROR(w->Write(rows, 0, rows.num_rows(), pages, weight_runs));
                        RETURN_IF_ERROR(w->FlushRowGroup());
                      }
                      return Status::OK();

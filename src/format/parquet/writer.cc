@@ -15,7 +15,8 @@ namespace lakeindex::parquet {
 
 struct ParquetWriter::Impl {
   std::vector<std::unique_ptr<ColumnChunkWriter>> columns;
-  std::vector<bool> cut;  // per column: one of WriteOptions::cut_columns
+  std::vector<bool> cut;      // per column: one of WriteOptions::cut_columns
+  std::vector<bool> run_cut;  // per column: one of WriteOptions::run_cut_columns
   size_t rows_in_group = 0;
   // Sink mode: every part goes to the sink as soon as it is complete.
   ObjectWriter* sink = nullptr;
@@ -101,7 +102,9 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   }
   for (const Field& f : w->schema_.fields()) {
     const std::vector<std::string>& cut = w->options_.cut_columns;
+    const std::vector<std::string>& run_cut = w->options_.run_cut_columns;
     impl.cut.push_back(std::find(cut.begin(), cut.end(), f.name) != cut.end());
+    impl.run_cut.push_back(std::find(run_cut.begin(), run_cut.end(), f.name) != run_cut.end());
   }
   impl.stats.resize(impl.columns.size());
   impl.sink = sink;
@@ -118,7 +121,8 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(Schema schema, WriteO
   return w;
 }
 
-Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count, std::span<const uint32_t> pages) {
+Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count, std::span<const uint32_t> pages,
+                            std::span<const uint32_t> runs) {
   RETURN_IF_ERROR(status_);
   if (impl_->finished) return Status::InvalidArgument("parquet writer: Write after Finish");
   if (!(batch.schema() == schema_)) {
@@ -129,17 +133,22 @@ Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count, std
     return Status::InvalidArgument("parquet writer: rows [" + std::to_string(offset) + ", +" + std::to_string(count) +
                                    ") of a batch of " + std::to_string(batch.num_rows()));
   }
-  // Where each page of `pages` ends, as rows of `batch`.
-  std::vector<size_t> page_ends;
-  page_ends.reserve(pages.size());
-  for (uint32_t rows : pages) {
-    if (rows == 0) return Status::InvalidArgument("parquet writer: a page of no rows");
-    page_ends.push_back((page_ends.empty() ? offset : page_ends.back()) + rows);
-  }
-  if (!pages.empty() && page_ends.back() != offset + count) {
-    return Status::InvalidArgument("parquet writer: pages of " + std::to_string(page_ends.back() - offset) +
-                                   " rows for " + std::to_string(count) + " rows");
-  }
+  // Where each page of `pages` (and of `runs`) ends, as rows of `batch`.
+  auto ends_of = [&](std::span<const uint32_t> sizes, const char* what) -> Result<std::vector<size_t>> {
+    std::vector<size_t> ends;
+    ends.reserve(sizes.size());
+    for (uint32_t rows : sizes) {
+      if (rows == 0) return Status::InvalidArgument(std::string("parquet writer: a ") + what + " of no rows");
+      ends.push_back((ends.empty() ? offset : ends.back()) + rows);
+    }
+    if (!ends.empty() && ends.back() != offset + count) {
+      return Status::InvalidArgument(std::string("parquet writer: ") + what + "s of " +
+                                     std::to_string(ends.back() - offset) + " rows for " + std::to_string(count) + " rows");
+    }
+    return ends;
+  };
+  ASSIGN_OR_RETURN(const std::vector<size_t> page_ends, ends_of(pages, "page"));
+  ASSIGN_OR_RETURN(const std::vector<size_t> run_ends, ends_of(runs, "run"));
   const size_t end = offset + count;
   while (offset < end) {
     size_t n = std::min(end - offset, options_.row_group_rows - impl_->rows_in_group);
@@ -147,8 +156,9 @@ Status ParquetWriter::Write(const Batch& batch, size_t offset, size_t count, std
     ParallelFor(options_.column_pool, impl_->columns.size(), [&](size_t c) {
       ColumnChunkWriter& w = *impl_->columns[c];
       size_t at = offset;
-      if (impl_->cut[c]) {  // up to each page end within [offset, offset + n), then end the page
-        for (auto e = std::upper_bound(page_ends.begin(), page_ends.end(), at); e != page_ends.end() && *e <= offset + n; ++e) {
+      const std::vector<size_t>* ends = impl_->cut[c] ? &page_ends : impl_->run_cut[c] ? &run_ends : nullptr;
+      if (ends != nullptr) {  // up to each page end within [offset, offset + n), then end the page
+        for (auto e = std::upper_bound(ends->begin(), ends->end(), at); e != ends->end() && *e <= offset + n; ++e) {
           appended[c] = w.Append(batch.column(c), at, *e - at);
           if (appended[c].ok()) appended[c] = w.EndPage();
           if (!appended[c].ok()) return;

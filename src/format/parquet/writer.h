@@ -69,6 +69,12 @@ struct WriteOptions {
   // ignored). Layout files cut their layout columns' pages at the boundaries of the cells of
   // their space-filling curve, so that a page holds whole cells and its bounds stay tight.
   std::vector<std::string> cut_columns;
+  // Columns whose pages also end where Write's `runs` say (names not in the schema are ignored).
+  // Layout files by region cut their weights' pages at the end of each weight slice's run, so
+  // that a page never mixes slices (its bounds let a sample skip the slices above it) and holds
+  // the run whole (a page per run, not per cell: page headers, index entries and zstd frames of
+  // small pages were a third of the weights' bytes).
+  std::vector<std::string> run_cut_columns;
   // Dictionary-encode strings and integers (int32/int64/date/timestamp) when it pays: the
   // dictionary is dropped if the first page has more than half distinct values, and the chunk
   // falls back to PLAIN for later pages once the dictionary exceeds 1 MiB.
@@ -139,8 +145,10 @@ class ParquetWriter {
   // Rows [offset, offset + count) of `batch` (InvalidArgument when out of range). `pages`, if
   // not empty, are the row counts of consecutive pages of those rows (positive, summing to
   // count; InvalidArgument otherwise): the WriteOptions::cut_columns end a page after each, as
-  // well as at their page rows and at the end of a row group.
-  Status Write(const Batch& batch, size_t offset, size_t count, std::span<const uint32_t> pages = {});
+  // well as at their page rows and at the end of a row group. `runs`, likewise, for the
+  // WriteOptions::run_cut_columns.
+  Status Write(const Batch& batch, size_t offset, size_t count, std::span<const uint32_t> pages = {},
+               std::span<const uint32_t> runs = {});
   // Ends the current row group now (no-op when it is empty).
   Status FlushRowGroup();
   // Flushes, writes page indexes and the footer and returns the whole file. The writer

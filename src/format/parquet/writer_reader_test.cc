@@ -147,9 +147,9 @@ void RoundTrip(const Batch& batch, const WriteOptions& options, const std::strin
   ASSERT_EQ(row, batch.num_rows());
 }
 
-// The cut columns' pages end at every page end Write is given, at their page rows and at each
-// row group's end, and nowhere else; the other columns' pages ignore the cuts; the rows read
-// back as written.
+// The cut columns' pages end at every page end Write is given, the run-cut columns' at every run
+// end, each at their page rows and at each row group's end, and nowhere else; the other columns'
+// pages ignore the cuts; the rows read back as written.
 TEST(ParquetRoundTripTest, CutColumnsEndPagesWhereWriteSays) {
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     Rng rng(seed * 104729);
@@ -161,29 +161,36 @@ TEST(ParquetRoundTripTest, CutColumnsEndPagesWhereWriteSays) {
     o.page_rows = 1 + rng.Uniform(200);
     o.row_group_rows = rng.Chance(0.5) ? rows : 1 + rng.Uniform(1500);
     for (const Field& f : schema.fields()) {
-      if (rng.Chance(0.5)) o.cut_columns.push_back(f.name);
+      if (rng.Chance(0.5)) {
+        o.cut_columns.push_back(f.name);
+      } else if (rng.Chance(0.5)) {
+        o.run_cut_columns.push_back(f.name);
+      }
     }
     o.cut_columns.push_back("no such column");
+    o.run_cut_columns.push_back("no such column either");
     if (seed % 3 == 0) o.column_pool = ThreadPool::Default();
     SCOPED_TRACE("seed " + std::to_string(seed) + ", page rows " + std::to_string(o.page_rows) + ", row groups of " +
                  std::to_string(o.row_group_rows));
     auto writer = ParquetWriter::Make(schema, o);
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-    std::set<size_t> cuts;  // rows at which a given page ends
+    std::set<size_t> cuts, run_cuts;  // rows at which a given page (run) ends
     for (size_t at = 0; at < rows;) {
       const size_t count = std::min(rows - at, 1 + rng.Uniform(700));
-      std::vector<uint32_t> pages;
-      for (size_t left = count; left > 0;) {
-        const size_t p = std::min(left, 1 + rng.Uniform(rng.Chance(0.5) ? 20 : 400));
-        pages.push_back(uint32_t(p));
-        left -= p;
-        cuts.insert(at + count - left);
+      std::vector<uint32_t> pages, runs;
+      for (auto [sizes, ends] : {std::pair{&pages, &cuts}, std::pair{&runs, &run_cuts}}) {
+        for (size_t left = count; left > 0;) {
+          const size_t p = std::min(left, 1 + rng.Uniform(rng.Chance(0.5) ? 20 : 400));
+          sizes->push_back(uint32_t(p));
+          left -= p;
+          ends->insert(at + count - left);
+        }
+        if (rng.Chance(0.2)) {
+          sizes->clear();  // no cuts given: pages of page rows only
+          for (size_t r = at + 1; r <= at + count; ++r) ends->erase(r);
+        }
       }
-      if (rng.Chance(0.2)) {
-        pages.clear();  // no cuts given: pages of page rows only
-        for (size_t r = at + 1; r <= at + count; ++r) cuts.erase(r);
-      }
-      Status st = (*writer)->Write(batch, at, count, pages);
+      Status st = (*writer)->Write(batch, at, count, pages, runs);
       ASSERT_TRUE(st.ok()) << st.ToString();
       at += count;
     }
@@ -200,15 +207,19 @@ TEST(ParquetRoundTripTest, CutColumnsEndPagesWhereWriteSays) {
     for (int rg = 0; rg < (*reader)->num_row_groups(); ++rg) {
       const size_t end = first + size_t((*reader)->row_group_num_rows(rg));
       for (size_t c = 0; c < schema.num_fields(); ++c) {
-        const bool cut = std::find(o.cut_columns.begin(), o.cut_columns.end(), schema.field(c).name) != o.cut_columns.end();
+        const std::string& name = schema.field(c).name;
+        const bool page_cut = std::find(o.cut_columns.begin(), o.cut_columns.end(), name) != o.cut_columns.end();
+        const bool run_cut = std::find(o.run_cut_columns.begin(), o.run_cut_columns.end(), name) != o.run_cut_columns.end();
+        const bool cut = page_cut || run_cut;
+        const std::set<size_t>& ends = page_cut ? cuts : run_cuts;
         // Pages start at the row group's start, after each cut within it, and page rows after each.
         std::vector<size_t> want;
         for (size_t start = first; start < end;) {
           want.push_back(start);
           size_t next = std::min(end, start + o.page_rows);
           if (cut) {
-            auto c_it = cuts.upper_bound(start);
-            if (c_it != cuts.end() && *c_it < next) next = *c_it;
+            auto c_it = ends.upper_bound(start);
+            if (c_it != ends.end() && *c_it < next) next = *c_it;
           }
           start = next;
         }
@@ -222,7 +233,7 @@ TEST(ParquetRoundTripTest, CutColumnsEndPagesWhereWriteSays) {
     }
     ASSERT_EQ(first, rows);
   }
-  // Pages that do not add up to the rows, or a page of none, are refused.
+  // Pages (or runs) that do not add up to the rows, or a page of none, are refused.
   Schema schema = RandomSchema(1, 2);
   Batch batch = RandomBatch(schema, 10, 1, 0.0);
   auto writer = ParquetWriter::Make(schema, {});
@@ -230,6 +241,8 @@ TEST(ParquetRoundTripTest, CutColumnsEndPagesWhereWriteSays) {
   const uint32_t short_pages[] = {3, 4}, empty_page[] = {10, 0};
   EXPECT_EQ((*writer)->Write(batch, 0, 10, short_pages).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ((*writer)->Write(batch, 0, 10, empty_page).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*writer)->Write(batch, 0, 10, {}, short_pages).code(), StatusCode::kInvalidArgument);  // runs too
+  EXPECT_EQ((*writer)->Write(batch, 0, 10, {}, empty_page).code(), StatusCode::kInvalidArgument);
 }
 
 TEST(ParquetRoundTripTest, RandomSchemasAndOptions) {

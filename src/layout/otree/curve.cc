@@ -419,6 +419,7 @@ std::vector<Slice> PlanSlices(const std::vector<uint32_t>& rows, const Points& p
           rg.rows.push_back(x.row);
           keys.push_back(x.key);
         }
+        rg.runs.push_back(uint32_t(keys.size()));
         if (max_page_rows > 0) {
           CellPages(keys.data(), keys.size(), points.dims, points.dims * (bits - levels - 1), max_page_rows, &rg.pages);
         }

@@ -29,6 +29,8 @@ struct Slice {
   double max_weight = 0;       // largest weight in the slice
   // The rows of its pages, in order (empty unless PlanSlices is given max_page_rows).
   std::vector<uint32_t> pages;
+  // By region: the rows of each weight slice's run in it, in order (empty by slice).
+  std::vector<uint32_t> runs;
 };
 
 // Cuts rows whose curve keys `keys` (ascending, n > 0) all lie in one cell of the curve into

@@ -298,8 +298,8 @@ TEST(PlanSlicesTest, WeightCutHilbertSortedSlices) {
 
 // Row groups by region: the same rows as the slices, each row group the rows of one cell
 // `levels` below the cube (cells ascending in curve order), inside it every slice's run in slice
-// order and curve order, and pages that never cross a run: so a row group's bounds are its cell's
-// and a page's weights are one slice's.
+// order and curve order (`runs` says where each ends), and pages that never cross a run: so a row
+// group's bounds are its cell's and a page's weights are one slice's.
 TEST(PlanSlicesTest, RowGroupsByRegionHoldEachSlicesRunOfOneCell) {
   Rng rng(9);
   for (int iter = 0; iter < 40; ++iter) {
@@ -350,6 +350,26 @@ TEST(PlanSlicesTest, RowGroupsByRegionHoldEachSlicesRunOfOneCell) {
           if (i > at) { EXPECT_LE(key_of(rg.rows[i - 1]), key_of(rg.rows[i])); }
         }
         at += page;
+      }
+      EXPECT_EQ(at, rg.rows.size());
+      at = 0;
+      std::set<size_t> run_slices;
+      for (uint32_t run : rg.runs) {  // a run: all of one slice's rows in the cell, and no page crosses it
+        ASSERT_GT(run, 0u);
+        ASSERT_LE(at + run, rg.rows.size());
+        const size_t k = slice_of[rg.rows[at]];
+        EXPECT_TRUE(run_slices.insert(k).second) << "two runs of slice " << k;
+        for (size_t i = at; i < at + run; ++i) EXPECT_EQ(slice_of[rg.rows[i]], k);
+        if (at + run < rg.rows.size()) { EXPECT_NE(slice_of[rg.rows[at + run]], k); }
+        at += run;
+        size_t page_end = 0;
+        for (uint32_t page : rg.pages) {
+          page_end += page;
+          if (page_end >= at) {
+            EXPECT_EQ(page_end, at) << "a page crosses the end of a run";
+            break;
+          }
+        }
       }
       EXPECT_EQ(at, rg.rows.size());
       for (size_t i = 0; i < rg.rows.size(); ++i) {

@@ -119,8 +119,8 @@ inline uint64_t MaxCellPageRows(uint64_t page_rows) { return page_rows + page_ro
 // per block), pages of page_rows in the layout `columns` — with `cell_pages`, ending where the
 // writer is told, MaxCellPageRows at most — and kOtherColumnPageRows in the others, the page
 // index's bounds for the layout columns only.
-// `weight_pages`: the weights get the layout columns' pages and page bounds too (an OTree whose
-// row groups go by region hold several slices per row group).
+// `weight_pages`: the weights get page bounds and a page per run of the writer's `runs` (an OTree
+// whose row groups go by region holds several weight slices per row group, a run each).
 parquet::WriteOptions BlockWriteOptions(const table::WriteConfig& config, const std::vector<std::string>& columns,
                                         uint64_t page_rows, bool cell_pages, bool weight_pages);
 // The comparison layouts' row order (kind sort | zorder | hilbert): rows by OrderKey of their
