@@ -466,8 +466,11 @@ def lakeindex_counts(cli, tables, queries):
 # Spark
 
 class SparkRunner:
-    def __init__(self):
-        self.spark = spark_session()
+    # The scan nodes whose metrics scan_metrics reads (Iceberg's; bench/qbeast/run.py reads Delta's).
+    SCANS = ("BatchScanExec",)
+
+    def __init__(self, spark=None):
+        self.spark = spark or spark_session()
         self.sc = self.spark.sparkContext
         self.jsc = self.sc._jsc.sc()
         self.n = 0
@@ -476,7 +479,7 @@ class SparkRunner:
         self.spark.stop()
 
     def scan_metrics(self, plan):
-        """The metrics of the (one) BatchScanExec in an executed plan, AQE stages included."""
+        """The metrics of the (one) scan of SCANS in an executed plan, AQE stages included."""
         found = []
 
         def walk(p):
@@ -485,7 +488,7 @@ class SparkRunner:
                 return walk(p.executedPlan())
             if name.endswith("QueryStageExec"):
                 return walk(p.plan())
-            if name == "BatchScanExec":
+            if name in self.SCANS:
                 m, it = {}, p.metrics().iterator()
                 while it.hasNext():
                     kv = it.next()
@@ -497,7 +500,7 @@ class SparkRunner:
 
         walk(plan)
         if len(found) != 1:
-            raise RuntimeError(f"expected one BatchScanExec, found {len(found)}")
+            raise RuntimeError(f"expected one {' or '.join(self.SCANS)}, found {len(found)}")
         return found[0]
 
     def stage_metrics(self, group):

@@ -12,6 +12,8 @@ import argparse, glob, json, os, statistics, sys, time
 HERE = os.environ.get("QBEAST_WORK", "/tmp/qbeast-outside")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import engine_skipping as es  # noqa: E402
+
 AGG = ("count(*) AS n, sum(id), sum(x), sum(y), sum(z), sum(score), max(category), max(name), "
        "max(ts), sum(maybe)")
 
@@ -53,49 +55,9 @@ def table_files(path):
     return sorted(out)
 
 
-class Meter:
-    def __init__(self, spark):
-        self.spark, self.sc = spark, spark.sparkContext
-        self.jsc = self.sc._jsc.sc()
-        self.n = 0
-
-    def scan_metrics(self, plan):
-        found = []
-
-        def walk(p):
-            name = p.getClass().getSimpleName()
-            if name == "AdaptiveSparkPlanExec":
-                return walk(p.executedPlan())
-            if name.endswith("QueryStageExec"):
-                return walk(p.plan())
-            if name in ("FileSourceScanExec", "BatchScanExec"):
-                m, it = {"_node": name}, p.metrics().iterator()
-                while it.hasNext():
-                    kv = it.next()
-                    m[kv._1()] = kv._2().value()
-                found.append(m)
-            ch = p.children()
-            for i in range(ch.size()):
-                walk(ch.apply(i))
-
-        walk(plan)
-        if len(found) != 1:
-            raise RuntimeError(f"expected one scan, found {len(found)}")
-        return found[0]
-
-    def stage_metrics(self, group):
-        self.jsc.listenerBus().waitUntilEmpty(120_000)
-        st, store = self.sc.statusTracker(), self.jsc.statusStore()
-        total = {"input_bytes": 0, "input_records": 0, "stages": 0}
-        for job in st.getJobIdsForGroup(group):
-            for sid in st.getJobInfo(job).stageIds:
-                sd = store.lastStageAttempt(sid)
-                if str(sd.status()) == "SKIPPED":
-                    continue
-                total["input_bytes"] += sd.inputBytes()
-                total["input_records"] += sd.inputRecords()
-                total["stages"] += 1
-        return total
+class Meter(es.SparkRunner):
+    """engine_skipping's Spark metrics (scan node metrics, stage input bytes) over Qbeast's scans."""
+    SCANS = ("FileSourceScanExec", "BatchScanExec")
 
     def run(self, df, label):
         self.n += 1
@@ -109,7 +71,7 @@ class Meter:
         s = self.stage_metrics(group)
         return {"row": [str(v) for v in row], "rows": row[0], "wall_s": wall,
                 "files": m.get("numFiles"), "files_bytes": m.get("filesSize"),
-                "rows_read": m.get("numOutputRows"), "scan_node": m["_node"],
+                "rows_read": m.get("numOutputRows"),
                 "pruned_partitions": m.get("numPartitions"), "scan_metrics": {k: v for k, v in m.items()},
                 "input_bytes": s["input_bytes"], "input_records": s["input_records"], "stages": s["stages"]}
 
@@ -165,8 +127,7 @@ def main():
         log(f"wrote in {wt:.1f} s: {len(sizes)} files, {sum(sizes) / 1e6:.1f} MB")
         save()
     if args.query:
-        from engine_skipping import make_queries
-        queries, n = make_queries(args.events, 5, 7)
+        queries, n = es.make_queries(args.events, 5, 7)
         df = spark.read.format("qbeast").load(args.table)
         df.createOrReplaceTempView("t")
         meter = Meter(spark)
