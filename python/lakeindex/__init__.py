@@ -212,9 +212,11 @@ class Table:
     def vacuum(self, older_than_hours: float = 24, force: bool = False,
                keep_versions: Optional[int] = None) -> Dict[str, List[Any]]:
         """As `lakeindex vacuum`: with `keep_versions` first expires all but the newest N
-        versions, then removes the files no kept version names that are older than
-        `older_than_hours` (below 1 hour needs `force`: a write still in progress may own such
-        files). Returns {"expired": [versions], "removed": [paths]}."""
+        versions in one commit (a new version with the same rows, counted among the N), then
+        removes the files no kept version names that are older than `older_than_hours` (below 1
+        hour needs `force`: a write still in progress may own such files). Returns {"expired":
+        [versions], "removed": [paths], "warnings": [what was left undone after the expiry's
+        commit, which the next vacuum finishes]}."""
         if isinstance(older_than_hours, bool) or not isinstance(older_than_hours, (int, float)):
             raise TypeError(f"older_than_hours must be a number, not {type(older_than_hours).__name__}")
         if not older_than_hours >= 0:

@@ -567,12 +567,14 @@ Status RunVacuum(const VacuumArgs& args) {
   options.older_than_hours = args.older_than_hours;
   options.force = args.force;
   options.keep_versions = args.keep_versions;
-  ASSIGN_OR_RETURN(ops::VacuumResult result, ops::Vacuum(*h.table, options));
+  ASSIGN_OR_RETURN(ops::VacuumResult result, ops::Vacuum(h.table.get(), options));
   if (!result.expired.empty()) {
-    std::fprintf(stderr, "vacuum: expired %zu versions (%llu to %llu)\n", result.expired.size(),
+    std::fprintf(stderr, "vacuum: expired %zu versions (%llu to %llu): version %llu\n", result.expired.size(),
                  static_cast<unsigned long long>(result.expired.front()),
-                 static_cast<unsigned long long>(result.expired.back()));
+                 static_cast<unsigned long long>(result.expired.back()),
+                 static_cast<unsigned long long>(h.table->version()));
   }
+  for (const std::string& w : result.warnings) std::fprintf(stderr, "vacuum: warning: %s\n", w.c_str());
   for (const std::string& path : result.removed) std::printf("removed %s\n", path.c_str());
   std::fprintf(stderr, "vacuum: removed %zu unreferenced files\n", result.removed.size());
   return Status::OK();
@@ -771,7 +773,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
                  "Only files older than this many hours (protects writers about to commit)")->capture_default_str();
   vc->add_flag("--force", vacuum->force, "Allow --older-than below 1 hour (no other process may be writing)");
   vc->add_option("--keep-versions", vacuum->keep_versions,
-                 "Also expire versions: keep the newest N (and every one younger than --older-than), remove the rest and their files")
+                 "Also expire versions, in one commit: keep the newest N counting that new version (and every one younger than "
+                 "--older-than), remove the rest and their files")
       ->check(WholeNumber());
   commands->emplace_back(vc, [vacuum] { return RunVacuum(*vacuum); });
 

@@ -274,7 +274,7 @@ Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::stri
   });
 }
 
-Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& options) {
+Result<VacuumResult> Vacuum(table::Table* table, const VacuumOptions& options) {
   if (!(options.older_than_hours >= 0)) return Status::InvalidArgument("vacuum: the grace period must be >= 0 hours");
   if (options.older_than_hours < kMinVacuumGraceHours && !options.force) {
     return Status::InvalidArgument("vacuum: a grace period below 1 hour may delete the files of a write still in progress "
@@ -287,9 +287,17 @@ Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& opti
   const int64_t older_than_ms = int64_t(options.older_than_hours * 3600 * 1000);
   VacuumResult result;
   if (options.keep_versions) {
-    ASSIGN_OR_RETURN(result.expired, table.ExpireVersions(*options.keep_versions, older_than_ms));
+    ASSIGN_OR_RETURN(table::Table::Expiry expiry, table->ExpireVersions(*options.keep_versions, older_than_ms));
+    result.expired = std::move(expiry.expired);
+    result.warnings = std::move(expiry.warnings);
   }
-  ASSIGN_OR_RETURN(result.removed, table.Vacuum(older_than_ms));
+  Result<std::vector<std::string>> removed = table->Vacuum(older_than_ms);
+  if (!removed.ok() && !result.expired.empty()) {
+    result.warnings.push_back("removing unreferenced files failed (" + removed.status().ToString() +
+                              "); run vacuum again");
+    return result;
+  }
+  ASSIGN_OR_RETURN(result.removed, std::move(removed));
   return result;
 }
 

@@ -107,11 +107,14 @@ struct VacuumOptions {
   std::optional<uint64_t> keep_versions;               // expire all but the newest N versions first
 };
 struct VacuumResult {
-  std::vector<uint64_t> expired;     // versions expired, oldest first
-  std::vector<std::string> removed;  // files removed
+  std::vector<uint64_t> expired;      // versions expired, oldest first
+  std::vector<std::string> removed;   // files removed
+  std::vector<std::string> warnings;  // what was left undone after the expiry's commit
 };
-// Expires old versions (with keep_versions) and removes the files no kept version references.
-Result<VacuumResult> Vacuum(const table::Table& table, const VacuumOptions& options);
+// Expires old versions (with keep_versions: one commit, table::Table::ExpireVersions) and removes
+// the files no kept version references. Once the expiry committed, what fails after it (deleting
+// the expired manifests, removing files) is a warning, not an error: the table changed.
+Result<VacuumResult> Vacuum(table::Table* table, const VacuumOptions& options);
 
 // Starts keeping Iceberg metadata (table::Table::EnableIceberg; `move` as there). Data files
 // that engines would refuse or read wrong — written before, with encodings their vectorized

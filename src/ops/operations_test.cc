@@ -330,18 +330,71 @@ TEST(OperationsTest, IndexCommandsAndVacuumRefuseWhatTheyCannotDo) {
 
   VacuumOptions unsafe;
   unsafe.older_than_hours = 0;
-  auto refused = Vacuum(*t, unsafe);
+  auto refused = Vacuum(t.get(), unsafe);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("in progress"), std::string::npos) << refused.status().ToString();
   unsafe.force = true;
   unsafe.keep_versions = 0;
-  EXPECT_FALSE(Vacuum(*t, unsafe).ok());
+  EXPECT_FALSE(Vacuum(t.get(), unsafe).ok());
+  EXPECT_EQ(t->version(), version);
   unsafe.keep_versions = 1;
-  auto vacuumed = Vacuum(*t, unsafe);
+  auto vacuumed = Vacuum(t.get(), unsafe);
   ASSERT_TRUE(vacuumed.ok()) << vacuumed.status().ToString();
-  EXPECT_EQ(vacuumed->expired.size(), size_t(version - 1));  // every version but the newest
+  // One commit: a version of its own expires every version before it.
+  EXPECT_EQ(vacuumed->expired.size(), size_t(version));
+  EXPECT_TRUE(vacuumed->warnings.empty());
+  EXPECT_EQ(t->version(), version + 1);
+  EXPECT_EQ(t->manifest().operation, "expire");
+  EXPECT_EQ(t->manifest().expired_before, version + 1);
   EXPECT_EQ(Ids(store, "", false).size(), 1000u);
   EXPECT_EQ(Ids(store, "id < 10", true).size(), 10u);
+  auto listed = t->Versions();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].version, version + 1);
+  // Nothing more to expire: no commit.
+  auto again_vacuumed = Vacuum(t.get(), unsafe);
+  ASSERT_TRUE(again_vacuumed.ok());
+  EXPECT_TRUE(again_vacuumed->expired.empty());
+  EXPECT_EQ(t->version(), version + 1);
+}
+
+// An expiry that committed but stopped before deleting the expired versions' manifests: the
+// versions are expired all the same (time travel refuses them, `versions` hides them), and the
+// next expiry deletes what was left.
+TEST(OperationsTest, VersionsAnExpiryLeftBehindStayExpired) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = NewTable(store, 1000);
+  ASSERT_TRUE(Delete(t.get(), "id < 10").ok());
+  ASSERT_TRUE(Delete(t.get(), "id < 20").ok());
+  const uint64_t version = t->version();
+  auto old_manifest = store->Read(table::ManifestPath(1));
+  ASSERT_TRUE(old_manifest.ok());
+  VacuumOptions expire;
+  expire.older_than_hours = 0;
+  expire.force = true;
+  expire.keep_versions = 2;
+  auto vacuumed = Vacuum(t.get(), expire);
+  ASSERT_TRUE(vacuumed.ok()) << vacuumed.status().ToString();
+  EXPECT_EQ(vacuumed->expired, (std::vector<uint64_t>{1, 2}));  // kept: the newest before, and the expiry
+  EXPECT_EQ(t->version(), version + 1);
+  ASSERT_TRUE(store->Write(table::ManifestPath(1), *old_manifest).ok());  // as if its delete had failed
+  auto travel = table::Table::Open(store, uint64_t(1));
+  ASSERT_FALSE(travel.ok());
+  EXPECT_TRUE(travel.status().IsNotFound()) << travel.status().ToString();
+  EXPECT_NE(travel.status().message().find("expired"), std::string::npos) << travel.status().ToString();
+  auto kept = table::Table::Open(store, version);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  auto listed = t->Versions();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].version, version);
+  expire.keep_versions = 5;  // nothing new expires, and no commit; what was left goes
+  auto again = Vacuum(t.get(), expire);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->expired.empty());
+  EXPECT_EQ(t->version(), version + 1);
+  EXPECT_TRUE(store->Read(table::ManifestPath(1)).status().IsNotFound());
 }
 
 // The encodings of every data file of `t`'s version, and whether a uuid column has min/max

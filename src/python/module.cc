@@ -354,16 +354,17 @@ class PyTable {
     return ReportToPy(report);
   }
 
-  // As `lakeindex vacuum` (ops::Vacuum): {"expired": [versions], "removed": [paths]}.
+  // As `lakeindex vacuum` (ops::Vacuum): {"expired": [versions], "removed": [paths], "warnings": [text]}.
   py::dict Vacuum(double older_than_hours, bool force, std::optional<uint64_t> keep_versions) {
     ops::VacuumOptions options;
     options.older_than_hours = older_than_hours;
     options.force = force;
     options.keep_versions = keep_versions;
-    ops::VacuumResult r = Check(Unlocked([&] { return ops::Vacuum(*table_, options); }));
+    ops::VacuumResult r = Check(Unlocked([&] { return ops::Vacuum(table_.get(), options); }));
     py::dict d;
     d["expired"] = r.expired;
     d["removed"] = r.removed;
+    d["warnings"] = r.warnings;
     return d;
   }
 

@@ -842,15 +842,18 @@ Result<json> ParseMetadataFile(const std::string& text, const std::string& path)
   return metadata;
 }
 
-// Drops from `metadata` the snapshots of versions that expired (oldest first, as versions
-// expire), their snapshot-log entries and the metadata-log entries of their files.
-Status DropExpired(json* metadata, const Versions& versions, const std::string& source) {
+// Drops from `metadata` the snapshots of versions that expired — below `expired_before`, or
+// whose manifests are gone (oldest first, as versions expire) — their snapshot-log entries and
+// the metadata-log entries of their files.
+Status DropExpired(json* metadata, const Versions& versions, uint64_t expired_before, const std::string& source) {
   json& snapshots = (*metadata)["snapshots"];
   while (!snapshots.empty()) {
     const json id = snapshots.front().is_object() ? snapshots.front().value("snapshot-id", json()) : json();
     if (!id.is_number_unsigned()) return Status::Corruption(source + ": a snapshot without an id");
-    ASSIGN_OR_RETURN(bool there, versions.exists(id.get<uint64_t>()));
-    if (there) break;
+    if (id.get<uint64_t>() >= expired_before) {
+      ASSIGN_OR_RETURN(bool there, versions.exists(id.get<uint64_t>()));
+      if (there) break;
+    }
     snapshots.erase(snapshots.begin());
   }
   std::set<uint64_t> kept;
@@ -966,7 +969,7 @@ Result<std::string> Publish(ObjectStore* store, const Manifest& committed, const
     }
     if (usable) {
       previous = std::move(*usable);
-      RETURN_IF_ERROR(DropExpired(&previous, versions, parent_path));
+      RETURN_IF_ERROR(DropExpired(&previous, versions, committed.expired_before, parent_path));
     } else if (!text.status().IsNotFound()) {
       return text.status();
     }
@@ -995,24 +998,6 @@ Result<std::string> PublishMetadata(ObjectStore* store, const Manifest& committe
   if (!next.status().IsNotFound()) return next.status();
   RETURN_IF_ERROR(store->Write(kVersionHintPath, std::to_string(committed.version)));
   return path;
-}
-
-namespace {
-Status DropExpiredSnapshotsUnchecked(ObjectStore* store, uint64_t newest, const Versions& versions) {
-  const std::string path = MetadataPath(newest);
-  Result<std::string> text = store->Read(path);
-  if (text.status().IsNotFound()) return Status::OK();
-  RETURN_IF_ERROR(text.status());
-  ASSIGN_OR_RETURN(json metadata, ParseMetadataFile(*text, path));
-  const size_t before = metadata["snapshots"].size();
-  RETURN_IF_ERROR(DropExpired(&metadata, versions, path));
-  if (metadata["snapshots"].size() == before) return Status::OK();
-  return store->Write(path, Sealed(std::move(metadata)));
-}
-}  // namespace
-
-Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions& versions) {
-  return NoThrow("the newest Iceberg metadata file", [&] { return DropExpiredSnapshotsUnchecked(store, newest, versions); });
 }
 
 namespace {

@@ -90,14 +90,12 @@ struct Versions {
 // content depends only on committed manifests, so whoever writes it first writes the same),
 // first writing those of earlier versions a crash left without one, then the version hint
 // (unless the next version's metadata file exists: its publisher writes the hint). The
-// snapshots listed are the previous metadata's whose versions were not expired, and this one.
-// Returns the metadata file's path.
+// snapshots listed are the previous metadata's whose versions were not expired (below
+// `committed.expired_before`, or their manifests gone), and this one: an expiry is a commit of
+// its own, so metadata files are never rewritten (engines cache them by path). Returns the
+// metadata file's path.
 Result<std::string> PublishMetadata(ObjectStore* store, const Manifest& committed, const Versions& versions);
 
-// After versions expired: rewrites the newest version's metadata file without their snapshots
-// (its own snapshot and rows unchanged), so that no metadata file Iceberg readers reach names the
-// files vacuum then removes. Nothing to do when there is no such file.
-Status DropExpiredSnapshots(ObjectStore* store, uint64_t newest, const Versions& versions);
 
 // Checks version `m`'s vN.metadata.json: there, intact (its own checksum), and describing this
 // commit of the version (not a lost one of the same number). Corruption naming the file.

@@ -446,12 +446,32 @@ TEST(IcebergTest, DamagedStateOrMetadataIsCorruptionAndCommitsNothing) {
   st = iceberg::PrepareCommit(store.get(), &escaping);
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_NE(st.message().find("not under metadata/deletes/"), std::string::npos) << st.ToString();
-  // A metadata file whose snapshot ids are not numbers: expiry's rewrite says so.
-  ASSERT_TRUE(store->Write(iceberg::MetadataPath(9), R"({"snapshots": [{"snapshot-id": "one"}]})").ok());
-  EXPECT_TRUE(iceberg::DropExpiredSnapshots(store.get(), 9, versions).IsCorruption());
-  ASSERT_TRUE(store->Write(iceberg::MetadataPath(9), R"({"snapshots": [{"snapshot-id": 1}], "snapshot-log": [{"snapshot-id": []}]})").ok());
+  // A version whose manifest says versions below 3 expired lists the snapshots from 3 on, in a
+  // file of its own (version 4's is not rewritten).
+  const std::string v4_text = *store->Read(iceberg::MetadataPath(4));
+  Manifest m5 = m;
+  m5.version = 5;
+  m5.parent_version = 4;
+  m5.expired_before = 3;
+  ASSERT_TRUE(iceberg::PrepareCommit(store.get(), &m5).ok());
+  ASSERT_TRUE(iceberg::PublishMetadata(store.get(), m5, versions).ok());
+  const json v5 = json::parse(*store->Read(iceberg::MetadataPath(5)));
+  std::vector<uint64_t> ids;
+  for (const json& sn : v5["snapshots"]) ids.push_back(sn["snapshot-id"].get<uint64_t>());
+  EXPECT_EQ(ids, (std::vector<uint64_t>{3, 4, 5}));
+  EXPECT_EQ(v5["snapshot-log"].size(), 3u);
+  EXPECT_EQ(*store->Read(iceberg::MetadataPath(4)), v4_text);
+  // A previous metadata file whose snapshot ids are not numbers, or whose log is malformed:
+  // Corruption naming it, no exception.
+  Manifest m6 = m5;
+  m6.version = 6;
+  m6.parent_version = 5;
+  ASSERT_TRUE(iceberg::PrepareCommit(store.get(), &m6).ok());
+  ASSERT_TRUE(store->Write(iceberg::MetadataPath(5), R"({"snapshots": [{"snapshot-id": "one"}]})").ok());
+  EXPECT_TRUE(iceberg::PublishMetadata(store.get(), m6, versions).status().IsCorruption());
+  ASSERT_TRUE(store->Write(iceberg::MetadataPath(5), R"({"snapshots": [{"snapshot-id": 1}], "snapshot-log": [{"snapshot-id": []}]})").ok());
   iceberg::Versions none_there{versions.load, [](uint64_t) -> Result<bool> { return false; }};
-  EXPECT_TRUE(iceberg::DropExpiredSnapshots(store.get(), 9, none_there).IsCorruption());
+  EXPECT_TRUE(iceberg::PublishMetadata(store.get(), m6, none_there).status().IsCorruption());
 }
 
 }  // namespace

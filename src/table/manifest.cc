@@ -234,6 +234,12 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
       m.checksums[path] = *parsed;
     }
   }
+  if (auto it = j.find("expired_before"); it != j.end()) {
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > m.version) {
+      return Status::Corruption(src + ": 'expired_before' is not a version up to this one");
+    }
+    m.expired_before = it->get<uint64_t>();
+  }
   if (auto it = j.find("commit_id"); it != j.end()) {
     if (!it->is_string()) return Status::Corruption(src + ": 'commit_id' is not a string");
     m.commit_id = it->get<std::string>();
@@ -370,6 +376,7 @@ std::string SerializeManifest(const Manifest& m) {
   j["timestamp_ms"] = m.timestamp_ms;
   j["operation"] = m.operation;
   if (!m.commit_id.empty()) j["commit_id"] = m.commit_id;
+  if (m.expired_before > 0) j["expired_before"] = m.expired_before;  // absent: read as 0, as before
   j["next_fragment_id"] = m.next_fragment_id;
   json schema = json::array();
   for (const Field& f : m.schema.fields()) {

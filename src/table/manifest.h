@@ -111,6 +111,10 @@ struct Manifest {
   // compares. Files written before checksums existed (or by another process, e.g. Dask workers)
   // have none; verify says so.
   std::map<std::string, uint64_t> checksums;
+  // Versions below this one expired (0: none). An expiry (`vacuum --keep-versions`) is a commit
+  // of its own that raises it; the expired versions' manifests are deleted after it, and until
+  // they are (a vacuum that stopped), readers refuse them by this mark. Later commits carry it.
+  uint64_t expired_before = 0;
 
   const FragmentMeta* FindFragment(uint32_t id) const;
   uint64_t total_rows() const;  // live rows

@@ -339,6 +339,16 @@ Result<std::optional<uint64_t>> HintedVersion(ObjectStore* store) {
   return hint ? std::optional<uint64_t>(hint->version) : std::nullopt;
 }
 
+// The versions below which the table's versions expired, as the hint's copy of the newest manifest
+// says (0 without a copy, or with one that does not parse: the hint is only a hint).
+Result<uint64_t> HintedExpiredBefore(ObjectStore* store) {
+  ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(store));
+  if (!hint || !hint->manifest) return uint64_t(0);
+  Result<Manifest> copy = ParseManifest(reinterpret_cast<const uint8_t*>(hint->manifest->data()), hint->manifest->size(),
+                                        kLatestHintPath);
+  return copy.ok() ? copy->expired_before : uint64_t(0);
+}
+
 // Best effort: the commit is already made, so a failure here changes nothing but the cost of
 // the next open. `manifest` is the version's serialized manifest (a copy rides along when small).
 void WriteLatestHint(ObjectStore* store, uint64_t version, std::string_view manifest) {
@@ -510,7 +520,18 @@ Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, s
   const bool prefetch = options.prefetch && store->remote();  // it pays where requests wait
   std::optional<Result<Manifest>> m;
   if (version) {
-    m = LoadManifest(store.get(), *version);
+    // The version, and the newest's mark of expired versions (the hint's copy), together on a
+    // remote store: a version that expired is refused even while its manifest is still there (an
+    // expiry that stopped before deleting it).
+    std::optional<Result<uint64_t>> expired_before;
+    ParallelForThreads(2, store->remote() ? 2 : 1, [&](size_t i) {
+      if (i == 0) m = LoadManifest(store.get(), *version);
+      else expired_before = HintedExpiredBefore(store.get());
+    });
+    RETURN_IF_ERROR(expired_before->status());
+    if (m->ok() && *version < **expired_before) {
+      return Status::NotFound("table has no version " + std::to_string(*version) + ": it expired (vacuum --keep-versions)");
+    }
   } else {
     // Two round trips when the hint holds (it, then its confirmation with the prefetch).
     ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(store.get()));
@@ -845,10 +866,14 @@ Result<std::shared_ptr<const roaring::Roaring>> Table::Deletions(const FragmentM
 Result<std::vector<VersionInfo>> Table::Versions() const {
   ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store_.get()));
   std::vector<VersionInfo> out;
+  uint64_t expired_before = manifest_.expired_before;
   for (uint64_t v : versions) {
     ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), v));
+    expired_before = std::max(expired_before, m.expired_before);
     out.push_back(VersionInfo{m.version, m.timestamp_ms, m.operation, m.total_rows(), m.fragments.size()});
   }
+  // Expired, their manifests not yet deleted (an expiry that stopped).
+  std::erase_if(out, [&](const VersionInfo& v) { return v.version < expired_before; });
   return out;
 }
 
@@ -1109,25 +1134,63 @@ std::vector<std::string> Table::ReferencedIndexPrefixes(const Manifest& m) {
   return out;
 }
 
-Result<std::vector<uint64_t>> Table::ExpireVersions(uint64_t keep, int64_t older_than_ms) const {
+Result<Table::Expiry> Table::ExpireVersions(uint64_t keep, int64_t older_than_ms) {
   if (keep == 0) return Status::InvalidArgument("expiry must keep at least the newest version");
-  ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListedVersions(store_.get()));
+  ASSIGN_OR_RETURN(std::vector<uint64_t> listed, ListedVersions(store_.get()));
+  ASSIGN_OR_RETURN(const uint64_t latest, LatestVersion(store_.get()));
+  ASSIGN_OR_RETURN(const Manifest newest, LoadManifest(store_.get(), latest));
   const int64_t cutoff = NowMs() - older_than_ms;
-  std::vector<uint64_t> removed;
-  // A hint never names a version older than those that stay (LatestVersion relies on it).
-  if (versions.size() > keep) {
-    auto newest = store_->ReadBounded(ManifestPath(versions.back()), kMaxHintedManifestBytes);
-    WriteLatestHint(store_.get(), versions.back(), newest.ok() ? std::string_view(*newest) : std::string_view());
+  // The versions not expired yet, oldest first; with the expiry's own version there will be one
+  // more. Nothing to do when no more than `keep` are left; else the oldest expire while more than
+  // `keep` would remain, unless younger than the grace period (then it and all after stay).
+  std::vector<uint64_t> live;
+  for (uint64_t v : listed) {
+    if (v >= newest.expired_before && v <= latest) live.push_back(v);
   }
-  // Oldest first, so that what remains is always the newest versions, whatever stops us midway.
-  for (size_t i = 0; i + keep < versions.size(); ++i) {
-    ASSIGN_OR_RETURN(Manifest m, LoadManifest(store_.get(), versions[i]));
-    if (m.timestamp_ms > cutoff) break;  // younger than the grace period: it and all after stay
-    RETURN_IF_ERROR(store_->Delete(ManifestPath(versions[i])));
-    removed.push_back(versions[i]);
+  Expiry out;
+  for (size_t i = 0; live.size() > keep && i + keep < live.size() + 1; ++i) {
+    Result<Manifest> m = live[i] == latest ? Result<Manifest>(newest) : LoadManifest(store_.get(), live[i]);
+    if (!m.ok() && m.status().IsNotFound()) break;  // expired meanwhile by another process: it goes on from there
+    RETURN_IF_ERROR(m.status());
+    if (m->timestamp_ms > cutoff) break;
+    out.expired.push_back(live[i]);
   }
-  if (!removed.empty()) RETURN_IF_ERROR(iceberg::DropExpiredSnapshots(store_.get(), versions.back(), IcebergVersions(store_.get())));
-  return removed;
+  uint64_t mark = newest.expired_before;
+  if (!out.expired.empty()) {
+    Transaction txn;
+    txn.operation = "expire";
+    const uint64_t below = out.expired.back() + 1;
+    txn.apply_extra = [below](Manifest* next) {
+      next->expired_before = std::max(next->expired_before, below);  // a concurrent expiry's may be higher
+      return Status::OK();
+    };
+    RETURN_IF_ERROR(Commit(std::move(txn)));
+    mark = manifest_.expired_before;
+  }
+  // Committed (or nothing to commit): the manifests of every expired version go, oldest first —
+  // those of an expiry that stopped before too. A failure is no failure of the expiry. First the
+  // newest version's Iceberg metadata file must be there (its commit writes it, best effort): the
+  // older ones go with the expired versions, and Iceberg readers would be left with none.
+  const Manifest& current = out.expired.empty() ? newest : manifest_;
+  if (iceberg::Enabled(current) && !listed.empty() && mark > listed.front()) {
+    Result<std::string> published = iceberg::PublishMetadata(store_.get(), current, IcebergVersions(store_.get()));
+    if (!published.ok()) {
+      out.warnings.push_back("the Iceberg metadata file of version " + std::to_string(current.version) +
+                             " was not written (" + published.status().ToString() +
+                             "); the expired versions' manifests and files stay until it is: run vacuum again");
+      return out;
+    }
+  }
+  for (uint64_t v : listed) {
+    if (v >= mark) break;
+    Status st = store_->Delete(ManifestPath(v));
+    if (!st.ok() && !st.IsNotFound()) {
+      out.warnings.push_back("the manifest of expired version " + std::to_string(v) + " was not deleted (" +
+                             st.ToString() + "); the next expiry deletes it");
+      break;
+    }
+  }
+  return out;
 }
 
 Result<nlohmann::json> Table::Files(const std::string& location) const {

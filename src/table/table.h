@@ -242,11 +242,19 @@ class Table {
   // never removed), and what killed writers left that no listing shows, past the same age
   // (ObjectStore::RemoveAbandonedWrites). Returns the paths removed.
   Result<std::vector<std::string>> Vacuum(int64_t older_than_ms) const;
-  // Version expiry (like Iceberg's expire_snapshots, Lance's cleanup_old_versions): removes the
-  // manifests of the versions older than the newest `keep` (>= 1) whose commit is older than
-  // `older_than_ms`, oldest first; time travel to them ends, and Vacuum then removes the files
-  // only they referenced. Readers of the versions kept are unaffected. Returns the versions removed.
-  Result<std::vector<uint64_t>> ExpireVersions(uint64_t keep, int64_t older_than_ms) const;
+  // Version expiry (like Iceberg's expire_snapshots, Lance's cleanup_old_versions), one commit:
+  // the versions older than the newest `keep` (>= 1, counting the new one) whose commit is older
+  // than `older_than_ms` expire in a new version (operation "expire", the rows unchanged) that
+  // records it (Manifest::expired_before; its Iceberg metadata file lists only the kept
+  // snapshots). Time travel to them ends with that commit; their manifests are deleted after it,
+  // oldest first, and Vacuum then removes the files only they referenced. Readers of the versions
+  // kept are unaffected. A failure before the commit expires nothing; after it (deleting the
+  // manifests), it is a warning: the next expiry deletes them.
+  struct Expiry {
+    std::vector<uint64_t> expired;      // versions expired, oldest first (empty: no commit)
+    std::vector<std::string> warnings;  // what was left undone after the commit
+  };
+  Result<Expiry> ExpireVersions(uint64_t keep, int64_t older_than_ms);
   // Extra files a version references besides data and deletion files (indexes register theirs).
   static std::vector<std::string> ReferencedIndexPrefixes(const Manifest& m);
   // The files of `m` whose checksums its manifest records by name (Manifest::checksums): data
@@ -254,7 +262,7 @@ class Table {
   // found under ReferencedIndexPrefixes.
   static std::vector<std::string> ChecksummedFiles(const Manifest& m);
 
-  // Every committed version, oldest first.
+  // Every committed version, oldest first (not those expired).
   Result<std::vector<VersionInfo>> Versions() const;
   // Newest committed version number. NotFound if none.
   static Result<uint64_t> LatestVersion(ObjectStore* store);

@@ -18,9 +18,10 @@ type through create --iceberg, append, delete, index create, layout --sort / --z
 --otree, append into the OTree, delete, optimize, vacuum; one made without Iceberg and switched on
 with `iceberg enable` (and a copy moved with --location); tables laid out (--otree, --hilbert)
 before `iceberg enable`. After every step the table's newest vN.metadata.json is registered
-(`CALL iceberg.system.register_table(...)`, a new name per version; a version seen again, as after
-`vacuum`, which makes no version but rewrites the newest one's metadata file, is unregistered and
-registered again, with Trino's default settings: its in-memory cache of metadata files on) and Trino
+(`CALL iceberg.system.register_table(...)`, a new name per version; a version seen again would be
+unregistered and registered again — lakeindex never rewrites a metadata file, and `vacuum
+--keep-versions` commits a version of its own — with Trino's default settings: its in-memory cache
+of metadata files on) and Trino
   - reads the newest version, and every older one lakeindex lists by `FOR VERSION AS OF BIGINT 'V'`,
     compared with `lakeindex query --version V --format arrow` (test_engines.Checker: multisets of
     normalized rows, type-aware);
