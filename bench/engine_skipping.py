@@ -227,11 +227,13 @@ def spark_jars():
     return proc.stdout.split()
 
 
-def spark_session(extra=None):
+def spark_session(extra=None, jars=None):
+    """A local[2] session on the loopback with `extra` settings; `jars` default to Iceberg's
+    runtime (bench/qbeast/run.py gives Qbeast's and Delta's)."""
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     from pyspark.sql import SparkSession
     b = (SparkSession.builder.master("local[2]").appName("lakeindex-engine-skipping")
-         .config("spark.jars", ",".join(spark_jars()))
+         .config("spark.jars", ",".join(spark_jars() if jars is None else jars))
          .config("spark.driver.host", "127.0.0.1")
          .config("spark.driver.bindAddress", "127.0.0.1")
          .config("spark.ui.enabled", "false")

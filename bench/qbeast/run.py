@@ -19,24 +19,13 @@ AGG = ("count(*) AS n, sum(id), sum(x), sum(y), sum(z), sum(score), max(category
 
 
 def session(codec, block_size=0):
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    from pyspark.sql import SparkSession
-    jars = sorted(glob.glob(os.path.join(HERE, "jars", "*.jar")))
-    b = (SparkSession.builder.master("local[2]").appName("qbeast-outside")
-         .config("spark.jars", ",".join(jars))
-         .config("spark.driver.memory", "6g")
-         .config("spark.driver.host", "127.0.0.1")
-         .config("spark.driver.bindAddress", "127.0.0.1")
-         .config("spark.ui.enabled", "false")
-         .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.sql.extensions", "io.qbeast.sql.QbeastSparkSessionExtension")
-         .config("spark.sql.catalog.spark_catalog", "io.qbeast.catalog.QbeastCatalog")
-         .config("spark.sql.parquet.compression.codec", codec))
+    extra = {"spark.driver.memory": "6g",
+             "spark.sql.extensions": "io.qbeast.sql.QbeastSparkSessionExtension",
+             "spark.sql.catalog.spark_catalog": "io.qbeast.catalog.QbeastCatalog",
+             "spark.sql.parquet.compression.codec": codec}
     if block_size:
-        b = b.config("spark.hadoop.parquet.block.size", str(block_size))
-    spark = b.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+        extra["spark.hadoop.parquet.block.size"] = str(block_size)
+    return es.spark_session(extra, jars=sorted(glob.glob(os.path.join(HERE, "jars", "*.jar"))))
 
 
 def log(s):

@@ -171,19 +171,20 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
   options.row_group_rows = std::numeric_limits<size_t>::max();  // cut where the file was
   std::vector<int> all(file.schema().fields().size());
   for (size_t c = 0; c < all.size(); ++c) all[c] = int(c);
+  // The rows of each page of `column` in row group `rg` (none without a column).
+  auto page_rows_of = [&](int rg, std::optional<int> column) -> Result<std::vector<uint32_t>> {
+    std::vector<uint32_t> sizes;
+    if (!column) return sizes;
+    ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(rg, *column));
+    for (const parquet::PageIndexEntry& p : index.pages) sizes.push_back(uint32_t(p.num_rows));
+    return sizes;
+  };
   ASSIGN_OR_RETURN(table::FragmentMeta written,
                    table::StreamDataFile(table.store(), file.schema(), options, [&](parquet::ParquetWriter* w) -> Status {
                      for (int rg = 0; rg < file.num_row_groups(); ++rg) {
                        ASSIGN_OR_RETURN(Batch rows, file.ReadRowGroup(rg, all));
-                       auto page_rows_of = [&](std::optional<int> column) -> Result<std::vector<uint32_t>> {
-                         std::vector<uint32_t> sizes;
-                         if (!column) return sizes;
-                         ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(rg, *column));
-                         for (const parquet::PageIndexEntry& p : index.pages) sizes.push_back(uint32_t(p.num_rows));
-                         return sizes;
-                       };
-                       ASSIGN_OR_RETURN(const std::vector<uint32_t> pages, page_rows_of(paged));
-                       ASSIGN_OR_RETURN(const std::vector<uint32_t> weight_runs, page_rows_of(runs));
+                       ASSIGN_OR_RETURN(const std::vector<uint32_t> pages, page_rows_of(rg, paged));
+                       ASSIGN_OR_RETURN(const std::vector<uint32_t> weight_runs, page_rows_of(rg, runs));
                        RETURN_IF_ERROR(w->Write(rows, 0, rows.num_rows(), pages, weight_runs));
                        RETURN_IF_ERROR(w->FlushRowGroup());
                      }
