@@ -20,9 +20,9 @@ if grep -q 'python\.test_' "${work}/build/CTestTestfile.cmake"; then
 fi
 cmake "${flags[@]}" -DLAKEINDEX_VENV="${venv}" >"${work}/second.log" 2>&1 ||
   { tail -20 "${work}/second.log" >&2; fail "the second configure (with ${venv})"; }
-grep -q '_lakeindex' "${work}/build/build.ninja" ||
+grep -q 'python/_lakeindex' "${work}/build/build.ninja" ||
   fail "configured again with ${venv}, the Python module is still left out (pybind11_DIR: $(grep '^pybind11_DIR' "${work}/build/CMakeCache.txt"))"
 for t in python.test_roundtrip python_numpy1.test_roundtrip s3.commit_faults engines.iceberg; do
-  grep -q "\"${t}\"" "${work}/build/CTestTestfile.cmake" || fail "configured again with ${venv}, ${t} is not registered"
+  grep -qF "[${t}]" "${work}/build/CTestTestfile.cmake" || fail "configured again with ${venv}, ${t} is not registered"
 done
 echo "configure_order_test: the second configure builds the module and registers its suites"
