@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "query/index_manager.h"
+#include "query/lexer.h"
 
 namespace lakeindex::cli {
 
@@ -216,7 +217,9 @@ std::string FlagFor(std::string_view parameter) {
 
 std::string ErrorText(const Status& status) {
   if (status.ok()) return status.ToString();
-  return std::string(StatusCodeName(status.code())) + ": " + status.MessageNaming(FlagFor(status.parameter()));
+  std::string text = std::string(StatusCodeName(status.code())) + ": " + status.MessageNaming(FlagFor(status.parameter()));
+  if (query::IsBeyondSubset(status)) text += "; run it in DuckDB over lakeindex's output: " + std::string(kSqlRoute);
+  return text;
 }
 
 table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress) {

@@ -1,5 +1,6 @@
 #include "common/text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace lakeindex {
@@ -60,6 +61,44 @@ std::string XmlEscape(std::string_view text) {
     }
   }
   return out;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; };
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> NearestNames(std::string_view word, const std::vector<std::string>& candidates, size_t max) {
+  std::vector<std::pair<size_t, size_t>> near;  // (distance, candidate index)
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const size_t d = EditDistance(word, candidates[i]);
+    if (d <= 2 && d < word.size()) near.emplace_back(d, i);
+  }
+  std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (size_t k = 0; k < near.size() && out.size() < max; ++k) out.push_back(candidates[near[k].second]);
+  return out;
+}
+
+std::string DidYouMean(const std::vector<std::string>& nearest, std::string_view quote) {
+  if (nearest.empty()) return "";
+  std::string out = "; did you mean ";
+  for (size_t i = 0; i < nearest.size(); ++i) {
+    if (i > 0) out += i + 1 == nearest.size() ? " or " : ", ";
+    out += std::string(quote) + nearest[i] + std::string(quote);
+  }
+  return out + "?";
 }
 
 }  // namespace lakeindex
