@@ -93,6 +93,8 @@ TEST(CliSqlTest, SqlBeyondTheSubsetIsRefusedNamingWhereAndTheRoute) {
       {{"--where", "lower(dest) = 'lax'"}, "--where: at position 1: the function call lower(...) is not supported"},
       {{"--where", "id IN (SELECT id FROM other)"}, "--where: at position 8: a subquery (SELECT) is not supported"},
       {{"--select", "f.id"}, "--select: at position 2: a qualified name ('.'; one table, no joins) is not supported"},
+      {{"--group-by", "dep-delay", "--agg", "count(*)"},
+       "--group-by: at position 4: arithmetic ('-') is not supported; a column named so is written quoted: \"dep-delay\""},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"query", t};

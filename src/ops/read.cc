@@ -90,12 +90,8 @@ Result<PlannedFilter> PlanFilter(const table::Table& table, const std::string& w
   PlannedFilter out;
   std::vector<std::string> columns;
   if (!where.empty()) {
-    Result<query::ExprPtr> parsed = query::ParseExpression(where);
-    if (!parsed.ok()) return parsed.status().About("where");
-    out.parsed = std::move(*parsed);
-    Result<query::ExprPtr> bound = query::Bind(*out.parsed, table.schema());
-    if (!bound.ok()) return bound.status().About("where");
-    out.bound = std::move(*bound);
+    ASSIGN_OR_RETURN(out.parsed, query::ParseExpression(where));
+    ASSIGN_OR_RETURN(out.bound, query::Bind(*out.parsed, table.schema()));
     columns = query::ColumnsOf(*out.bound);
   } else if (!order_by.empty()) {
     // Without a filter, an order on one indexed column is read in order from its btree.

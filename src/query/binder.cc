@@ -315,7 +315,9 @@ Result<int> FindColumnFolded(const Schema& schema, std::string_view name) {
 }
 
 Result<ExprPtr> Bind(const Expr& expr, const Schema& schema) {
-  return Binder(schema).BindPredicate(expr);
+  Result<ExprPtr> bound = Binder(schema).BindPredicate(expr);
+  if (!bound.ok()) return bound.status().About("where");
+  return bound;
 }
 
 }  // namespace lakeindex::query

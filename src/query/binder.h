@@ -24,7 +24,8 @@
 
 namespace lakeindex::query {
 
-// Returns a bound copy of `expr` (every column node has column_index and type).
+// Returns a bound copy of `expr` (every column node has column_index and type); errors are about
+// the parameter "where".
 Result<ExprPtr> Bind(const Expr& expr, const Schema& schema);
 
 // The column `name` names in `schema`, as filters resolve names: the exact name, else the one

@@ -60,6 +60,7 @@ class Lexer {
         while (i_ + len < s_.size() && (static_cast<unsigned char>(s_[i_ + len]) & 0xC0) == 0x80 && len < 4) ++len;
         return ErrorAt(t.position, "unexpected character '" + std::string(s_.substr(i_, len)) + "'");
       }
+      t.end = PositionOf(i_);
       out->push_back(std::move(t));
     }
   }
@@ -148,8 +149,8 @@ Status ErrorAt(uint32_t position, const std::string& message) {
   return Status::InvalidArgument("at position " + std::to_string(position) + ": " + message);
 }
 
-Status BeyondSubset(uint32_t position, const std::string& what) {
-  return Status::NotSupported("at position " + std::to_string(position) + ": " + what + " is not supported");
+Status BeyondSubset(uint32_t position, const std::string& what, const std::string& note) {
+  return Status::NotSupported("at position " + std::to_string(position) + ": " + what + " is not supported" + note);
 }
 
 std::string BeyondOperator(const Token& t) {
@@ -157,6 +158,16 @@ std::string BeyondOperator(const Token& t) {
   if (t.text == "::" || t.text == ":") return "a cast ('" + t.text + "')";
   if (t.text == ".") return "a qualified name ('.'; one table, no joins)";
   return "arithmetic ('" + t.text + "')";
+}
+
+std::string QuoteHint(const std::vector<Token>& tokens, size_t i) {
+  if (i == 0 || i + 1 >= tokens.size()) return "";
+  const Token &before = tokens[i - 1], &op = tokens[i], &after = tokens[i + 1];
+  const bool name_char = op.text == "-" || op.text == "." || op.text == "/" || op.text == "+";
+  const bool glued = name_char && before.kind == Tok::kIdent && (after.kind == Tok::kIdent || after.kind == Tok::kNumber) &&
+                     before.end == op.position && op.end == after.position;
+  if (!glued) return "";
+  return "; a column named so is written quoted: \"" + before.text + op.text + after.text + "\"";
 }
 
 bool IsBeyondSubset(const Status& status) {

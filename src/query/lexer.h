@@ -39,6 +39,7 @@ struct Token {
   Tok kind = Tok::kEnd;
   std::string text;       // decoded text (quotes removed, doubled quotes collapsed)
   uint32_t position = 0;  // 1-based code point position
+  uint32_t end = 0;       // the position just after the token
   CompareOp op = CompareOp::kEq;
 };
 
@@ -49,13 +50,16 @@ Result<std::vector<Token>> Tokenize(std::string_view text);
 // InvalidArgument "at position N: message".
 Status ErrorAt(uint32_t position, const std::string& message);
 
-// NotSupported "at position N: <what> is not supported" followed by what runs it instead: SQL
-// beyond the subset (a function call, arithmetic, HAVING, a subquery, a join). Front ends add
-// their own route after it (IsBeyondSubset).
-Status BeyondSubset(uint32_t position, const std::string& what);
+// NotSupported "at position N: <what> is not supported<note>": SQL beyond the subset (a function
+// call, arithmetic, HAVING, a subquery, a join). Front ends add where such SQL runs after it
+// (IsBeyondSubset).
+Status BeyondSubset(uint32_t position, const std::string& what, const std::string& note = "");
 // What SQL beyond the subset an operator token (kStar, kMinus, kOperator) starts after an
 // operand: "arithmetic ('+')", "a cast ('::')", ...
 std::string BeyondOperator(const Token& t);
+// When the operator tokens[i] sits between two words with no space ("dep-delay", "t.a"), a note
+// for BeyondSubset: a column named so is written "quoted"; empty otherwise.
+std::string QuoteHint(const std::vector<Token>& tokens, size_t i);
 // Whether `status` is a BeyondSubset refusal.
 bool IsBeyondSubset(const Status& status);
 

@@ -117,7 +117,7 @@ class Parser {
     if (t.kind == Tok::kEnd) return e;
     // "--" starts a comment in SQL, which a filter has no use for: only unexpected.
     if (EndsOperand(t) && !(t.kind == Tok::kMinus && Peek(1).kind == Tok::kMinus)) {
-      return BeyondSubset(t.position, BeyondOperator(t));
+      return BeyondSubset(t.position, BeyondOperator(t), QuoteHint(toks_, pos_));
     }
     if (KeywordIs(t, "HAVING")) return BeyondSubset(t.position, "HAVING");
     // The clauses after WHERE are options of their own (group_by, order_by, limit, offset).
@@ -222,7 +222,7 @@ class Parser {
   Result<ExprPtr> ParseTail(ExprPtr operand) {
     uint32_t position = operand->position;
     const Token& t = Peek();
-    if (EndsOperand(t)) return BeyondSubset(t.position, BeyondOperator(t));
+    if (EndsOperand(t)) return BeyondSubset(t.position, BeyondOperator(t), QuoteHint(toks_, pos_));
     if (t.kind == Tok::kCompare) {
       CompareOp op = Next().op;
       ASSIGN_OR_RETURN(ExprPtr right, ParseOperand());
@@ -366,8 +366,11 @@ class Parser {
 }  // namespace
 
 Result<ExprPtr> ParseExpression(std::string_view text) {
-  ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(text));
-  return Parser(std::move(tokens)).ParseAll();
+  Result<std::vector<Token>> tokens = Tokenize(text);
+  if (!tokens.ok()) return tokens.status().About("where");
+  Result<ExprPtr> parsed = Parser(std::move(*tokens)).ParseAll();
+  if (!parsed.ok()) return parsed.status().About("where");
+  return parsed;
 }
 
 }  // namespace lakeindex::query

@@ -63,7 +63,9 @@ TEST(ParserTest, SqlBeyondTheSubsetIsNamedWhereItStarts) {
            {"a - 1 > 0", "at position 3: arithmetic ('-') is not supported"},
            {"s || 'x' = 'ax'", "at position 3: string concatenation ('||') is not supported"},
            {"x::int = 1", "at position 2: a cast ('::') is not supported"},
-           {"t.a = 1", "at position 2: a qualified name ('.'; one table, no joins) is not supported"},
+           {"t.a = 1", "at position 2: a qualified name ('.'; one table, no joins) is not supported; a column named so "
+                       "is written quoted: \"t.a\""},
+           {"km/h > 1", "at position 3: arithmetic ('/') is not supported; a column named so is written quoted: \"km/h\""},
            {"lower(s) = 'a'", "at position 1: the function call lower(...) is not supported"},
            {"count(*) > 1", "at position 1: the function call count(...) is not supported"},
            {"a IN (SELECT b FROM t)", "at position 7: a subquery (SELECT) is not supported"},

@@ -39,8 +39,8 @@ class ListReader {
   Status Error(uint32_t position, const std::string& message) const {
     return ErrorAt(position, message).About(parameter_);
   }
-  Status Beyond(uint32_t position, const std::string& what) const {
-    return BeyondSubset(position, what).About(parameter_);
+  Status Beyond(uint32_t position, const std::string& what, const std::string& note = "") const {
+    return BeyondSubset(position, what, note).About(parameter_);
   }
 
   // A plain or quoted name (a keyword too, unless it starts SQL beyond the list). `what` says
@@ -49,7 +49,9 @@ class ListReader {
     const Token& t = Peek();
     if (t.kind == Tok::kQuotedIdent) return Next().text;
     if (t.kind == Tok::kIdent) {
-      if (KeywordIs(t, "SELECT")) return Beyond(t.position, "a subquery (SELECT)");
+      if (KeywordIs(t, "SELECT") && (Peek(1).kind == Tok::kStar || Peek(1).kind == Tok::kIdent)) {
+        return Beyond(t.position, "a subquery (SELECT)");
+      }
       if (Peek(1).kind == Tok::kLParen) return Beyond(t.position, "the function call " + t.text + "(...)");
       return Next().text;
     }
@@ -113,7 +115,7 @@ class ListReader {
     }
     const Token& close = Peek();
     if (close.kind == Tok::kStar || close.kind == Tok::kMinus || close.kind == Tok::kOperator) {
-      return Beyond(close.position, BeyondOperator(close));
+      return Beyond(close.position, BeyondOperator(close), QuoteHint(toks_, pos_));
     }
     if (close.kind != Tok::kRParen) {
       return Error(close.position, "expected ')' after the argument of " + fn + ", found " + Describe(close));
@@ -133,7 +135,7 @@ class ListReader {
       return true;
     }
     if (t.kind == Tok::kStar || t.kind == Tok::kMinus || t.kind == Tok::kOperator) {
-      return Beyond(t.position, BeyondOperator(t));
+      return Beyond(t.position, BeyondOperator(t), QuoteHint(toks_, pos_));
     }
     if (t.kind == Tok::kLParen) return Beyond(t.position, "a function call");
     if (KeywordIs(t, "HAVING")) return Beyond(t.position, "HAVING");

@@ -36,7 +36,10 @@ TEST(SelectListTest, RefusalsNameWhatAndWhere) {
            {"lower(c)", true, "at position 1: the function call lower(...) is not supported"},
            {"a, b + c", true, "at position 6: arithmetic ('+') is not supported"},
            {"a || b", true, "at position 3: string concatenation ('||') is not supported"},
-           {"t.a", true, "at position 2: a qualified name ('.'; one table, no joins) is not supported"},
+           {"t.a", true, "at position 2: a qualified name ('.'; one table, no joins) is not supported; a column named "
+                         "so is written quoted: \"t.a\""},
+           {"id, dep-delay", true, "at position 8: arithmetic ('-') is not supported; a column named so is written "
+                                   "quoted: \"dep-delay\""},
            {"a HAVING a > 1", true, "at position 3: HAVING is not supported"},
            {"a FROM t", true, "at position 3: FROM (the table is the command's TABLE) is not supported"},
            {"a JOIN b", true, "at position 3: a join is not supported"},
