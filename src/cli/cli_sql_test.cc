@@ -51,7 +51,7 @@ TEST(CliSqlTest, QuotedAndPlainNamesInEveryOption) {
   EXPECT_EQ(Query(dir, {t, "--agg", "max(\"Dep Delay\")", "--group-by", "\"origin\"", "--order-by", "origin"}),
             "origin,max(Dep Delay)\nEWR,40\nJFK,7\nLGA,12\n");
   EXPECT_EQ(Query(dir, {t, "--where", "\"Dep Delay\" > 6", "--select", "ID", "--order-by", "\"id\" DESC NULLS LAST"}),
-            "ID\n6\n4\n3\n");
+            "id\n6\n4\n3\n");
 }
 
 TEST(CliSqlTest, AliasesDistinctStarAndOffset) {

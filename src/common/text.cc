@@ -65,25 +65,29 @@ std::string XmlEscape(std::string_view text) {
 
 size_t EditDistance(std::string_view a, std::string_view b) {
   auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; };
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  // Three rows of the optimal-string-alignment table: i-2, i-1, i.
+  std::vector<size_t> before(b.size() + 1), last(b.size() + 1), row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) last[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
-      diagonal = up;
+      const bool same = lower(a[i - 1]) == lower(b[j - 1]);
+      row[j] = std::min({last[j] + 1, row[j - 1] + 1, last[j - 1] + (same ? 0 : 1)});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
+        row[j] = std::min(row[j], before[j - 2] + 1);  // two letters swapped
+      }
     }
+    std::swap(before, last);
+    std::swap(last, row);
   }
-  return row[b.size()];
+  return last[b.size()];
 }
 
 std::vector<std::string> NearestNames(std::string_view word, const std::vector<std::string>& candidates, size_t max) {
   std::vector<std::pair<size_t, size_t>> near;  // (distance, candidate index)
   for (size_t i = 0; i < candidates.size(); ++i) {
     const size_t d = EditDistance(word, candidates[i]);
-    if (d <= 2 && d < word.size()) near.emplace_back(d, i);
+    if (d <= std::max<size_t>(1, std::min<size_t>(2, word.size() / 3))) near.emplace_back(d, i);
   }
   std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;

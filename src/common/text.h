@@ -19,12 +19,13 @@ std::string EscapeBytes(std::string_view s, bool controls);
 // `text` for an XML element or attribute value (& < > " ' as entities).
 std::string XmlEscape(std::string_view text);
 
-// Levenshtein distance between `a` and `b`, bytes compared ignoring ASCII case.
+// Edit distance between `a` and `b` (insertions, deletions, substitutions and swaps of two
+// neighbours, each 1: the optimal string alignment distance), bytes compared ignoring ASCII case.
 size_t EditDistance(std::string_view a, std::string_view b);
 
 // The candidates nearest `word` (at most `max` of them, nearest first, ties in the given order)
-// among those within a typo of it: an edit distance of at most 2, and less than the word's own
-// length (so "x" suggests nothing). Empty when none is that near.
+// among those within a typo of it: an edit distance of 1, or 2 for words of 6 characters and more
+// ("foo" suggests no "f"). Empty when none is that near.
 std::vector<std::string> NearestNames(std::string_view word, const std::vector<std::string>& candidates,
                                       size_t max = 3);
 
