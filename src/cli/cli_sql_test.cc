@@ -129,6 +129,8 @@ TEST(CliSqlTest, UnknownNamesGetTheNearestOnes) {
       {{"query", t, "--agg", "count(destt)"}, "unknown column 'destt'; did you mean 'dest'?"},
       {{"query", t, "--agg", "count(*)", "--group-by", "destt"}, "--group-by: unknown column 'destt'; did you mean 'dest'?"},
       {{"query", t, "--order-by", "destt"}, "--order-by: unknown column 'destt'; did you mean 'dest'?"},
+      {{"index", "create", t, "--column", "Dest", "--type", "btree"}, "--column: unknown column 'Dest'; did you mean 'dest'?"},
+      {{"layout", t, "--otree", "idd, dest"}, "layout column 'idd' is not a column of the table; did you mean 'id'?"},
       {{"query", t, "--selct", "id"}, "unknown option --selct for query; did you mean --select?"},
       {{"query", t, "--limt=3"}, "unknown option --limt for query; did you mean --limit?"},
       {{"index", "crate", t, "--column", "id"}, "unknown command 'index crate'; did you mean 'index create'?"},

@@ -295,6 +295,12 @@ class Binder {
 
 }  // namespace
 
+Status UnknownColumn(const Schema& schema, std::string_view name) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < schema.num_fields(); ++i) names.push_back(schema.field(i).name);
+  return Status::InvalidArgument("unknown column '" + std::string(name) + "'" + DidYouMean(NearestNames(name, names)));
+}
+
 Result<int> FindColumnFolded(const Schema& schema, std::string_view name) {
   int index = schema.FindField(name);
   if (index >= 0) return index;
@@ -306,11 +312,7 @@ Result<int> FindColumnFolded(const Schema& schema, std::string_view name) {
     }
     index = int(i);
   }
-  if (index < 0) {
-    std::vector<std::string> names;
-    for (size_t i = 0; i < schema.num_fields(); ++i) names.push_back(schema.field(i).name);
-    return Status::InvalidArgument("unknown column '" + std::string(name) + "'" + DidYouMean(NearestNames(name, names)));
-  }
+  if (index < 0) return UnknownColumn(schema, name);
   return index;
 }
 

@@ -33,5 +33,8 @@ Result<ExprPtr> Bind(const Expr& expr, const Schema& schema);
 // mean 'y'?" naming the columns a typo away), or "... is ambiguous" when several differ from it
 // only in case.
 Result<int> FindColumnFolded(const Schema& schema, std::string_view name);
+// InvalidArgument "unknown column 'x'", with "; did you mean 'y'?" naming the columns of `schema`
+// a typo away (common/text.h NearestNames).
+Status UnknownColumn(const Schema& schema, std::string_view name);
 
 }  // namespace lakeindex::query
