@@ -737,7 +737,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   q->add_option("--sample", query->sample, "Uniform sample fraction in (0,1] (needs an OTree layout); with --agg, estimates with intervals");
   q->add_option("--error", query->error, "With --agg on an OTree table: estimate from the smallest sample whose intervals are within this relative half-width (0.01 = ±1%)");
   q->add_option("--confidence", query->confidence, "Confidence of the estimates' intervals")->capture_default_str();
-  q->add_option("--order-by", query->order_by, "Order the rows (or with --agg the groups): \"col [desc], ...\", NULLs last");
+  q->add_option("--order-by", query->order_by, "Order the rows (or with --agg the groups): \"col [desc], ...\" (names plain or \"quoted\"), NULLs last");
   q->add_option("--limit", query->limit, "Return at most N rows")->check(WholeNumber());
   q->add_option("--offset", query->offset, "Skip the first N rows (with --agg and --order-by: groups), as SQL's OFFSET")->check(WholeNumber());
   q->add_option("--version", query->version, "Read this version (time travel)")->check(WholeNumber());
