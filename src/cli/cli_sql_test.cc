@@ -50,6 +50,9 @@ TEST(CliSqlTest, QuotedAndPlainNamesInEveryOption) {
   EXPECT_EQ(Query(dir, {t, "--select", "id", "--order-by", "dest desc, id", "--limit", "3"}), "id\n2\n4\n6\n");
   EXPECT_EQ(Query(dir, {t, "--agg", "max(\"Dep Delay\")", "--group-by", "\"origin\"", "--order-by", "origin"}),
             "origin,max(Dep Delay)\nEWR,40\nJFK,7\nLGA,12\n");
+  CliResult sorted = RunCli(dir, {"layout", t, "--sort", "\"Dep Delay\" , id"});
+  EXPECT_EQ(sorted.code, 0) << sorted.err;
+  EXPECT_EQ(Query(dir, {t, "--select", "id", "--limit", "3"}), "id\n5\n2\n1\n");  // by "Dep Delay": NULL, -3, 5
   EXPECT_EQ(Query(dir, {t, "--where", "\"Dep Delay\" > 6", "--select", "ID", "--order-by", "\"id\" DESC NULLS LAST"}),
             "id\n6\n4\n3\n");
 }
@@ -131,6 +134,7 @@ TEST(CliSqlTest, UnknownNamesGetTheNearestOnes) {
       {{"query", t, "--order-by", "destt"}, "--order-by: unknown column 'destt'; did you mean 'dest'?"},
       {{"index", "create", t, "--column", "Dest", "--type", "btree"}, "--column: unknown column 'Dest'; did you mean 'dest'?"},
       {{"layout", t, "--otree", "idd, dest"}, "layout column 'idd' is not a column of the table; did you mean 'id'?"},
+      {{"layout", t, "--sort", "id, lower(dest)"}, "--sort: at position 5: the function call lower(...) is not supported"},
       {{"query", t, "--selct", "id"}, "unknown option --selct for query; did you mean --select?"},
       {{"query", t, "--limt=3"}, "unknown option --limt for query; did you mean --limit?"},
       {{"index", "crate", t, "--column", "id"}, "unknown command 'index crate'; did you mean 'index create'?"},

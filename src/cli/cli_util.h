@@ -56,9 +56,6 @@ Status WriteOutputFile(const std::string& path, std::string_view data);
 // 1024; a trailing "B" or "iB" allowed). InvalidArgument naming `option` otherwise, or for 0.
 Result<uint64_t> ParseByteSize(const std::string& text, const std::string& option);
 
-// "a, b,c" -> {"a", "b", "c"} (empty items dropped).
-std::vector<std::string> SplitList(const std::string& text);
-
 // Lowercase extension without the dot ("parquet", "csv"), or "".
 std::string FileExtension(const std::string& path);
 
