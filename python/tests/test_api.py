@@ -236,7 +236,7 @@ class ApiTest(unittest.TestCase):
         cases = [
             (lambda: t.query(select=["nope"]), "select: unknown column 'nope'"),
             (lambda: t.query(order_by="x sideways"), "order_by: at position"),
-            (lambda: t.aggregate("median(x)"), "aggregates: at position 0: unknown aggregate 'median'"),
+            (lambda: t.aggregate("median(x)"), "aggregates: at position 1: unknown aggregate 'median'"),
             (lambda: t.aggregate("count(*)", group_by=["nope"]), "group_by: unknown column"),
             (lambda: t.query(sample=0.5), "sample: a sample needs an OTree layout"),
             (lambda: t.aggregate("min(x)", error=0.1), "error: needs an aggregate with an interval"),

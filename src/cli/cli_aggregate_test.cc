@@ -117,9 +117,10 @@ TEST(CliAggregateTest, AggregatesAndGroupsEqualDuckDBsOverTheSameRows) {
     }
     EXPECT_EQ(ordered.out.substr(ordered.out.find('\n') + 1), expected) << args[1];
   }
+  // Positions are 1-based characters, as in --where.
   CliResult bad_order = RunCli(dir, {"query", table, "--order-by", "score sideways"});
   EXPECT_EQ(bad_order.code, 1);
-  EXPECT_NE(bad_order.err.find("--order-by: at position 6"), std::string::npos) << bad_order.err;
+  EXPECT_NE(bad_order.err.find("--order-by: at position 7"), std::string::npos) << bad_order.err;
   // --limit caps the groups; errors name what is wrong.
   CliResult limited = RunCli(dir, {"query", table, "--agg", "count(*)", "--group-by", "category", "--limit", "2", "--format", "csv"});
   ASSERT_EQ(limited.code, 0) << limited.err;

@@ -14,9 +14,9 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <sstream>
 
 #include "query/index_manager.h"
+#include "query/lexer.h"
 
 namespace lakeindex::cli {
 
@@ -98,17 +98,6 @@ Result<uint64_t> ParseByteSize(const std::string& text, const std::string& optio
   const double bytes = std::ldexp(number, shift);
   if (!(bytes >= 1) || bytes >= 0x1p63) return bad();
   return uint64_t(bytes);
-}
-
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-  }
-  return out;
 }
 
 std::string FileExtension(const std::string& path) {
@@ -216,7 +205,9 @@ std::string FlagFor(std::string_view parameter) {
 
 std::string ErrorText(const Status& status) {
   if (status.ok()) return status.ToString();
-  return std::string(StatusCodeName(status.code())) + ": " + status.MessageNaming(FlagFor(status.parameter()));
+  std::string text = std::string(StatusCodeName(status.code())) + ": " + status.MessageNaming(FlagFor(status.parameter()));
+  if (query::IsBeyondSubset(status)) text += "; run it in DuckDB over lakeindex's output: " + std::string(kSqlRoute);
+  return text;
 }
 
 table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress) {

@@ -56,17 +56,20 @@ Status WriteOutputFile(const std::string& path, std::string_view data);
 // 1024; a trailing "B" or "iB" allowed). InvalidArgument naming `option` otherwise, or for 0.
 Result<uint64_t> ParseByteSize(const std::string& text, const std::string& option);
 
-// "a, b,c" -> {"a", "b", "c"} (empty items dropped).
-std::vector<std::string> SplitList(const std::string& text);
-
 // Lowercase extension without the dot ("parquet", "csv"), or "".
 std::string FileExtension(const std::string& path);
+
+// Where SQL beyond lakeindex's subset runs (function calls, arithmetic, HAVING, joins, ...):
+// DuckDB over a query's output, as the refusals of such SQL say (docs/expressions.md).
+inline constexpr const char* kSqlRoute =
+    "lakeindex query TABLE [--where ...] --format parquet --output t.parquet, then "
+    "duckdb -c \"SELECT ... FROM 't.parquet'\" (docs/expressions.md, \"Beyond the subset\")";
 
 // The command line's words for a library parameter (Status::parameter): "select" -> "--select",
 // "aggregates" -> "--agg", "kind" -> "--type", ...
 std::string FlagFor(std::string_view parameter);
 // An error as the command line prints it: "<code>: <message>", the message after the flag the
-// error is about.
+// error is about; a refusal of SQL beyond the subset (query::IsBeyondSubset) followed by kSqlRoute.
 std::string ErrorText(const Status& status);
 
 // A table opened for one command, through a store that counts every request (explain).

@@ -23,6 +23,7 @@
 #include "ops/read.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
+#include "query/select_list.h"
 #include "table/batch_source.h"
 #include "table/table.h"
 
@@ -141,7 +142,8 @@ Status TourQuery(const DemoTable& t, int number, const std::string& title, const
               where.c_str(), select.c_str());
   query::ScanRequest request;
   request.where = where;
-  request.select = SplitList(select);
+  ASSIGN_OR_RETURN(std::vector<query::ColumnItem> items, query::ParseColumnList(select, "select", false));
+  for (query::ColumnItem& item : items) request.select.push_back(std::move(item.name));
   ASSIGN_OR_RETURN(Measured indexed, Measure(t, std::nullopt, /*indexes=*/true, request));
   ASSIGN_OR_RETURN(Measured full, Measure(t, t.plain_version, /*indexes=*/false, request));
   if (SortedRows(indexed.answer) != SortedRows(full.answer)) {

@@ -15,6 +15,7 @@
 #include "query/index_manager.h"
 #include "query/layout_pruning.h"
 #include "query/parser.h"
+#include "query/select_list.h"
 
 namespace lakeindex::cli {
 
@@ -34,7 +35,9 @@ Status RunLayout(const LayoutArgs& args) {
     if (columns.empty()) continue;
     ++kinds;
     options.kind = kind;
-    options.columns = SplitList(columns);
+    ASSIGN_OR_RETURN(std::vector<query::ColumnItem> items, query::ParseColumnList(columns, kind, false));
+    options.columns.clear();
+    for (query::ColumnItem& item : items) options.columns.push_back(std::move(item.name));
   }
   if (kinds != 1) return Status::InvalidArgument("layout needs exactly one of --otree, --sort, --zorder, --hilbert");
   options.transform = args.transform;

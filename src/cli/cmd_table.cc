@@ -144,15 +144,20 @@ struct QueryArgs {
   std::string agg, group_by;  // query only: aggregates (query/aggregate.h) and their grouping
   std::string order_by;       // query only: query/order.h
   std::optional<uint64_t> limit, version;
+  uint64_t offset = 0;          // query only: rows (with --agg, groups) skipped first
   std::optional<double> sample;
   std::optional<double> error;  // query --agg only: estimate to this relative half-width
   double confidence = 0.95;     // query --agg with --sample / --error
   bool analyze = false, json = false;
 };
 
-// The read the flags ask for (ops::Read).
-ops::ReadRequest ReadRequestFrom(const QueryArgs& args) {
-  return ops::ReadRequest{args.where, SplitList(args.select), args.sample, args.limit, args.order_by};
+// The read the flags ask for (ops::Read) from a table of `schema`.
+Result<ops::ReadRequest> ReadRequestFrom(const QueryArgs& args, const Schema& schema) {
+  ops::ReadRequest request{args.where, {}, args.sample, args.limit, args.order_by, args.offset};
+  if (!args.select.empty()) {
+    ASSIGN_OR_RETURN(request.select, ops::SelectColumns(schema, args.select));
+  }
+  return request;
 }
 
 Status WriteResult(const QueryArgs& args, const Schema& schema, const std::function<Result<bool>(Batch*)>& next);
@@ -165,11 +170,14 @@ Status WriteBatch(const QueryArgs& args, Batch batch) {
 
 // The aggregation `query --agg` / `explain --agg` ask for (without limit and order; the indexes
 // ops::Aggregate's).
-query::AggregateRequest AggregateRequestFrom(const QueryArgs& args) {
+Result<query::AggregateRequest> AggregateRequestFrom(const QueryArgs& args) {
   query::AggregateRequest request;
   request.where = args.where;
   request.aggregates = args.agg;
-  request.group_by = SplitList(args.group_by);
+  if (!args.group_by.empty()) {
+    ASSIGN_OR_RETURN(std::vector<query::ColumnItem> items, query::ParseColumnList(args.group_by, "group_by", false));
+    for (query::ColumnItem& item : items) request.group_by.push_back(std::move(item.name));
+  }
   request.sample = args.sample;
   request.error = args.error;
   request.confidence = args.confidence;
@@ -184,8 +192,12 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
   if (args.format == "parquet" && (args.sample || args.error)) {
     return Status::InvalidArgument("--format parquet does not take estimates; use table, csv or json");
   }
-  query::AggregateRequest request = AggregateRequestFrom(args);
+  if (args.offset > 0 && args.order_by.empty()) {
+    return Status::InvalidArgument("--offset with --agg needs --order-by: groups come in no defined order without it");
+  }
+  ASSIGN_OR_RETURN(query::AggregateRequest request, AggregateRequestFrom(args));
   request.limit = args.limit;
+  request.offset = args.offset;
   request.order_by = args.order_by;
   auto progress = std::make_unique<Progress>("aggregate " + args.table, h.table->manifest().total_rows());
   request.progress = [&progress](uint64_t rows) { progress->Update(rows); };
@@ -222,7 +234,8 @@ Status RunQuery(const QueryArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
   if (!args.agg.empty() || !args.group_by.empty()) return RunAggregate(h, args);
   if (args.error) return Status::InvalidArgument("--error needs --agg: it sets how close the aggregates' estimates must be");
-  ASSIGN_OR_RETURN(std::unique_ptr<ops::RowStream> rows, ops::Read(*h.table, ReadRequestFrom(args)));
+  ASSIGN_OR_RETURN(ops::ReadRequest request, ReadRequestFrom(args, h.table->schema()));
+  ASSIGN_OR_RETURN(std::unique_ptr<ops::RowStream> rows, ops::Read(*h.table, request));
   return WriteResult(args, rows->schema(), [&](Batch* batch) { return rows->Next(batch); });
 }
 
@@ -289,7 +302,8 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
 Status ExplainAggregate(const TableHandle& h, const QueryArgs& args) {
   h.store->counters().Reset();
   const auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(query::AggregateResult result, ops::Aggregate(*h.table, AggregateRequestFrom(args)));
+  ASSIGN_OR_RETURN(query::AggregateRequest request, AggregateRequestFrom(args));
+  ASSIGN_OR_RETURN(query::AggregateResult result, ops::Aggregate(*h.table, std::move(request)));
   const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const StoreCounters& io = h.store->counters();
   nlohmann::json j;
@@ -331,7 +345,7 @@ Status RunExplain(const QueryArgs& args) {
   if (!args.agg.empty()) return ExplainAggregate(h, args);
   auto start = std::chrono::steady_clock::now();
   h.store->counters().Reset();
-  ops::ReadRequest request = ReadRequestFrom(args);
+  ASSIGN_OR_RETURN(ops::ReadRequest request, ReadRequestFrom(args, h.table->schema()));
   request.order_by.clear();  // explain tells the scan's plan
   ASSIGN_OR_RETURN(std::unique_ptr<query::Scanner> scanner, ops::Explain(*h.table, request, args.analyze));
   double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -717,14 +731,15 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* q = app.add_subcommand("query", "Select rows");
   q->add_option("TABLE", query->table, "Table directory")->required();
   q->add_option("--where", query->where, "SQL filter");
-  q->add_option("--select", query->select, "Columns to return, comma-separated (default: all)");
-  q->add_option("--agg", query->agg, "Aggregates instead of rows: \"count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)\"");
+  q->add_option("--select", query->select, "Columns to return, comma-separated, \"quoted\" names too; * is every column (default: all)");
+  q->add_option("--agg", query->agg, "Aggregates instead of rows: \"count(*) AS n, count(c), count(DISTINCT c), sum(c), avg(c), min(c), max(c)\"");
   q->add_option("--group-by", query->group_by, "With --agg: one result row per distinct value of these columns (comma-separated)");
   q->add_option("--sample", query->sample, "Uniform sample fraction in (0,1] (needs an OTree layout); with --agg, estimates with intervals");
   q->add_option("--error", query->error, "With --agg on an OTree table: estimate from the smallest sample whose intervals are within this relative half-width (0.01 = ±1%)");
   q->add_option("--confidence", query->confidence, "Confidence of the estimates' intervals")->capture_default_str();
-  q->add_option("--order-by", query->order_by, "Order the rows (or with --agg the groups): \"col [desc], ...\", NULLs last");
+  q->add_option("--order-by", query->order_by, "Order the rows (or with --agg the groups): \"col [desc], ...\" (names plain or \"quoted\"), NULLs last");
   q->add_option("--limit", query->limit, "Return at most N rows")->check(WholeNumber());
+  q->add_option("--offset", query->offset, "Skip the first N rows (with --agg and --order-by: groups), as SQL's OFFSET")->check(WholeNumber());
   q->add_option("--version", query->version, "Read this version (time travel)")->check(WholeNumber());
   q->add_option("--format", query->format, "table, csv, json (one object per line), parquet or arrow (an Arrow IPC stream)")->capture_default_str();
   q->add_option("--output", query->output, "Write to FILE instead of stdout");

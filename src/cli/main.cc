@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -15,42 +16,85 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "common/text.h"
 
 namespace {
-// Levenshtein distance (command names are short).
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
+// The words of argv that name a command ("index", "create" of `lakeindex index create T`), from
+// argv[1], and the command they reach; `unknown` is the word where a command was expected and
+// none has that name (empty when every word named one).
+struct CommandPath {
+  CLI::App* command;
+  std::string path;     // "index create" ("" for lakeindex itself)
+  std::string unknown;
+};
+CommandPath FindCommand(CLI::App& app, const std::vector<std::string>& args) {
+  CommandPath out{&app, "", ""};
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word.empty() || word[0] == '-') break;
+    std::vector<CLI::App*> subs = out.command->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) break;  // a command's own arguments follow
+    auto named = std::find_if(subs.begin(), subs.end(), [&](CLI::App* sub) { return sub->get_name() == word; });
+    if (named == subs.end()) {
+      // A command taking arguments besides its subcommands would take the word; none does but lakeindex.
+      if (out.command != &app && out.command->get_require_subcommand_min() == 0) break;
+      out.unknown = word;
+      break;
     }
+    out.command = *named;
+    out.path += (out.path.empty() ? "" : " ") + word;
   }
-  return row[b.size()];
+  return out;
 }
 
-// "lakeindex qeury t": CLI11 only says a subcommand is required; name the word and the nearest
-// command instead. Empty when argv[1] is an option or a command.
-std::string UnknownCommandMessage(CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return "";
-  const std::string word = argv[1];
-  std::string nearest;
-  size_t best = SIZE_MAX;
-  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    if (sub->get_name() == word) return "";
-    const size_t d = EditDistance(word, sub->get_name());
-    if (d < best) {
-      best = d;
-      nearest = sub->get_name();
-    }
+std::vector<std::string> NamesOf(const std::vector<CLI::App*>& subs) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : subs) names.push_back(sub->get_name());
+  return names;
+}
+
+// "lakeindex qeury t", "lakeindex index crate t": CLI11 only says a subcommand is required; name
+// the word and the nearest commands instead. Empty when the words name commands.
+std::string UnknownCommandMessage(CLI::App& app, const std::vector<std::string>& args) {
+  const CommandPath at = FindCommand(app, args);
+  if (at.unknown.empty()) return "";
+  const std::string prefix = at.path.empty() ? "" : at.path + " ";
+  std::vector<std::string> nearest =
+      lakeindex::NearestNames(at.unknown, NamesOf(at.command->get_subcommands([](CLI::App*) { return true; })));
+  for (std::string& n : nearest) n = prefix + n;
+  return "unknown command '" + prefix + at.unknown + "'" + lakeindex::DidYouMean(nearest) + " (lakeindex help" +
+         (at.path.empty() ? "" : " " + at.path) + " lists the commands)";
+}
+
+// "lakeindex query t --selct id": CLI11 lists the arguments it did not expect; name the first
+// option the command does not have and the nearest ones it does. Empty when every option is known.
+std::string UnknownOptionMessage(CLI::App& app, const std::vector<std::string>& args) {
+  const CommandPath at = FindCommand(app, args);
+  if (!at.unknown.empty()) return "";
+  std::vector<std::string> options;
+  for (const CLI::Option* o : at.command->get_options()) {
+    for (const std::string& name : o->get_lnames()) options.push_back("--" + name);
   }
-  std::string message = "unknown command '" + word + "'";
-  if (best <= 2) message += "; did you mean '" + nearest + "'?";
-  return message + " (lakeindex --help lists the commands)";
+  for (const std::string& arg : args) {
+    const std::string name = arg.substr(0, arg.find('='));
+    // Option-like words only ("--selct", "-x"), not values such as "-1" or "-x > 1".
+    const size_t dashes = name.starts_with("--") ? 2 : name.starts_with("-") ? 1 : 0;
+    if (dashes == 0 || name.size() == dashes || !std::isalpha(static_cast<unsigned char>(name[dashes])) ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", dashes) !=
+            std::string::npos) {
+      continue;
+    }
+    if (at.command->get_option_no_throw(name) != nullptr || app.get_option_no_throw(name) != nullptr) continue;
+    const std::string command = at.path.empty() ? "lakeindex" : at.path;
+    std::string message = "unknown option " + name + " for " + command;
+    if (name == "--having" || name == "--join" || name == "--from") {
+      // SQL's other clauses: say where such a query runs (docs/expressions.md).
+      return message + "; SQL beyond lakeindex's subset (HAVING, joins, ...) runs in DuckDB over its output: " + std::string(lakeindex::cli::kSqlRoute);
+    }
+    return message + lakeindex::DidYouMean(lakeindex::NearestNames(name, options), "") + " (lakeindex help " + command +
+           " lists its options)";
+  }
+  return "";
 }
 
 int Finish(const lakeindex::Status& status) {
@@ -106,19 +150,32 @@ int main(int argc, char** argv) {
   AddTableCommands(app, &commands);
   AddLayoutCommands(app, &commands);
   AddDemoCommand(app, &commands);
-  if (std::string unknown = UnknownCommandMessage(app, argc, argv); !unknown.empty()) {
+  app.add_subcommand("help", "Show the help of lakeindex or of a command: lakeindex help query, lakeindex help index create");
+  // `lakeindex help [COMMAND [SUB]]` is `lakeindex [COMMAND [SUB]] --help`.
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() >= 2 && args[1] == "help") {
+    args.erase(args.begin() + 1);
+    args.push_back("--help");
+  }
+  if (std::string unknown = UnknownCommandMessage(app, args); !unknown.empty()) {
     std::fprintf(stderr, "lakeindex: %s\n", unknown.c_str());
     return kExitUserError;
   }
+  std::vector<char*> words;
+  for (std::string& arg : args) words.push_back(arg.data());
   try {
-    app.parse(argc, argv);
+    app.parse(int(words.size()), words.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {
       app.exit(e);  // --help and --version, on stdout
       return kExitOk;
     }
     // A usage error is one line, as every other error ("lakeindex: ..."), naming the option.
-    std::fprintf(stderr, "lakeindex: %s (see --help)\n", e.what());
+    if (std::string unknown = UnknownOptionMessage(app, args); !unknown.empty()) {
+      std::fprintf(stderr, "lakeindex: %s\n", unknown.c_str());
+    } else {
+      std::fprintf(stderr, "lakeindex: %s (see --help)\n", e.what());
+    }
     return kExitUserError;
   }
   try {

@@ -1,5 +1,6 @@
 #include "common/text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace lakeindex {
@@ -60,6 +61,48 @@ std::string XmlEscape(std::string_view text) {
     }
   }
   return out;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; };
+  // Three rows of the optimal-string-alignment table: i-2, i-1, i.
+  std::vector<size_t> before(b.size() + 1), last(b.size() + 1), row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) last[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const bool same = lower(a[i - 1]) == lower(b[j - 1]);
+      row[j] = std::min({last[j] + 1, row[j - 1] + 1, last[j - 1] + (same ? 0 : 1)});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
+        row[j] = std::min(row[j], before[j - 2] + 1);  // two letters swapped
+      }
+    }
+    std::swap(before, last);
+    std::swap(last, row);
+  }
+  return last[b.size()];
+}
+
+std::vector<std::string> NearestNames(std::string_view word, const std::vector<std::string>& candidates, size_t max) {
+  std::vector<std::pair<size_t, size_t>> near;  // (distance, candidate index)
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const size_t d = EditDistance(word, candidates[i]);
+    if (d <= std::max<size_t>(1, std::min<size_t>(2, word.size() / 3))) near.emplace_back(d, i);
+  }
+  std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (size_t k = 0; k < near.size() && out.size() < max; ++k) out.push_back(candidates[near[k].second]);
+  return out;
+}
+
+std::string DidYouMean(const std::vector<std::string>& nearest, std::string_view quote) {
+  if (nearest.empty()) return "";
+  std::string out = "; did you mean ";
+  for (size_t i = 0; i < nearest.size(); ++i) {
+    if (i > 0) out += i + 1 == nearest.size() ? " or " : ", ";
+    out += std::string(quote) + nearest[i] + std::string(quote);
+  }
+  return out + "?";
 }
 
 }  // namespace lakeindex

@@ -29,5 +29,23 @@ TEST(TextTest, XmlEscapeWritesTheFiveEntities) {
   EXPECT_EQ(XmlEscape("plain é"), "plain é");
 }
 
+TEST(TextTest, NearestNamesAreTyposOfTheWord) {
+  EXPECT_EQ(EditDistance("destt", "dest"), 1u);
+  EXPECT_EQ(EditDistance("DEST", "dest"), 0u);  // case is not a typo
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("nmae", "name"), 1u);  // a swap is one typo
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  const std::vector<std::string> columns = {"origin", "dest", "dep_delay", "arr_delay", "id"};
+  EXPECT_EQ(NearestNames("destt", columns), std::vector<std::string>{"dest"});
+  EXPECT_EQ(NearestNames("dep_dleay", columns), std::vector<std::string>{"dep_delay"});
+  EXPECT_EQ(NearestNames("desx", {"origin", "dest", "desk"}), (std::vector<std::string>{"dest", "desk"}));
+  EXPECT_TRUE(NearestNames("x", columns).empty());  // one letter is no name to correct
+  EXPECT_TRUE(NearestNames("foo", {"f", "id"}).empty());
+  EXPECT_TRUE(NearestNames("weather", columns).empty());
+  EXPECT_EQ(DidYouMean({"dest"}), "; did you mean 'dest'?");
+  EXPECT_EQ(DidYouMean({"a", "b", "c"}, ""), "; did you mean a, b or c?");
+  EXPECT_EQ(DidYouMean({}), "");
+}
+
 }  // namespace
 }  // namespace lakeindex

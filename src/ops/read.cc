@@ -6,6 +6,7 @@
 #include "query/index_manager.h"
 #include "query/order.h"
 #include "query/parser.h"
+#include "query/select_list.h"
 
 namespace lakeindex::ops {
 namespace {
@@ -19,6 +20,31 @@ class ScannerRows : public RowStream {
 
  private:
   std::unique_ptr<query::Scanner> scanner_;
+};
+
+// The rows of `rows` after the first `skip`.
+class SkipRows : public RowStream {
+ public:
+  SkipRows(std::unique_ptr<RowStream> rows, uint64_t skip) : rows_(std::move(rows)), skip_(skip) {}
+  const Schema& schema() const override { return rows_->schema(); }
+  Result<bool> Next(Batch* out) override {
+    while (true) {
+      ASSIGN_OR_RETURN(bool more, rows_->Next(out));
+      if (!more || skip_ == 0) return more;
+      const uint64_t n = out->num_rows();
+      if (n <= skip_) {
+        skip_ -= n;
+        continue;
+      }
+      *out = out->Slice(size_t(skip_), size_t(n - skip_));
+      skip_ = 0;
+      return true;
+    }
+  }
+
+ private:
+  std::unique_ptr<RowStream> rows_;
+  uint64_t skip_;
 };
 
 // One batch, the whole (ordered) result.
@@ -39,13 +65,19 @@ class OneBatch : public RowStream {
   bool given_ = false;
 };
 
+// The rows a read takes before its offset is skipped.
+std::optional<uint64_t> LimitWithOffset(const ReadRequest& request) {
+  if (!request.limit) return std::nullopt;
+  return *request.limit > UINT64_MAX - request.offset ? UINT64_MAX : *request.limit + request.offset;
+}
+
 query::ScanRequest ScanOf(const ReadRequest& request, const PlannedFilter& planned) {
   query::ScanRequest scan;
   scan.where = request.where;
   scan.parsed = planned.parsed;
   scan.select = request.select;
   scan.sample = request.sample;
-  scan.limit = request.limit;
+  scan.limit = LimitWithOffset(request);
   scan.indexes = planned.indexes;
   return scan;
 }
@@ -79,14 +111,18 @@ Result<std::unique_ptr<RowStream>> Read(const table::Table& table, const ReadReq
     ASSIGN_OR_RETURN(own, PlanFilter(table, request.where, request.order_by));
     planned = &own;
   }
+  std::unique_ptr<RowStream> rows;
   if (!request.order_by.empty()) {
-    query::OrderedQuery ordered{request.where, request.select, request.order_by, request.limit,
-                                request.sample,       planned->indexes, planned->parsed};
+    query::OrderedQuery ordered{request.where,  request.select,   request.order_by, LimitWithOffset(request),
+                                request.sample, planned->indexes, planned->parsed};
     ASSIGN_OR_RETURN(query::OrderedResult result, query::QueryOrdered(table, ordered));
-    return RowsOf(std::move(result.rows));
+    rows = RowsOf(std::move(result.rows));
+  } else {
+    ASSIGN_OR_RETURN(std::unique_ptr<query::Scanner> scanner, query::Scanner::Make(&table, ScanOf(request, *planned)));
+    rows = std::make_unique<ScannerRows>(std::move(scanner));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<query::Scanner> scanner, query::Scanner::Make(&table, ScanOf(request, *planned)));
-  return std::unique_ptr<RowStream>(std::make_unique<ScannerRows>(std::move(scanner)));
+  if (request.offset > 0) rows = std::make_unique<SkipRows>(std::move(rows), request.offset);
+  return rows;
 }
 
 Result<std::unique_ptr<query::Scanner>> Explain(const table::Table& table, const ReadRequest& request, bool analyze) {
@@ -105,6 +141,26 @@ Result<query::AggregateResult> Aggregate(const table::Table& table, query::Aggre
   ASSIGN_OR_RETURN(PlannedFilter planned, PlanFilter(table, request.where));
   request.indexes = std::move(planned.indexes);
   return query::AggregateTable(table, request);
+}
+
+Result<std::vector<std::string>> SelectColumns(const Schema& schema, std::string_view text) {
+  ASSIGN_OR_RETURN(std::vector<query::ColumnItem> items, query::ParseColumnList(text, "select", true));
+  std::vector<std::string> out;
+  for (const query::ColumnItem& item : items) {
+    if (item.star) {
+      for (size_t c = 0; c < schema.num_fields(); ++c) {
+        if (!IsHiddenColumn(schema.field(c).name)) out.push_back(schema.field(c).name);
+      }
+      continue;
+    }
+    Result<int> c = query::FindColumnFolded(schema, item.name);
+    if (!c.ok()) {
+      return Status::InvalidArgument("at position " + std::to_string(item.position) + ": " + c.status().message())
+          .About("select");
+    }
+    out.push_back(schema.field(size_t(*c)).name);
+  }
+  return out;
 }
 
 TableStats Stats(const table::Table& table) {

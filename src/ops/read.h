@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lakeindex/batch.h"
@@ -40,7 +41,13 @@ struct ReadRequest {
   std::optional<double> sample;     // an OTree table's sample fraction
   std::optional<uint64_t> limit;
   std::string order_by;             // "c [desc], ..." (query/order.h); empty: the table's order
+  uint64_t offset = 0;              // rows skipped before the first returned (SQL's OFFSET)
 };
+
+// The columns of a select list's text (query::ParseColumnList: names plain or "quoted", `*` for
+// every visible column in the table's order), resolved as filters resolve names. InvalidArgument
+// about "select" naming the position of an unknown column and the columns it may mean.
+Result<std::vector<std::string>> SelectColumns(const Schema& schema, std::string_view text);
 
 // The rows of a read, batch by batch.
 class RowStream {

@@ -143,5 +143,33 @@ TEST(ReadTest, ReadsCountsAndStatsAgreeWithEveryRow) {
   EXPECT_EQ(stats.columns["id"].row_count, 5000u);  // deleted rows stay in the files' statistics
 }
 
+// OFFSET skips rows across batches and files, after the order when there is one.
+TEST(ReadTest, OffsetSkipsTheFirstRowsOfTheReadOrOfItsOrder) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = EventsTable(store, 5000);
+  const std::vector<int64_t> all = Ids(*t, {"", {"id"}, std::nullopt, std::nullopt, ""});
+  ASSERT_EQ(all.size(), 5000u);
+  ReadRequest skip{"", {"id"}, std::nullopt, 10, "", 2995};  // past the first file and batch
+  EXPECT_EQ(Ids(*t, skip), std::vector<int64_t>(all.begin() + 2995, all.begin() + 3005));
+  skip.limit.reset();
+  EXPECT_EQ(Ids(*t, skip), std::vector<int64_t>(all.begin() + 2995, all.end()));
+  EXPECT_EQ(Ids(*t, {"id < 100", {"id"}, std::nullopt, 3, "id desc", 5}), (std::vector<int64_t>{94, 93, 92}));
+  EXPECT_TRUE(Ids(*t, {"", {"id"}, std::nullopt, 3, "", 5000}).empty());
+  EXPECT_TRUE(Ids(*t, {"", {"id"}, std::nullopt, std::nullopt, "id", 6000}).empty());
+}
+
+TEST(ReadTest, SelectColumnsExpandsStarAndNamesUnknownColumns) {
+  const Schema schema = Schema::Parse("id:int64,Dep Delay:double,_lakeindex_weight:double,dest:string").value();
+  auto star = SelectColumns(schema, "dest, *");
+  ASSERT_TRUE(star.ok()) << star.status().ToString();
+  EXPECT_EQ(*star, (std::vector<std::string>{"dest", "id", "Dep Delay", "dest"}));  // hidden ones only by name
+  auto named = SelectColumns(schema, "\"dep delay\", _lakeindex_weight");
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(*named, (std::vector<std::string>{"Dep Delay", "_lakeindex_weight"}));
+  auto unknown = SelectColumns(schema, "id, destt");
+  EXPECT_EQ(unknown.status().message(), "at position 5: unknown column 'destt'; did you mean 'dest'?");
+  EXPECT_EQ(unknown.status().parameter(), "select");
+}
+
 }  // namespace
 }  // namespace lakeindex::ops

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <map>
 
+#include "query/lexer.h"
+
 namespace lakeindex::python {
 
 namespace {
@@ -50,7 +52,11 @@ void Raise(const Status& status) {
   auto it = ErrorClasses().find(status.code());
   // The parameter the error is about, by its Python keyword (the library's names are those).
   const std::string name = status.parameter() == "csv" ? "delimiter, quote, escape, header, null" : status.parameter();
-  PyErr_SetString(it == ErrorClasses().end() ? g_error : it->second, status.MessageNaming(name).c_str());
+  std::string message = status.MessageNaming(name);
+  if (query::IsBeyondSubset(status)) {
+    message += "; run it in DuckDB over the rows: s = t.query(..., output=\"arrow\"); duckdb.sql(\"SELECT ... FROM s\")";
+  }
+  PyErr_SetString(it == ErrorClasses().end() ? g_error : it->second, message.c_str());
   throw py::error_already_set();
 }
 

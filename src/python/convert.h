@@ -17,7 +17,8 @@ namespace py = pybind11;
 
 // Creates the exception classes (Error and one subclass per status code) on `m`.
 void RegisterErrors(py::module_& m);
-// Raises the Python exception of `status` (its message unchanged). REQUIRES: !status.ok().
+// Raises the Python exception of `status`: its message, after the parameter it is about, and for
+// SQL beyond the subset (query::IsBeyondSubset) where such SQL runs. REQUIRES: !status.ok().
 [[noreturn]] void Raise(const Status& status);
 inline void Check(const Status& status) {
   if (!status.ok()) Raise(status);

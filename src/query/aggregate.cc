@@ -18,13 +18,6 @@
 namespace lakeindex::query {
 namespace {
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; }
-
-Status ErrorAt(size_t position, const std::string& message) {
-  return Status::InvalidArgument("at position " + std::to_string(position) + ": " + message).About("aggregates");
-}
-
 // The bytes of a value that groups and distinct values are told apart by: equal values, and only
 // those, give equal keys (NULL one key, every NaN one key, -0.0 the key of 0.0).
 void AppendKey(const Column& c, size_t row, std::string* key) {
@@ -155,74 +148,20 @@ Estimate EstimateOf(AggKind kind, TypeId type, const Acc& acc, double f, double 
   return e;
 }
 
+// The rows of `rows` after the first `offset`, at most `limit` of them (SQL's OFFSET and LIMIT).
+Batch Window(const Batch& rows, uint64_t offset, std::optional<uint64_t> limit) {
+  const uint64_t n = rows.num_rows();
+  if (offset == 0 && (!limit || *limit >= n)) return rows;
+  const uint64_t from = std::min(offset, n);
+  const uint64_t count = std::min(n - from, limit.value_or(UINT64_MAX));
+  return rows.Slice(size_t(from), size_t(count));
+}
+
 bool HasInterval(AggKind kind) {
   return kind == AggKind::kCountStar || kind == AggKind::kCount || kind == AggKind::kSum || kind == AggKind::kAvg;
 }
 
 }  // namespace
-
-Result<std::vector<AggregateSpec>> ParseAggregates(std::string_view text) {
-  static const std::pair<const char*, AggKind> kFunctions[] = {
-      {"count", AggKind::kCount}, {"sum", AggKind::kSum}, {"avg", AggKind::kAvg}, {"min", AggKind::kMin},
-      {"max", AggKind::kMax},     {"count_distinct", AggKind::kCountDistinct}};
-  std::vector<AggregateSpec> out;
-  size_t i = 0;
-  auto skip = [&] {
-    while (i < text.size() && IsSpace(text[i])) ++i;
-  };
-  skip();
-  if (i == text.size()) return ErrorAt(0, "no aggregate (e.g. \"count(*), avg(score)\")");
-  while (true) {
-    skip();
-    const size_t start = i;
-    std::string fn;
-    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) fn.push_back(Lower(text[i++]));
-    skip();
-    if (fn.empty() || i >= text.size() || text[i] != '(') {
-      return ErrorAt(start, "expected an aggregate such as count(*) or sum(column)");
-    }
-    AggregateSpec spec;
-    bool known = false;
-    for (const auto& [name, kind] : kFunctions) {
-      if (fn == name) {
-        spec.kind = kind;
-        known = true;
-      }
-    }
-    if (!known) {
-      return ErrorAt(start, "unknown aggregate '" + fn + "' (count, sum, avg, min, max, count_distinct)");
-    }
-    ++i;  // (
-    skip();
-    const size_t arg_at = i;
-    std::string arg;
-    if (i < text.size() && text[i] == '"') {  // a quoted column name, "" for a quote
-      std::optional<std::string> quoted = ReadQuotedName(text, &i);
-      if (!quoted) return ErrorAt(arg_at, "unterminated quoted column name");
-      arg = std::move(*quoted);
-    } else {
-      while (i < text.size() && text[i] != ')' && text[i] != ',' && !IsSpace(text[i])) arg.push_back(text[i++]);
-    }
-    skip();
-    if (i >= text.size() || text[i] != ')') return ErrorAt(i, "expected ')' after the argument of " + fn);
-    ++i;
-    if (arg == "*") {
-      if (spec.kind != AggKind::kCount) return ErrorAt(arg_at, fn + "(*) is not an aggregate; only count(*)");
-      spec.kind = AggKind::kCountStar;
-      spec.name = "count(*)";
-    } else {
-      if (arg.empty()) return ErrorAt(arg_at, fn + "() needs a column");
-      spec.column = arg;
-      spec.name = fn + "(" + arg + ")";
-    }
-    out.push_back(std::move(spec));
-    skip();
-    if (i == text.size()) break;
-    if (text[i] != ',') return ErrorAt(i, "expected ',' between aggregates");
-    ++i;
-  }
-  return out;
-}
 
 struct Aggregation::Impl {
   static constexpr uint32_t kNoGroup = ~0u;
@@ -746,7 +685,7 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     RETURN_IF_ERROR(checked->AddCount(n));
     ASSIGN_OR_RETURN(result.rows, checked->Finish());
     result.rows_aggregated = n;
-    if (request.limit && *request.limit == 0) result.rows = result.rows.Slice(0, 0);
+    result.rows = Window(result.rows, request.offset, request.limit);
     return result;
   }
   // The columns the scan returns, each once (the first column when count(*) needs none), and
@@ -797,9 +736,11 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
   }
   if (!request.order_by.empty()) {
     ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(request.order_by));
-    ASSIGN_OR_RETURN(result.rows, SortBatch(result.rows, keys, request.limit));
+    std::optional<uint64_t> kept = request.limit;
+    if (kept) kept = *kept > UINT64_MAX - request.offset ? UINT64_MAX : *kept + request.offset;
+    ASSIGN_OR_RETURN(result.rows, SortBatch(result.rows, keys, kept));
   }
-  if (request.limit && *request.limit < result.rows.num_rows()) result.rows = result.rows.Slice(0, size_t(*request.limit));
+  result.rows = Window(result.rows, request.offset, request.limit);
   return result;
 }
 

@@ -23,21 +23,10 @@
 #include "lakeindex/column_stats.h"
 #include "lakeindex/status.h"
 #include "query/index_manager.h"
+#include "query/select_list.h"
 #include "table/table.h"
 
 namespace lakeindex::query {
-
-enum class AggKind { kCountStar, kCount, kSum, kAvg, kMin, kMax, kCountDistinct };
-
-struct AggregateSpec {
-  AggKind kind = AggKind::kCountStar;
-  std::string column;  // empty for count(*)
-  std::string name;    // the output column: "count(*)", "sum(score)"
-};
-
-// "count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)" (names case-folded as
-// filters do). InvalidArgument naming the position of what it cannot read.
-Result<std::vector<AggregateSpec>> ParseAggregates(std::string_view text);
 
 class Aggregation {
  public:
@@ -91,7 +80,8 @@ class Aggregation {
   std::unique_ptr<Impl> impl_;
 };
 
-// SELECT group_by..., aggregates FROM table WHERE where GROUP BY group_by [LIMIT limit] over a
+// SELECT group_by..., aggregates FROM table WHERE where GROUP BY group_by [ORDER BY order_by]
+// [LIMIT limit] [OFFSET offset] over a
 // table's version: a scan of only the columns the aggregates need (the filter's indexes used as
 // for any query), folded as it goes. What `lakeindex query --agg` and Python's Table.aggregate run.
 //
@@ -108,6 +98,7 @@ struct AggregateRequest {
   std::string aggregates;             // ParseAggregates' text
   std::vector<std::string> group_by;
   std::optional<uint64_t> limit;      // groups returned at most
+  uint64_t offset = 0;                // groups skipped before the first returned (SQL's OFFSET)
   std::string order_by;               // of the result's columns (query/order.h), before `limit`
   std::vector<IndexHandle> indexes;   // the table's indexes the filter may use
   std::function<void(uint64_t rows)> progress;  // rows aggregated so far (may be empty)

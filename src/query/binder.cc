@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/text.h"
+
 namespace lakeindex::query {
 
 namespace {
@@ -293,20 +295,10 @@ class Binder {
 
 }  // namespace
 
-std::optional<std::string> ReadQuotedName(std::string_view text, size_t* i) {
-  std::string name;
-  for (size_t at = *i + 1; at < text.size(); ++at) {
-    if (text[at] != '"') {
-      name.push_back(text[at]);
-    } else if (at + 1 < text.size() && text[at + 1] == '"') {
-      name.push_back('"');
-      ++at;
-    } else {
-      *i = at + 1;
-      return name;
-    }
-  }
-  return std::nullopt;
+Status UnknownColumn(const Schema& schema, std::string_view name) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < schema.num_fields(); ++i) names.push_back(schema.field(i).name);
+  return Status::InvalidArgument("unknown column '" + std::string(name) + "'" + DidYouMean(NearestNames(name, names)));
 }
 
 Result<int> FindColumnFolded(const Schema& schema, std::string_view name) {
@@ -320,12 +312,14 @@ Result<int> FindColumnFolded(const Schema& schema, std::string_view name) {
     }
     index = int(i);
   }
-  if (index < 0) return Status::InvalidArgument("unknown column '" + std::string(name) + "'");
+  if (index < 0) return UnknownColumn(schema, name);
   return index;
 }
 
 Result<ExprPtr> Bind(const Expr& expr, const Schema& schema) {
-  return Binder(schema).BindPredicate(expr);
+  Result<ExprPtr> bound = Binder(schema).BindPredicate(expr);
+  if (!bound.ok()) return bound.status().About("where");
+  return bound;
 }
 
 }  // namespace lakeindex::query

@@ -24,17 +24,17 @@
 
 namespace lakeindex::query {
 
-// Returns a bound copy of `expr` (every column node has column_index and type).
+// Returns a bound copy of `expr` (every column node has column_index and type); errors are about
+// the parameter "where".
 Result<ExprPtr> Bind(const Expr& expr, const Schema& schema);
 
 // The column `name` names in `schema`, as filters resolve names: the exact name, else the one
-// column equal to it ignoring ASCII case. InvalidArgument "unknown column 'x'", or "... is
-// ambiguous" when several differ from it only in case.
+// column equal to it ignoring ASCII case. InvalidArgument "unknown column 'x'" (with "; did you
+// mean 'y'?" naming the columns a typo away), or "... is ambiguous" when several differ from it
+// only in case.
 Result<int> FindColumnFolded(const Schema& schema, std::string_view name);
-
-// A double-quoted column name starting at text[*i] (`""` inside for a quote), as --agg and
-// --order-by take one: the name, with *i moved past the closing quote; nullopt when the quote is
-// not closed. REQUIRES: text[*i] == '"'.
-std::optional<std::string> ReadQuotedName(std::string_view text, size_t* i);
+// InvalidArgument "unknown column 'x'", with "; did you mean 'y'?" naming the columns of `schema`
+// a typo away (common/text.h NearestNames).
+Status UnknownColumn(const Schema& schema, std::string_view name);
 
 }  // namespace lakeindex::query

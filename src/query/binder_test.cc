@@ -65,6 +65,18 @@ TEST(BinderTest, StringAndDateLiteralsNextToTemporalColumns) {
             std::string::npos);
 }
 
+TEST(BinderTest, UnknownColumnsNameTheNearestOnes) {
+  const Schema schema = Schema::Parse("origin:string,dest:string,dep_delay:int64,arr_delay:int64").value();
+  auto destt = FindColumnFolded(schema, "destt");
+  EXPECT_EQ(destt.status().message(), "unknown column 'destt'; did you mean 'dest'?");
+  EXPECT_EQ(FindColumnFolded(schema, "DEP_DLAY").status().message(),
+            "unknown column 'DEP_DLAY'; did you mean 'dep_delay'?");
+  EXPECT_EQ(FindColumnFolded(schema, "weather").status().message(), "unknown column 'weather'");
+  auto e = ParseExpression("dest = 'LAX' AND orign = 'JFK'");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(Bind(**e, schema).status().message(), "at position 18: unknown column 'orign'; did you mean 'origin'?");
+}
+
 TEST(BinderTest, ErrorsNameThePosition) {
   EXPECT_EQ(ErrorOf("i = 1 AND foo = 2"), "at position 11: unknown column 'foo'");
   EXPECT_EQ(ErrorOf("s = 1"), "at position 5: cannot compare column s (string) with literal 1 (int64)");

@@ -68,7 +68,7 @@ Status CommitIndexes(table::Table* table, const std::string& operation,
 
 Result<IndexMeta> PlanIndex(const table::Table& table, const IndexOptions& options) {
   int c = table.schema().FindField(options.column);
-  if (c < 0) return Status::InvalidArgument("unknown column '" + options.column + "'").About("column");
+  if (c < 0) return UnknownColumn(table.schema(), options.column).About("column");
   ASSIGN_OR_RETURN(const index::IndexKind* kind, index::IndexKindNamed(options.type));
   IndexMeta meta;
   ASSIGN_OR_RETURN(meta.params, kind->Params(options.params.is_null() ? nlohmann::json::object() : options.params,

@@ -12,12 +12,6 @@
 namespace lakeindex::query {
 namespace {
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-Status ErrorAt(size_t position, const std::string& message) {
-  return Status::InvalidArgument("at position " + std::to_string(position) + ": " + message).About("order_by");
-}
-
 // Non-NULL cells of one column: <0, 0, >0 (NaN above every number, -0.0 equal to 0.0).
 int CompareCells(const Column& c, size_t a, size_t b) {
   if (IsDecimal(c.type())) {
@@ -56,45 +50,6 @@ int CompareCells(const Column& c, size_t a, size_t b) {
 }
 
 }  // namespace
-
-Result<std::vector<OrderKey>> ParseOrderBy(std::string_view text) {
-  std::vector<OrderKey> keys;
-  size_t i = 0;
-  auto skip = [&] {
-    while (i < text.size() && IsSpace(text[i])) ++i;
-  };
-  skip();
-  if (i == text.size()) return ErrorAt(0, "no column (e.g. \"score desc, id\")");
-  while (true) {
-    skip();
-    const size_t start = i;
-    OrderKey key;
-    if (i < text.size() && text[i] == '"') {  // a quoted name, "" for a quote
-      std::optional<std::string> quoted = ReadQuotedName(text, &i);
-      if (!quoted) return ErrorAt(start, "unterminated quoted column name");
-      key.column = std::move(*quoted);
-    } else {
-      // A name runs to a comma or to " asc" / " desc": aggregates such as "avg(score)" are names.
-      while (i < text.size() && text[i] != ',' && !IsSpace(text[i])) key.column.push_back(text[i++]);
-    }
-    if (key.column.empty()) return ErrorAt(start, "expected a column name");
-    skip();
-    std::string word;
-    const size_t word_at = i;
-    while (i < text.size() && text[i] != ',' && !IsSpace(text[i])) word.push_back(char(std::tolower(static_cast<unsigned char>(text[i++]))));
-    if (word == "desc") {
-      key.descending = true;
-    } else if (!word.empty() && word != "asc") {
-      return ErrorAt(word_at, "expected asc, desc or ',' after '" + key.column + "', got '" + word + "'");
-    }
-    keys.push_back(std::move(key));
-    skip();
-    if (i == text.size()) break;
-    if (text[i] != ',') return ErrorAt(i, "expected ',' between columns");
-    ++i;
-  }
-  return keys;
-}
 
 Result<Batch> SortBatch(const Batch& batch, const std::vector<OrderKey>& keys, std::optional<uint64_t> limit) {
   struct Key {

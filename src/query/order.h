@@ -20,17 +20,10 @@
 #include "lakeindex/batch.h"
 #include "lakeindex/status.h"
 #include "query/index_planner.h"
+#include "query/select_list.h"
 #include "table/table.h"
 
 namespace lakeindex::query {
-
-struct OrderKey {
-  std::string column;
-  bool descending = false;
-};
-
-// "a, b desc, c asc": InvalidArgument naming the position of what it cannot read.
-Result<std::vector<OrderKey>> ParseOrderBy(std::string_view text);
 
 // The rows of `batch` in the order of `keys` (columns of its schema), the first `limit` of them.
 Result<Batch> SortBatch(const Batch& batch, const std::vector<OrderKey>& keys, std::optional<uint64_t> limit);

@@ -6,181 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "query/lexer.h"
+
 namespace lakeindex::query {
 
 namespace {
 
-enum class Tok : uint8_t {
-  kEnd,
-  kIdent,        // unquoted identifier or keyword
-  kQuotedIdent,  // "..."
-  kString,       // '...'
-  kNumber,       // digits[.digits][e[+-]digits]
-  kCompare,      // = != <> < <= > >=
-  kLParen,
-  kRParen,
-  kComma,
-  kMinus,
-};
-
-struct Token {
-  Tok kind = Tok::kEnd;
-  std::string text;   // decoded text (quotes removed, doubled quotes collapsed)
-  uint32_t position;  // 1-based code point position
-  CompareOp op = CompareOp::kEq;
-};
-
-Status ErrorAt(uint32_t position, const std::string& message) {
-  return Status::InvalidArgument("at position " + std::to_string(position) + ": " + message);
-}
-
-bool IsIdentStart(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-}
-bool IsIdentChar(unsigned char c) { return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '$'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-bool KeywordIs(const Token& t, std::string_view keyword) {
-  if (t.kind != Tok::kIdent || t.text.size() != keyword.size()) return false;
-  for (size_t i = 0; i < keyword.size(); ++i) {
-    char c = t.text[i];
-    if (c >= 'a' && c <= 'z') c = char(c - 32);
-    if (c != keyword[i]) return false;
-  }
-  return true;
-}
-
-// Short quotable rendering of a token for messages.
-std::string Describe(const Token& t) {
-  switch (t.kind) {
-    case Tok::kEnd: return "end of expression";
-    case Tok::kString: return "string '" + t.text.substr(0, 30) + "'";
-    case Tok::kQuotedIdent: return "\"" + t.text.substr(0, 30) + "\"";
-    default: return "'" + t.text.substr(0, 30) + "'";
-  }
-}
-
-class Lexer {
- public:
-  explicit Lexer(std::string_view s) : s_(s) {}
-
-  Status Run(std::vector<Token>* out) {
-    while (true) {
-      while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
-      Token t;
-      t.position = PositionOf(i_);
-      if (i_ >= s_.size()) {
-        t.kind = Tok::kEnd;
-        out->push_back(std::move(t));
-        return Status::OK();
-      }
-      char c = s_[i_];
-      if (IsIdentStart(static_cast<unsigned char>(c))) {
-        size_t start = i_;
-        while (i_ < s_.size() && IsIdentChar(static_cast<unsigned char>(s_[i_]))) ++i_;
-        t.kind = Tok::kIdent;
-        t.text = std::string(s_.substr(start, i_ - start));
-      } else if (c == '\'' || c == '"') {
-        t.kind = c == '\'' ? Tok::kString : Tok::kQuotedIdent;
-        if (!ReadQuoted(c, &t.text)) {
-          return ErrorAt(t.position, c == '\'' ? "unterminated string literal" : "unterminated quoted identifier");
-        }
-        if (t.kind == Tok::kQuotedIdent && t.text.empty()) return ErrorAt(t.position, "empty quoted identifier");
-      } else if (IsDigit(c) || (c == '.' && i_ + 1 < s_.size() && IsDigit(s_[i_ + 1]))) {
-        t.kind = Tok::kNumber;
-        RETURN_IF_ERROR(ReadNumber(t.position, &t.text));
-      } else if (c == '(' || c == ')' || c == ',' || c == '-') {
-        t.kind = c == '(' ? Tok::kLParen : c == ')' ? Tok::kRParen : c == ',' ? Tok::kComma : Tok::kMinus;
-        t.text = std::string(1, c);
-        ++i_;
-      } else if (c == '=' || c == '<' || c == '>' || c == '!') {
-        RETURN_IF_ERROR(ReadCompare(t.position, &t));
-      } else {
-        size_t len = 1;
-        while (i_ + len < s_.size() && (static_cast<unsigned char>(s_[i_ + len]) & 0xC0) == 0x80 && len < 4) ++len;
-        return ErrorAt(t.position, "unexpected character '" + std::string(s_.substr(i_, len)) + "'");
-      }
-      out->push_back(std::move(t));
-    }
-  }
-
- private:
-  // Code point position (1-based) of byte offset `offset`; offsets are requested in increasing
-  // order, so this is linear over the whole input.
-  uint32_t PositionOf(size_t offset) {
-    while (counted_ < offset) {
-      if ((static_cast<unsigned char>(s_[counted_]) & 0xC0) != 0x80) ++chars_;
-      ++counted_;
-    }
-    return uint32_t(chars_ + 1);
-  }
-
-  bool ReadQuoted(char quote, std::string* out) {
-    ++i_;
-    while (i_ < s_.size()) {
-      if (s_[i_] == quote) {
-        if (i_ + 1 < s_.size() && s_[i_ + 1] == quote) {
-          out->push_back(quote);
-          i_ += 2;
-          continue;
-        }
-        ++i_;
-        return true;
-      }
-      out->push_back(s_[i_++]);
-    }
-    return false;
-  }
-
-  Status ReadNumber(uint32_t position, std::string* out) {
-    size_t start = i_;
-    while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
-    if (i_ < s_.size() && s_[i_] == '.') {
-      ++i_;
-      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
-    }
-    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-      size_t e = i_ + 1;
-      if (e < s_.size() && (s_[e] == '+' || s_[e] == '-')) ++e;
-      if (e >= s_.size() || !IsDigit(s_[e])) return ErrorAt(position, "malformed number exponent");
-      i_ = e;
-      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
-    }
-    if (i_ < s_.size() && (IsIdentChar(static_cast<unsigned char>(s_[i_])) || s_[i_] == '.')) {
-      return ErrorAt(position, "malformed number '" + std::string(s_.substr(start, i_ + 1 - start)) + "'");
-    }
-    *out = std::string(s_.substr(start, i_ - start));
-    return Status::OK();
-  }
-
-  Status ReadCompare(uint32_t position, Token* t) {
-    char c = s_[i_];
-    char n = i_ + 1 < s_.size() ? s_[i_ + 1] : '\0';
-    t->kind = Tok::kCompare;
-    size_t len = 1;
-    if (c == '=') {
-      t->op = CompareOp::kEq;
-    } else if (c == '!') {
-      if (n != '=') return ErrorAt(position, "unexpected character '!' (did you mean '!='?)");
-      t->op = CompareOp::kNe;
-      len = 2;
-    } else if (c == '<') {
-      t->op = n == '=' ? CompareOp::kLe : n == '>' ? CompareOp::kNe : CompareOp::kLt;
-      len = (n == '=' || n == '>') ? 2 : 1;
-    } else {
-      t->op = n == '=' ? CompareOp::kGe : CompareOp::kGt;
-      len = n == '=' ? 2 : 1;
-    }
-    t->text = std::string(s_.substr(i_, len));
-    i_ += len;
-    return Status::OK();
-  }
-
-  std::string_view s_;
-  size_t i_ = 0;
-  size_t counted_ = 0;
-  size_t chars_ = 0;
-};
+bool EndsOperand(const Token& t) { return t.kind == Tok::kStar || t.kind == Tok::kOperator || t.kind == Tok::kMinus; }
 
 // Value of a number token, negated when `negative`.
 Result<Value> NumberValue(const Token& t, bool negative) {
@@ -279,8 +113,21 @@ class Parser {
   Result<ExprPtr> ParseAll() {
     if (Peek().kind == Tok::kEnd) return ErrorAt(Peek().position, "empty expression");
     ASSIGN_OR_RETURN(ExprPtr e, ParseOr(0));
-    if (Peek().kind != Tok::kEnd) return ErrorAt(Peek().position, "unexpected " + Describe(Peek()));
-    return e;
+    const Token& t = Peek();
+    if (t.kind == Tok::kEnd) return e;
+    // "--" starts a comment in SQL, which a filter has no use for: only unexpected.
+    if (EndsOperand(t) && !(t.kind == Tok::kMinus && Peek(1).kind == Tok::kMinus)) {
+      return BeyondSubset(t.position, BeyondOperator(t), QuoteHint(toks_, pos_));
+    }
+    if (KeywordIs(t, "HAVING")) return BeyondSubset(t.position, "HAVING");
+    // The clauses after WHERE are options of their own (group_by, order_by, limit, offset).
+    for (const char* clause : {"GROUP", "ORDER", "LIMIT", "OFFSET"}) {
+      if (KeywordIs(t, clause)) {
+        return ErrorAt(t.position, "unexpected " + Describe(t) + ": the filter ends before " + clause +
+                                       ", which is an option of its own");
+      }
+    }
+    return ErrorAt(t.position, "unexpected " + Describe(t));
   }
 
  private:
@@ -375,6 +222,7 @@ class Parser {
   Result<ExprPtr> ParseTail(ExprPtr operand) {
     uint32_t position = operand->position;
     const Token& t = Peek();
+    if (EndsOperand(t)) return BeyondSubset(t.position, BeyondOperator(t), QuoteHint(toks_, pos_));
     if (t.kind == Tok::kCompare) {
       CompareOp op = Next().op;
       ASSIGN_OR_RETURN(ExprPtr right, ParseOperand());
@@ -496,6 +344,14 @@ class Parser {
         return MakeLiteral(std::move(*v), position);
       }
     }
+    if (Peek(1).kind == Tok::kLParen) {
+      if (KeywordIs(t, "EXISTS")) return BeyondSubset(position, "a subquery (EXISTS)");
+      return BeyondSubset(position, "the function call " + t.text + "(...)");
+    }
+    if (KeywordIs(t, "SELECT") && (Peek(1).kind == Tok::kStar || Peek(1).kind == Tok::kIdent ||
+                                   Peek(1).kind == Tok::kQuotedIdent || Peek(1).kind == Tok::kNumber)) {
+      return BeyondSubset(position, "a subquery (SELECT)");
+    }
     if (IsReservedWord(t.text)) {
       return ErrorAt(position, "expected a column or literal, found keyword " + Describe(t) +
                                    " (quote it as \"" + t.text + "\" if it is a column)");
@@ -510,9 +366,11 @@ class Parser {
 }  // namespace
 
 Result<ExprPtr> ParseExpression(std::string_view text) {
-  std::vector<Token> tokens;
-  RETURN_IF_ERROR(Lexer(text).Run(&tokens));
-  return Parser(std::move(tokens)).ParseAll();
+  Result<std::vector<Token>> tokens = Tokenize(text);
+  if (!tokens.ok()) return tokens.status().About("where");
+  Result<ExprPtr> parsed = Parser(std::move(*tokens)).ParseAll();
+  if (!parsed.ok()) return parsed.status().About("where");
+  return parsed;
 }
 
 }  // namespace lakeindex::query

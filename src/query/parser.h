@@ -10,7 +10,9 @@
 // may stand as an operand: "(x) = 1".
 //
 // Errors are InvalidArgument "at position N: ...", N the 1-based character (code point) position
-// of the offending token (input length + 1 at the end of input). Hostile input is bounded:
+// of the offending token (input length + 1 at the end of input), about the parameter "where";
+// SQL beyond the subset (arithmetic, function calls, subqueries, HAVING) is NotSupported
+// (query::BeyondSubset) where it starts. Hostile input is bounded:
 // at most kMaxNestingDepth nested parentheses/NOTs and kMaxInListItems items in one IN list;
 // long AND/OR chains are parsed iteratively into one n-ary node.
 // Thread safety: a pure function.

@@ -51,6 +51,37 @@ TEST(ParserTest, KeywordsAreCaseInsensitiveAndDateIsAColumnName) {
   EXPECT_EQ(Roundtrip("timestamp IS NULL"), "\"timestamp\" IS NULL");
 }
 
+// SQL beyond the subset is NotSupported, named where it starts (front ends add the route).
+TEST(ParserTest, SqlBeyondTheSubsetIsNamedWhereItStarts) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {"a + 1 > 2", "at position 3: arithmetic ('+') is not supported"},
+           {"a > b * 2", "at position 7: arithmetic ('*') is not supported"},
+           {"a - 1 > 0", "at position 3: arithmetic ('-') is not supported"},
+           {"s || 'x' = 'ax'", "at position 3: string concatenation ('||') is not supported"},
+           {"x::int = 1", "at position 2: a cast ('::') is not supported"},
+           {"t.a = 1", "at position 2: a qualified name ('.'; one table, no joins) is not supported; a column named so "
+                       "is written quoted: \"t.a\""},
+           {"km/h > 1", "at position 3: arithmetic ('/') is not supported; a column named so is written quoted: \"km/h\""},
+           {"lower(s) = 'a'", "at position 1: the function call lower(...) is not supported"},
+           {"count(*) > 1", "at position 1: the function call count(...) is not supported"},
+           {"a IN (SELECT b FROM t)", "at position 7: a subquery (SELECT) is not supported"},
+           {"EXISTS (SELECT 1)", "at position 1: a subquery (EXISTS) is not supported"},
+           {"a = 1 HAVING b", "at position 7: HAVING is not supported"},
+       }) {
+    auto e = ParseExpression(c.text);
+    ASSERT_FALSE(e.ok()) << c.text;
+    EXPECT_TRUE(e.status().IsNotSupported()) << c.text << ": " << e.status().ToString();
+    EXPECT_EQ(e.status().message(), c.message) << c.text;
+  }
+  // Clauses after WHERE are options of their own; a column may still be called select.
+  EXPECT_EQ(ErrorOf("a = 1 ORDER BY a"), "at position 7: unexpected 'ORDER': the filter ends before ORDER, which is an option of its own");
+  EXPECT_EQ(Roundtrip("select = 1"), "select = 1");
+}
+
 TEST(ParserTest, Precedence) {
   auto e = ParseExpression("a OR b AND NOT c = 1");
   ASSERT_TRUE(e.ok());

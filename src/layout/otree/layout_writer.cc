@@ -15,6 +15,7 @@
 #include "common/radix_sort.h"
 #include "common/random.h"
 #include "common/thread_pool.h"
+#include "common/text.h"
 #include "format/parquet/writer.h"
 #include "layout/otree/curve.h"
 #include "layout/otree/layout_parts.h"
@@ -509,7 +510,12 @@ Status CheckColumns(const Schema& schema, const LayoutOptions& options) {
   std::set<std::string> seen;
   for (const std::string& name : options.columns) {
     if (schema.FindField(name) < 0 || IsHiddenColumn(name)) {
-      return Status::InvalidArgument("layout column '" + name + "' is not a column of the table");
+      std::vector<std::string> names;
+      for (size_t c = 0; c < schema.num_fields(); ++c) {
+        if (!IsHiddenColumn(schema.field(c).name)) names.push_back(schema.field(c).name);
+      }
+      return Status::InvalidArgument("layout column '" + name + "' is not a column of the table" +
+                                     DidYouMean(NearestNames(name, names)));
     }
     if (!seen.insert(name).second) return Status::InvalidArgument("layout column '" + name + "' is repeated");
   }
