@@ -782,7 +782,14 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     }
     double from = 0;
     while (true) {
-      ASSIGN_OR_RETURN(uint64_t read, ScanInto(table, request, columns, f, from, aggregation.get(), &result.rows_aggregated, &result.plan));
+      Result<uint64_t> scanned = ScanInto(table, request, columns, f, from, aggregation.get(), &result.rows_aggregated, &result.plan);
+      if (!scanned.ok() && !request.sample && scanned.status().parameter() == "sample") {
+        // The sample is --error's: the refusal is about it, not about a --sample not given.
+        return Status::InvalidArgument("estimates read a sample, which needs an OTree layout: lay the table out as an "
+                                       "OTree first, or leave it out for exact aggregates")
+            .About("error");
+      }
+      ASSIGN_OR_RETURN(uint64_t read, std::move(scanned));
       result.rows_read += read;
       result.rounds.push_back(f);
       Result<Aggregation::Precision> p = aggregation->EstimatePrecision(f, request.confidence);
@@ -794,6 +801,16 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     }
     result.fraction = f;
     ASSIGN_OR_RETURN(result.rows, aggregation->FinishEstimate(f, request.confidence));
+  }
+  // -0.0 is 0 to SQL (and the statistics store a bound of 0 as -0.0, so that both zeros are
+  // inside it): results say 0, never -0.
+  for (size_t c = 0; c < result.rows.num_columns(); ++c) {
+    Column& column = result.rows.mutable_column(c);
+    auto positive = [&](auto* values) {
+      for (size_t r = 0; r < result.rows.num_rows(); ++r) values[r] += 0;  // -0 + 0 is +0
+    };
+    if (column.type() == TypeId::kDouble) positive(column.mutable_data<double>());
+    if (column.type() == TypeId::kFloat) positive(column.mutable_data<float>());
   }
   if (!request.order_by.empty()) {
     ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(request.order_by));
