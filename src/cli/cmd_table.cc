@@ -390,19 +390,9 @@ struct InfoArgs {
   bool json = false;  // versions: one JSON object per line; stats: one JSON object
 };
 
-// A statistic as people read it: -0.0 is 0 (the statistics widen a bound of 0 to -0.0, so that
-// both zeros are inside it).
-Value Shown(const Value& v) {
-  if (!v.is_null() && IsFloating(v.type()) && v.double_value() == 0) {
-    return v.type() == TypeId::kFloat ? Value::Float(0) : Value::Double(0);
-  }
-  return v;
-}
-
 // A statistic in JSON: numbers as numbers (NaN and infinities as null: JSON has none), booleans
 // as booleans, everything else as the text `query` prints.
-nlohmann::json JsonOf(const Value& value) {
-  const Value v = Shown(value);
+nlohmann::json JsonOf(const Value& v) {
   if (v.is_null()) return nullptr;
   if (v.type() == TypeId::kBool) return v.bool_value();
   if (IsInteger(v.type())) return v.int_value();
@@ -494,8 +484,8 @@ Status RunStats(const InfoArgs& args) {
     const ColumnStats& total = stats.columns[field.name];
     RETURN_IF_ERROR(b.mutable_column(0).AppendString(field.name));
     RETURN_IF_ERROR(b.mutable_column(1).AppendString(TypeName(field.type)));
-    RETURN_IF_ERROR(b.mutable_column(2).AppendValue(total.min ? Value::String(Shown(*total.min).ToString()) : Value::Null(TypeId::kString)));
-    RETURN_IF_ERROR(b.mutable_column(3).AppendValue(total.max ? Value::String(Shown(*total.max).ToString()) : Value::Null(TypeId::kString)));
+    RETURN_IF_ERROR(b.mutable_column(2).AppendValue(total.min ? Value::String(total.min->ToString()) : Value::Null(TypeId::kString)));
+    RETURN_IF_ERROR(b.mutable_column(3).AppendValue(total.max ? Value::String(total.max->ToString()) : Value::Null(TypeId::kString)));
     b.mutable_column(4).Append<int64_t>(int64_t(total.null_count));
     b.mutable_column(5).Append<int64_t>(int64_t(total.nan_count));
   }
