@@ -159,6 +159,7 @@ TEST(CliOutputTest, ATerminalGetsTheFirstAndLastRowsAndAFooterWhileAPipeGetsEver
   TerminalResult all = RunInTerminal({"query", table, "--max-rows", "0"}, 80);
   EXPECT_EQ(Lines(all.text).size(), 2u + 1000 + 1);
   EXPECT_EQ(Lines(all.text).back(), "(1000 rows)");
+  EXPECT_EQ(Lines(RunInTerminal({"query", table, "--max-rows", "18446744073709551615"}, 80).text).back(), "(1000 rows)");
   // A result that fits is shown whole, with the footer it always had.
   EXPECT_EQ(Lines(RunInTerminal({"query", table, "--limit", "40"}, 80).text).back(), "(40 rows)");
 

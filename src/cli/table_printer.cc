@@ -54,7 +54,7 @@ size_t TerminalWidth(int fd) {
 
 TablePrinter::TablePrinter(Schema schema, size_t max_rows, size_t width, size_t max_value_width)
     : schema_(std::move(schema)),
-      head_rows_(max_rows == 0 ? std::numeric_limits<size_t>::max() : (max_rows + 1) / 2),
+      head_rows_(max_rows == 0 ? std::numeric_limits<size_t>::max() : max_rows / 2 + max_rows % 2),
       tail_rows_(max_rows / 2),
       width_(width),
       max_value_width_(std::max<size_t>(max_value_width, 1)),

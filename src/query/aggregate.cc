@@ -716,6 +716,16 @@ Result<std::optional<Batch>> FromStatistics(const table::Table& table, const Agg
     if (frag.deletion || !aggregation->AddStatistics(frag.rows, frag.stats)) return std::optional<Batch>();
   }
   ASSIGN_OR_RETURN(Batch rows, aggregation->Finish());
+  // The statistics keep a bound of 0 as -0.0 (so that both zeros are inside it), which is no
+  // value of the rows: a min or max of 0 from them is 0, not -0.
+  for (size_t c = 0; c < rows.num_columns(); ++c) {
+    Column& column = rows.mutable_column(c);
+    auto positive = [&](auto* values) {
+      for (size_t r = 0; r < rows.num_rows(); ++r) values[r] += 0;  // -0 + 0 is +0
+    };
+    if (column.type() == TypeId::kDouble) positive(column.mutable_data<double>());
+    if (column.type() == TypeId::kFloat) positive(column.mutable_data<float>());
+  }
   return std::optional<Batch>(std::move(rows));
 }
 
@@ -801,16 +811,6 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     }
     result.fraction = f;
     ASSIGN_OR_RETURN(result.rows, aggregation->FinishEstimate(f, request.confidence));
-  }
-  // -0.0 is 0 to SQL (and the statistics store a bound of 0 as -0.0, so that both zeros are
-  // inside it): results say 0, never -0.
-  for (size_t c = 0; c < result.rows.num_columns(); ++c) {
-    Column& column = result.rows.mutable_column(c);
-    auto positive = [&](auto* values) {
-      for (size_t r = 0; r < result.rows.num_rows(); ++r) values[r] += 0;  // -0 + 0 is +0
-    };
-    if (column.type() == TypeId::kDouble) positive(column.mutable_data<double>());
-    if (column.type() == TypeId::kFloat) positive(column.mutable_data<float>());
   }
   if (!request.order_by.empty()) {
     ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(request.order_by));
