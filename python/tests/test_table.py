@@ -343,6 +343,8 @@ class TableTest(unittest.TestCase):
         with self.assertRaises(lakeindex.NotFound) as caught:
             lakeindex.Table.create(os.path.join(missing, "t"), self.csv)
         self.assertIn("its parent directory '%s' does not exist" % missing, str(caught.exception))
+        with self.assertRaises(lakeindex.NotFound):  # rows in memory too
+            lakeindex.Table.create(os.path.join(missing, "t"), {"a": np.arange(3, dtype=np.int64)})
         self.assertFalse(os.path.exists(self.dir.join("no")))
         bad = self.dir.join("bad.csv")
         with open(bad, "w") as f:
