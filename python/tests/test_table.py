@@ -337,6 +337,26 @@ class TableTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "cube_rows must be >= 1, got 0"):  # checked in Python
             t.layout_otree(["x"], cube_rows=0)
 
+    def test_create_makes_no_missing_parent_and_a_failed_create_leaves_no_directory(self):
+        # As `lakeindex create` (and mkdir, DuckDB): the table's directory, not a path of them.
+        missing = self.dir.join("no/such")
+        with self.assertRaises(lakeindex.NotFound) as caught:
+            lakeindex.Table.create(os.path.join(missing, "t"), self.csv)
+        self.assertIn("its parent directory '%s' does not exist" % missing, str(caught.exception))
+        with self.assertRaises(lakeindex.NotFound):  # rows in memory too
+            lakeindex.Table.create(os.path.join(missing, "t"), {"a": np.arange(3, dtype=np.int64)})
+        self.assertFalse(os.path.exists(self.dir.join("no")))
+        bad = self.dir.join("bad.csv")
+        with open(bad, "w") as f:
+            f.write("id,name\n1,a\nthree,b\n")
+        with self.assertRaises(lakeindex.InvalidArgument):
+            lakeindex.Table.create(self.dir.join("failed"), bad, schema="id:int64,name:string")
+        self.assertFalse(os.path.exists(self.dir.join("failed")))
+        os.mkdir(self.dir.join("there"))
+        with self.assertRaises(lakeindex.InvalidArgument):
+            lakeindex.Table.create(self.dir.join("there"), bad, schema="id:int64,name:string")
+        self.assertTrue(os.path.isdir(self.dir.join("there")))
+
     def test_threads_query_concurrently(self):
         t = self.make("c")
         want = sorted(t.query("x < 300", select=["id"])["id"].tolist())

@@ -14,13 +14,26 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <sstream>
+#include <system_error>
 
 #include "query/index_manager.h"
 #include "query/lexer.h"
 
 namespace lakeindex::cli {
 
+bool IsPermissionRefusal(const Status& status) {
+  if (!status.IsIOError()) return false;
+  const std::string& m = status.message();
+  for (int err : {EACCES, EPERM, EROFS}) {
+    // The local store's words (std::generic_category's, as strerror's).
+    if (m.find(std::error_code(err, std::generic_category()).message()) != std::string::npos) return true;
+  }
+  return m.find("access denied (HTTP 40") != std::string::npos;  // S3's 401 / 403
+}
+
 int ExitCodeFor(const Status& status) {
+  if (IsPermissionRefusal(status)) return kExitUserError;  // the user's to grant, not damage
   switch (status.code()) {
     case StatusCode::kOk: return kExitOk;
     case StatusCode::kOutcomeUnknown: return kExitOutcomeUnknown;
@@ -111,8 +124,15 @@ Progress::Progress(std::string label, uint64_t total)
     : label_(std::move(label)), total_(total), enabled_(isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
-Progress::~Progress() {
-  if (printed_) std::fprintf(stderr, "\r\033[K");
+Progress::~Progress() { Clear(); }
+
+void Progress::Clear() {
+  if (printed_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+  printed_ = false;
+  enabled_ = false;
 }
 
 void Progress::Step(const std::string& step, uint64_t total) {

@@ -28,7 +28,10 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitUserError = 1;
 inline constexpr int kExitInternal = 2;
 inline constexpr int kExitOutcomeUnknown = 3;
+// A permission error (EACCES, EPERM, EROFS; S3's access denied) is a user error: exit 1.
 int ExitCodeFor(const Status& status);
+// An IOError that says the file system (or S3) refused the access.
+bool IsPermissionRefusal(const Status& status);
 
 // An output file written as it is produced, in bounded memory (`gen`, `query --output`): a
 // regular file (or a new one) is written to a temporary file beside it and renamed over it by
@@ -93,13 +96,17 @@ class Progress;
 table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progress> progress);
 
 // Draws "label: step [=====     ] 50% 5,000,000/10,000,000 1.2M rows/s ETA 0:04" on stderr at most
-// every 200 ms, only when stderr is a terminal (a pipe or file gets none); the destructor clears
-// the line. Rate and ETA count from the step's start.
+// every 200 ms, only when stderr is a terminal (a pipe or file gets none). Clear (or the
+// destructor) clears the line, so what is printed next starts a line of its own: call it before
+// the command's report, as copies of the progress callback may keep the bar alive. Rate and ETA
+// count from the step's start.
 class Progress {
  public:
   Progress(std::string label, uint64_t total);
   ~Progress();
   void Update(uint64_t done);
+  // Clears the bar's line; no bar is drawn after it.
+  void Clear();
   // A new step of the work (layout: reading, building the tree, writing): its own count and rate.
   // total 0 keeps the current total.
   void Step(const std::string& step, uint64_t total);

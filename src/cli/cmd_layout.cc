@@ -58,6 +58,7 @@ Status RunLayout(const LayoutArgs& args) {
   auto start = std::chrono::steady_clock::now();
   // The rewritten rows are indexed in the same commit (ops::Layout).
   ASSIGN_OR_RETURN(ops::LayoutResult result, ops::Layout(h.table.get(), options));
+  progress->Clear();  // before the report (options hold the bar too)
   const layout::LayoutReport& report = result.report;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (result.index_segments > 0) std::fprintf(stderr, "indexed the rewritten rows: %zu new segments\n", result.index_segments);

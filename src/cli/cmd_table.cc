@@ -1,5 +1,8 @@
 // create, append, delete, query, explain, versions, stats.
+#include <unistd.h>
+
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -12,6 +15,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/table_printer.h"
 #include "format/arrow/arrow.h"
 #include "format/csv/csv_writer.h"
 #include "format/parquet/writer.h"
@@ -28,6 +32,8 @@
 namespace lakeindex::cli {
 
 namespace {
+
+constexpr size_t kTerminalRows = 40;  // query's preview on a terminal, as DuckDB's CLI shows
 
 // ---- create / append -----------------------------------------------------------------------
 
@@ -79,14 +85,14 @@ Status RunCreate(const LoadArgs& args) {
   }
   ASSIGN_OR_RETURN(csv::Dialect dialect, DialectOf(args));
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema, dialect));
-  ASSIGN_OR_RETURN(auto store, OpenTableStore(args.table, true));
   auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
   table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
   if (args.iceberg || !args.iceberg_location.empty() || args.iceberg_format) {
     config.iceberg_location = args.iceberg_location.empty() ? table::TableLocationUri(args.table) : args.iceberg_location;
     config.iceberg_format = args.iceberg_format.value_or(2);
   }
-  ASSIGN_OR_RETURN(auto table, ops::Create(store, source.get(), config));
+  ASSIGN_OR_RETURN(auto table, ops::CreateAt(args.table, source.get(), config));
+  progress->Clear();
   std::fprintf(stderr, "created %s: version %llu, %llu rows in %zu fragments\n", args.table.c_str(),
                static_cast<unsigned long long>(table->version()),
                static_cast<unsigned long long>(table->manifest().total_rows()), table->manifest().fragments.size());
@@ -114,6 +120,7 @@ Status RunAppend(const LoadArgs& args) {
     ASSIGN_OR_RETURN(config.memory_limit, ParseByteSize(args.memory_limit, "--memory-limit"));
   }
   ASSIGN_OR_RETURN(ops::AppendResult result, ops::Append(h.table.get(), open, config));
+  progress->Clear();
   if (result.otree) {
     std::fprintf(stderr, "placed the new rows into the OTree: %zu blocks in %zu files\n", result.layout.blocks, result.layout.files);
   }
@@ -140,7 +147,9 @@ Status RunDelete(const DeleteArgs& args) {
 // ---- query / explain ------------------------------------------------------------------------
 
 struct QueryArgs {
-  std::string table, where, select, format = "table", output;
+  // format: as given; empty: from --output's extension (FormatForExtension), else "table".
+  std::string table, where, select, format, output;
+  std::optional<uint64_t> max_rows;  // query --format table: rows shown (0: all); default 40 on a terminal
   std::string agg, group_by;  // query only: aggregates (query/aggregate.h) and their grouping
   std::string order_by;       // query only: query/order.h
   std::optional<uint64_t> limit, version;
@@ -225,12 +234,20 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
   return Status::OK();
 }
 
-Status RunQuery(const QueryArgs& args) {
+Status RunQuery(const QueryArgs& given) {
+  QueryArgs args = given;
+  if (args.format.empty()) args.format = FormatForExtension(args.output);
+  if (args.format.empty()) args.format = "table";
   if (args.format != "table" && args.format != "csv" && args.format != "json" && args.format != "parquet" &&
       args.format != "arrow") {
     return Status::InvalidArgument("--format must be table, csv, json, parquet or arrow");
   }
   if (args.format == "parquet" && args.output.empty()) return Status::InvalidArgument("--format parquet needs --output FILE");
+  // Binary output is not for a terminal (DuckDB refuses it too).
+  if (args.format == "arrow" && args.output.empty() && ::isatty(STDOUT_FILENO)) {
+    return Status::InvalidArgument("--format arrow writes binary, not for a terminal: give --output FILE or pipe it to a program");
+  }
+  if (args.max_rows && args.format != "table") return Status::InvalidArgument("--max-rows is for --format table");
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version, args.where));
   if (!args.agg.empty() || !args.group_by.empty()) return RunAggregate(h, args);
   if (args.error) return Status::InvalidArgument("--error needs --agg: it sets how close the aggregates' estimates must be");
@@ -262,7 +279,11 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
     text.clear();
     return Status::OK();
   };
-  Batch all(schema);
+  // The text table: every row to a file or a pipe (or --max-rows of them); a terminal gets a
+  // preview of --max-rows rows (default 40) fitted to its width, only those rows kept.
+  const bool terminal = !file && ::isatty(STDOUT_FILENO);
+  TablePrinter table(schema, args.max_rows.value_or(terminal ? kTerminalRows : 0),
+                     terminal ? TerminalWidth(STDOUT_FILENO) : 0);
   bool header = true;
   Batch batch;
   while (true) {
@@ -281,15 +302,12 @@ Status WriteResult(const QueryArgs& args, const Schema& schema, const std::funct
       RETURN_IF_ERROR(arrow_writer.Write(batch, &text));
       RETURN_IF_ERROR(flush());
     } else {
-      RETURN_IF_ERROR(all.Append(batch));  // aligned output needs every row's width
+      RETURN_IF_ERROR(table.Add(batch));  // aligned output needs every shown row's width
     }
   }
   if (args.format == "csv" && header) csv::WriteCsv(Batch(schema), true, &text);
   if (args.format == "arrow") arrow_writer.Finish(&text);
-  if (args.format == "table") {
-    text = FormatTable(all);
-    text += "(" + std::to_string(all.num_rows()) + (all.num_rows() == 1 ? " row)\n" : " rows)\n");
-  }
+  if (args.format == "table") text = table.Finish();
   if (args.format == "parquet") {
     RETURN_IF_ERROR(writer->FinishToSink().status());
   } else {
@@ -383,7 +401,19 @@ Status RunExplain(const QueryArgs& args) {
 
 struct InfoArgs {
   std::string table;
+  bool json = false;  // versions: one JSON object per line; stats: one JSON object
 };
+
+// A statistic in JSON: numbers as numbers (NaN and infinities as null: JSON has none), booleans
+// as booleans, everything else as the text `query` prints.
+nlohmann::json JsonOf(const Value& v) {
+  if (v.is_null()) return nullptr;
+  if (v.type() == TypeId::kBool) return v.bool_value();
+  if (IsInteger(v.type())) return v.int_value();
+  if (IsFloating(v.type())) return std::isfinite(v.double_value()) ? nlohmann::json(v.double_value()) : nlohmann::json();
+  if (IsDecimal(v.type())) return nlohmann::json::parse(v.ToString(), nullptr, /*allow_exceptions=*/false);
+  return v.ToString();
+}
 
 std::string FormatTime(int64_t ms) {
   std::time_t t = std::time_t(ms / 1000);
@@ -406,7 +436,50 @@ Status RunVersions(const InfoArgs& args) {
     b.mutable_column(4).Append<int64_t>(int64_t(v.fragments));
   }
   RETURN_IF_ERROR(b.Seal());
-  std::printf("%s", FormatTable(b).c_str());
+  std::fputs((args.json ? FormatJsonLines(b) : FormatTable(b)).c_str(), stdout);
+  return Status::OK();
+}
+
+// stats --json: one object (as explain --json), the fields of docs/user-guide.md.
+Status PrintStatsJson(const InfoArgs& args, const table::Table& table, const ops::TableStats& stats) {
+  const table::Manifest& m = table.manifest();
+  nlohmann::json j;
+  j["table"] = args.table;
+  j["version"] = m.version;
+  j["schema"] = m.schema.ToString();
+  j["fragments"] = stats.fragments;
+  j["rows"] = stats.rows;
+  j["deleted_rows"] = stats.deleted_rows;
+  j["data_bytes"] = stats.data_bytes;
+  j["columns"] = nlohmann::json::array();
+  for (size_t c = 0; c < m.schema.num_fields(); ++c) {
+    const Field& field = m.schema.field(c);
+    auto it = stats.columns.find(field.name);
+    const ColumnStats total = it == stats.columns.end() ? ColumnStats() : it->second;
+    j["columns"].push_back({{"column", field.name},
+                            {"type", TypeName(field.type)},
+                            {"min", total.min ? JsonOf(*total.min) : nlohmann::json()},
+                            {"max", total.max ? JsonOf(*total.max) : nlohmann::json()},
+                            {"nulls", total.null_count},
+                            {"nans", total.nan_count}});
+  }
+  ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(m));
+  if (meta) {
+    nlohmann::json l = {{"kind", meta->kind}, {"columns", meta->columns}, {"cube_rows", meta->cube_rows}};
+    if (meta->is_otree()) {
+      l["slices"] = meta->slices;
+      l["page_rows"] = meta->page_rows;
+      l["transform"] = meta->transform;
+      l["revisions"] = nlohmann::json::array();
+      for (const layout::Revision& rev : meta->revisions) {
+        l["revisions"].push_back({{"id", rev.id}, {"depth", rev.tree.depth()}, {"cubes", rev.tree.cubes().size()}});
+      }
+    }
+    j["layout"] = std::move(l);
+  } else {
+    j["layout"] = nullptr;
+  }
+  std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return Status::OK();
 }
 
@@ -414,6 +487,7 @@ Status RunStats(const InfoArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table));
   const table::Manifest& m = h.table->manifest();
   ops::TableStats stats = ops::Stats(*h.table);
+  if (args.json) return PrintStatsJson(args, *h.table, stats);
   std::printf("table: %s\nversion: %llu\nschema: %s\nfragments: %llu\nrows: %llu (%llu deleted)\ndata bytes: %llu\n",
               args.table.c_str(), static_cast<unsigned long long>(m.version), m.schema.ToString().c_str(),
               static_cast<unsigned long long>(stats.fragments), static_cast<unsigned long long>(stats.rows),
@@ -484,7 +558,7 @@ Status RunIcebergEnable(const IcebergArgs& args) {
   Result<table::IcebergEnabled> done =
       ops::EnableIceberg(h.table.get(), args.location.empty() ? table::TableLocationUri(args.table) : args.location,
                          /*move=*/!args.location.empty(), MakeWriteConfig(1000000, progress), args.format);
-  progress.reset();  // the bar's line cleared before the report
+  progress->Clear();  // the bar's line cleared before the report (the write config holds the bar too)
   ASSIGN_OR_RETURN(table::IcebergEnabled enabled, std::move(done));
   if (enabled.rewritten > 0) {
     std::fprintf(stderr, "rewrote %zu data files with encodings and statistics every engine reads right\n",
@@ -519,6 +593,7 @@ Status RunOptimize(const OptimizeArgs& args) {
     ASSIGN_OR_RETURN(config.memory_limit, ParseByteSize(args.memory_limit, "--memory-limit"));
   }
   ASSIGN_OR_RETURN(ops::OptimizeResult result, ops::Optimize(h.table.get(), std::move(config)));
+  progress->Clear();
   if (result.rewritten == 0) {
     std::fprintf(stderr, "nothing to optimize: version %llu\n", static_cast<unsigned long long>(h.table->version()));
   } else {
@@ -599,6 +674,7 @@ struct IndexArgs {
   std::optional<uint64_t> page_rows, zone_rows;
   std::vector<std::string> params;  // --param NAME=VALUE
   bool merge = false;
+  bool json = false;  // index list: one JSON object per line
 };
 
 // `--param NAME=VALUE`'s value as JSON: a whole number, a number, true / false, or else the text.
@@ -636,7 +712,7 @@ Status RunIndexCreate(const IndexArgs& args) {
   // A kind's parameter given by --param is named so (FlagFor says "--param NAME").
   if (by_param.count(built.parameter())) built = built.About("param " + built.parameter());
   RETURN_IF_ERROR(built);
-  progress.reset();  // clears the line before the summary
+  progress->Clear();  // before the summary (options.progress holds the bar too)
   std::fprintf(stderr, "created %s index on %s in %.2f s: version %llu\n", args.type.c_str(), args.column.c_str(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                static_cast<unsigned long long>(h.table->version()));
@@ -659,7 +735,17 @@ Status RunIndexList(const IndexArgs& args) {
     RETURN_IF_ERROR(b.mutable_column(6).AppendString(meta.params.dump()));
   }
   RETURN_IF_ERROR(b.Seal());
-  std::printf("%s", FormatTable(b).c_str());
+  if (!args.json) {
+    std::printf("%s", FormatTable(b).c_str());
+    return Status::OK();
+  }
+  // One object per line, as query --format json; params as an object.
+  for (size_t r = 0; r < b.num_rows(); ++r) {
+    nlohmann::json j;
+    for (size_t c = 0; c + 1 < b.num_columns(); ++c) j[b.schema().field(c).name] = JsonOf(b.column(c).GetValue(r));
+    j["params"] = nlohmann::json::parse(b.column(6).GetString(r), nullptr, /*allow_exceptions=*/false);
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  }
   return Status::OK();
 }
 
@@ -741,8 +827,14 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   q->add_option("--limit", query->limit, "Return at most N rows")->check(WholeNumber());
   q->add_option("--offset", query->offset, "Skip the first N rows (with --agg and --order-by: groups), as SQL's OFFSET")->check(WholeNumber());
   q->add_option("--version", query->version, "Read this version (time travel)")->check(WholeNumber());
-  q->add_option("--format", query->format, "table, csv, json (one object per line), parquet or arrow (an Arrow IPC stream)")->capture_default_str();
+  q->add_option("--format", query->format,
+                 "table, csv, json (one object per line), parquet or arrow (an Arrow IPC stream); default: --output's "
+                 "extension (.csv, .json/.jsonl/.ndjson, .parquet, .arrow/.arrows/.ipc), else table");
   q->add_option("--output", query->output, "Write to FILE instead of stdout");
+  q->add_option("--max-rows", query->max_rows,
+                "--format table: show at most N rows, the first and last halves (0: all; default 40 on a terminal, all "
+                "to a pipe or file)")
+      ->check(WholeNumber());
   commands->emplace_back(q, [query] { return RunQuery(*query); });
 
   auto explain = std::make_shared<QueryArgs>();
@@ -813,6 +905,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* il = idx->add_subcommand("list", "List the table's indexes");
   il->add_option("TABLE", ilist->table, "Table directory")->required();
   il->add_option("--name", ilist->name, "Only this index");
+  il->add_flag("--json", ilist->json, "One JSON object per index, one per line");
   commands->emplace_back(il, [ilist] { return RunIndexList(*ilist); });
   auto iupdate = std::make_shared<IndexArgs>();
   auto* iu = idx->add_subcommand("update", "Index the fragments appended or rewritten since the index was built");
@@ -829,6 +922,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto versions = std::make_shared<InfoArgs>();
   auto* v = app.add_subcommand("versions", "List the table's versions");
   v->add_option("TABLE", versions->table, "Table directory")->required();
+  v->add_flag("--json", versions->json, "One JSON object per version, one per line");
   commands->emplace_back(v, [versions] { return RunVersions(*versions); });
 
   auto ice = std::make_shared<IcebergArgs>();
@@ -852,6 +946,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto stats = std::make_shared<InfoArgs>();
   auto* s = app.add_subcommand("stats", "Show the table's size and column statistics");
   s->add_option("TABLE", stats->table, "Table directory")->required();
+  s->add_flag("--json", stats->json, "One JSON object");
   commands->emplace_back(s, [stats] { return RunStats(*stats); });
 }
 

@@ -5,25 +5,13 @@
 #include <cstdio>
 #include <vector>
 
+#include "cli/cli_util.h"
+#include "cli/table_printer.h"
 #include "common/text.h"
 
 namespace lakeindex::cli {
 
 namespace {
-// A cell for people: bytes that are not UTF-8, and controls, as \xHH.
-std::string CellText(const Column& c, size_t row) {
-  if (c.IsNull(row)) return "NULL";
-  if (c.type() == TypeId::kString) return EscapeBytes(c.GetString(row), /*controls=*/true);
-  return c.GetValue(row).ToString();
-}
-
-// Counts UTF-8 code points, which is what a terminal column roughly shows.
-size_t DisplayWidth(const std::string& s) {
-  size_t w = 0;
-  for (unsigned char ch : s) w += (ch & 0xC0) != 0x80;
-  return w;
-}
-
 // A JSON string of `s`; JSON is UTF-8, so bytes that are not are written as the text \xHH.
 void AppendJsonString(std::string_view s, std::string* out) {
   if (!IsValidUtf8(s)) {
@@ -53,48 +41,17 @@ void AppendJsonString(std::string_view s, std::string* out) {
 }  // namespace
 
 std::string FormatTable(const Batch& batch, size_t max_width) {
-  const size_t ncols = batch.num_columns();
-  std::vector<std::vector<std::string>> cells(ncols);
-  std::vector<size_t> width(ncols);
-  for (size_t c = 0; c < ncols; ++c) {
-    width[c] = DisplayWidth(batch.schema().field(c).name);
-    for (size_t r = 0; r < batch.num_rows(); ++r) {
-      std::string text = CellText(batch.column(c), r);
-      if (DisplayWidth(text) > max_width) {
-        size_t cut = max_width - 1;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-        text = text.substr(0, cut) + "\xe2\x80\xa6";
-      }
-      for (char& ch : text) {
-        if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-      }
-      width[c] = std::max(width[c], DisplayWidth(text));
-      cells[c].push_back(std::move(text));
-    }
-  }
-  std::string out;
-  auto pad = [&](const std::string& s, size_t w, bool right) {
-    std::string fill(w - DisplayWidth(s), ' ');
-    out += right ? fill + s : s + fill;
-  };
-  for (size_t c = 0; c < ncols; ++c) {
-    if (c) out += "  ";
-    pad(batch.schema().field(c).name, width[c], false);
-  }
-  out += '\n';
-  for (size_t c = 0; c < ncols; ++c) {
-    if (c) out += "  ";
-    out += std::string(width[c], '-');
-  }
-  out += '\n';
-  for (size_t r = 0; r < batch.num_rows(); ++r) {
-    for (size_t c = 0; c < ncols; ++c) {
-      if (c) out += "  ";
-      pad(cells[c][r], width[c], IsNumeric(batch.schema().field(c).type));
-    }
-    out += '\n';
-  }
-  return out;
+  TablePrinter printer(batch.schema(), /*max_rows=*/0, /*width=*/0, max_width);
+  if (Status added = printer.Add(batch); !added.ok()) return added.ToString() + "\n";  // the batch's own schema
+  return printer.Table();
+}
+
+std::string FormatForExtension(const std::string& path) {
+  const std::string ext = FileExtension(path);
+  if (ext == "parquet" || ext == "csv") return ext;
+  if (ext == "json" || ext == "jsonl" || ext == "ndjson") return "json";
+  if (ext == "arrow" || ext == "arrows" || ext == "ipc") return "arrow";
+  return "";
 }
 
 std::string FormatJsonLines(const Batch& batch) {
@@ -121,11 +78,8 @@ std::string FormatJsonLines(const Batch& batch) {
         case TypeId::kInt64: out += v.ToString(); break;
         case TypeId::kFloat:
         case TypeId::kDouble:
-          if (std::isfinite(v.double_value())) {
-            out += v.ToString();
-          } else {
-            AppendJsonString(v.ToString(), &out);
-          }
+          // JSON has no NaN or infinity: null, as DuckDB's and pandas' to_json write them.
+          out += std::isfinite(v.double_value()) ? v.ToString() : "null";
           break;
         default: AppendJsonString(v.ToString(), &out);
       }
@@ -141,8 +95,12 @@ std::string FormatEstimate(double value, double half_width) {
   }
   const int decimals = std::clamp(1 - int(std::floor(std::log10(half_width))), 0, 15);
   char buffer[128];
-  std::snprintf(buffer, sizeof(buffer), "%.*f ± %.*f", decimals, value, decimals, half_width);
-  return buffer;
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  std::string text = buffer;
+  // A value that rounds to zero is "0.0", not "-0.0".
+  if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
+  std::snprintf(buffer, sizeof(buffer), " ± %.*f", decimals, half_width);
+  return text + buffer;
 }
 
 Result<Batch> JoinIntervals(const Batch& batch) {

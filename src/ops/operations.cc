@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -203,6 +204,31 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
 Result<std::unique_ptr<table::Table>> Create(std::shared_ptr<ObjectStore> store, table::BatchSource* source,
                                              table::WriteConfig config) {
   return table::Table::Create(std::move(store), source, std::move(config));
+}
+
+Result<std::unique_ptr<table::Table>> CreateAt(const std::string& path, table::BatchSource* source,
+                                               table::WriteConfig config, std::shared_ptr<InstrumentedStore>* store) {
+  std::string local;
+  std::optional<std::filesystem::path> made;  // the directory this create makes
+  if (IsLocalUri(path, &local)) {
+    std::filesystem::path dir = std::filesystem::absolute(local).lexically_normal();
+    if (!dir.has_filename()) dir = dir.parent_path();  // "t/"
+    const std::filesystem::path parent = dir.parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(parent, ec)) {
+      return Status::NotFound("cannot create a table at '" + path + "': its parent directory '" + parent.string() +
+                              (std::filesystem::exists(parent, ec) ? "' is not a directory" : "' does not exist (create it first)"));
+    }
+    if (!std::filesystem::exists(dir, ec) && !ec) made = dir;
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<InstrumentedStore> opened, table::OpenTableStore(path, true));
+  Result<std::unique_ptr<table::Table>> created = Create(opened, source, std::move(config));
+  if (!created.ok() && made && table::Table::LatestVersion(opened.get()).status().IsNotFound()) {
+    std::error_code ec;
+    std::filesystem::remove_all(*made, ec);  // best effort: the create's error is what is reported
+  }
+  if (created.ok() && store != nullptr) *store = std::move(opened);
+  return created;
 }
 
 Result<AppendResult> Append(table::Table* table, table::BatchSource* source, table::WriteConfig config) {

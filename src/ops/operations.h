@@ -37,6 +37,14 @@ namespace lakeindex::ops {
 // Creates a table in `store` (which must hold none) from the rows of `source`: version 1, one commit.
 Result<std::unique_ptr<table::Table>> Create(std::shared_ptr<ObjectStore> store, table::BatchSource* source,
                                              table::WriteConfig config);
+// The same at `path` (as table::OpenTableStore takes it), as `lakeindex create` and Python's
+// Table.create do. A local table's parent directory must exist (NotFound naming it otherwise:
+// like mkdir and DuckDB, a create makes one directory, not a path of them). A create that fails
+// removes the directory it made itself, unless a version is there by then (another writer's);
+// a directory that was there before is left as it was. `store`: the table's store, when set.
+Result<std::unique_ptr<table::Table>> CreateAt(const std::string& path, table::BatchSource* source,
+                                               table::WriteConfig config,
+                                               std::shared_ptr<InstrumentedStore>* store = nullptr);
 
 struct AppendResult {
   uint64_t rows = 0;             // rows appended

@@ -173,6 +173,15 @@ TableStats Stats(const table::Table& table) {
     out.deleted_rows += f.rows - f.live_rows();
     for (const auto& [name, s] : f.stats) out.columns[name].Merge(s);
   }
+  // The statistics widen a bound of 0 to -0.0, so that both zeros are inside it; people are
+  // told 0 (as SQL, where -0.0 = 0).
+  for (auto& [name, s] : out.columns) {
+    for (std::optional<Value>* bound : {&s.min, &s.max}) {
+      if (*bound && !(*bound)->is_null() && IsFloating((*bound)->type()) && (*bound)->double_value() == 0) {
+        *bound = (*bound)->type() == TypeId::kFloat ? Value::Float(0) : Value::Double(0);
+      }
+    }
+  }
   return out;
 }
 

@@ -84,7 +84,7 @@ struct TableStats {
   uint64_t rows = 0;          // live
   uint64_t deleted_rows = 0;
   uint64_t data_bytes = 0;
-  std::map<std::string, ColumnStats> columns;  // merged over the fragments, by name
+  std::map<std::string, ColumnStats> columns;  // merged over the fragments, by name; a bound of 0 is +0.0
 };
 TableStats Stats(const table::Table& table);
 

@@ -273,13 +273,12 @@ class PyTable {
     PyTable out(path);
     Check(Unlocked([&]() -> Status {
       ASSIGN_OR_RETURN(auto src, open());
-      ASSIGN_OR_RETURN(out.store_, table::OpenTableStore(path, true));
       table::WriteConfig config = Config(rows_per_file);
       if (iceberg) {
         config.iceberg_location = iceberg->first;
         config.iceberg_format = iceberg->second;
       }
-      ASSIGN_OR_RETURN(out.table_, ops::Create(out.store_, src.get(), config));
+      ASSIGN_OR_RETURN(out.table_, ops::CreateAt(path, src.get(), config, &out.store_));
       return Status::OK();
     }));
     return out;

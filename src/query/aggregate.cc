@@ -655,6 +655,16 @@ Result<std::optional<Batch>> FromStatistics(const table::Table& table, const Agg
     if (frag.deletion || !aggregation->AddStatistics(frag.rows, frag.stats)) return std::optional<Batch>();
   }
   ASSIGN_OR_RETURN(Batch rows, aggregation->Finish());
+  // The statistics keep a bound of 0 as -0.0 (so that both zeros are inside it), which is no
+  // value of the rows: a min or max of 0 from them is 0, not -0.
+  for (size_t c = 0; c < rows.num_columns(); ++c) {
+    Column& column = rows.mutable_column(c);
+    auto positive = [&](auto* values) {
+      for (size_t r = 0; r < rows.num_rows(); ++r) values[r] += 0;  // -0 + 0 is +0
+    };
+    if (column.type() == TypeId::kDouble) positive(column.mutable_data<double>());
+    if (column.type() == TypeId::kFloat) positive(column.mutable_data<float>());
+  }
   return std::optional<Batch>(std::move(rows));
 }
 
@@ -721,7 +731,14 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     }
     double from = 0;
     while (true) {
-      ASSIGN_OR_RETURN(uint64_t read, ScanInto(table, request, columns, f, from, aggregation.get(), &result.rows_aggregated, &result.plan));
+      Result<uint64_t> scanned = ScanInto(table, request, columns, f, from, aggregation.get(), &result.rows_aggregated, &result.plan);
+      if (!scanned.ok() && !request.sample && scanned.status().parameter() == "sample") {
+        // The sample is --error's: the refusal is about it, not about a --sample not given.
+        return Status::InvalidArgument("estimates read a sample, which needs an OTree layout: lay the table out as an "
+                                       "OTree first, or leave it out for exact aggregates")
+            .About("error");
+      }
+      ASSIGN_OR_RETURN(uint64_t read, std::move(scanned));
       result.rows_read += read;
       result.rounds.push_back(f);
       Result<Aggregation::Precision> p = aggregation->EstimatePrecision(f, request.confidence);

@@ -168,18 +168,31 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
 
 namespace {
 
+// A damaged input file (truncated, not what its name says) is the caller's to mend: an
+// InvalidArgument naming it, not the Corruption that means a table's damage.
+Status InputFileError(const Status& status, const std::string& path) {
+  if (!status.IsCorruption()) return status;
+  const std::string& m = status.message();
+  return Status::InvalidArgument(m.find(path) != std::string::npos ? m : "'" + path + "': " + m);
+}
+
 // A source that owns the store its file is read from.
 class LocalFileSource : public BatchSource {
  public:
-  LocalFileSource(std::unique_ptr<ObjectStore> store, std::unique_ptr<BatchSource> source)
-      : store_(std::move(store)), source_(std::move(source)) {}
+  LocalFileSource(std::unique_ptr<ObjectStore> store, std::unique_ptr<BatchSource> source, std::string path)
+      : store_(std::move(store)), source_(std::move(source)), path_(std::move(path)) {}
   const Schema& schema() const override { return source_->schema(); }
-  Result<bool> Next(size_t max_rows, Batch* out) override { return source_->Next(max_rows, out); }
+  Result<bool> Next(size_t max_rows, Batch* out) override {
+    Result<bool> more = source_->Next(max_rows, out);
+    if (!more.ok()) return InputFileError(more.status(), path_);
+    return more;
+  }
   uint64_t total_rows() const override { return source_->total_rows(); }
 
  private:
   std::unique_ptr<ObjectStore> store_;  // outlives source_ (declared first)
   std::unique_ptr<BatchSource> source_;
+  std::string path_;  // as the caller named it
 };
 
 }  // namespace
@@ -190,8 +203,9 @@ Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path
   std::filesystem::path p = std::filesystem::absolute(path).lexically_normal();
   if (!p.has_filename()) return Status::InvalidArgument("'" + path + "' is a directory, not a file");
   ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenLocalStore(p.parent_path().string()));
-  ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source, OpenFileSource(store.get(), p.filename().string(), schema, path, dialect));
-  return std::unique_ptr<BatchSource>(new LocalFileSource(std::move(store), std::move(source)));
+  Result<std::unique_ptr<BatchSource>> source = OpenFileSource(store.get(), p.filename().string(), schema, path, dialect);
+  if (!source.ok()) return InputFileError(source.status(), path);
+  return std::unique_ptr<BatchSource>(new LocalFileSource(std::move(store), std::move(*source), path));
 }
 
 std::unique_ptr<BatchSource> ArrowBatchSource(std::unique_ptr<arrow::BatchReader> reader) {

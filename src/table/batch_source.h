@@ -35,7 +35,8 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
                                                     const std::string& display, const csv::Dialect& dialect = {});
 
 // A file on the local file system as a source (by extension, as OpenFileSource): its directory is
-// opened as a local store that the source owns. InvalidArgument for an empty path or a directory.
+// opened as a local store that the source owns. InvalidArgument for an empty path or a directory,
+// and for a damaged file (truncated, or not what its name says): the caller's input, not a table.
 Result<std::unique_ptr<BatchSource>> OpenLocalFileSource(const std::string& path, const std::optional<Schema>& schema,
                                                          const csv::Dialect& dialect = {});
 

@@ -529,7 +529,7 @@ Result<std::unique_ptr<Table>> Table::Open(std::shared_ptr<ObjectStore> store, s
       else expired_before = HintedExpiredBefore(store.get());
     });
     RETURN_IF_ERROR(expired_before->status());
-    if (m->ok() && *version < **expired_before) {
+    if ((m->ok() || m->status().IsNotFound()) && *version < **expired_before) {
       return Status::NotFound("table has no version " + std::to_string(*version) + ": it expired (vacuum --keep-versions)");
     }
   } else {
