@@ -49,7 +49,8 @@ void RegisterErrors(py::module_& m) {
 void Raise(const Status& status) {
   auto it = ErrorClasses().find(status.code());
   // The parameter the error is about, by its Python keyword (the library's names are those).
-  const std::string name = status.parameter() == "csv" ? "delimiter, quote, escape, header, null" : status.parameter();
+  const std::string name =
+      status.parameter() == "csv" ? "delimiter, quote, escape, header, null, dateformat, thousands" : status.parameter();
   PyErr_SetString(it == ErrorClasses().end() ? g_error : it->second, status.MessageNaming(name).c_str());
   throw py::error_already_set();
 }
