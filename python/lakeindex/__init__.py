@@ -655,13 +655,13 @@ def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any,
             if level_name is None:
                 continue
             if str(level_name) in {n for n, _ in items}:
-                raise InvalidArgument(f"source=: the DataFrame's index {str(level_name)!r} has the name of one of its "
+                raise InvalidArgument(f"source: the DataFrame's index {str(level_name)!r} has the name of one of its "
                                       "columns: rename it, or drop it (frame.reset_index(drop=True))")
             items.append((str(level_name), source.index.get_level_values(level).to_series().reset_index(drop=True)))
     seen: set[str] = set()
     for name, _ in items:
         if name in seen:
-            raise InvalidArgument(f"source=: two columns are named {name!r}")
+            raise InvalidArgument(f"source: two columns are named {name!r}")
         seen.add(name)
     out: List[Tuple[str, str, Any, Any]] = []
     for name, values in items:
@@ -690,7 +690,14 @@ def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any,
         elif isinstance(values, np.ma.MaskedArray):
             mask = np.ma.getmaskarray(values)
             values = np.ma.getdata(values)
-        values = np.asarray(values)
+        try:
+            values = np.asarray(values)
+        except ValueError:  # ragged nested sequences
+            values = None
+        if values is None or values.ndim != 1 or (values.dtype.kind == "O" and any(
+                isinstance(v, (list, tuple, dict, np.ndarray)) for v in values)):
+            raise InvalidArgument(f"source: column {name!r} must be a flat sequence of values (nested values and "
+                                  "scalars have no lakeindex type)")
         kind = values.dtype.kind
         if kind == "b":
             out.append((name, "bool", values.astype(bool), mask))

@@ -43,6 +43,12 @@ class FramesIn(unittest.TestCase):
         with self.assertRaisesRegex(lakeindex.InvalidArgument, r"column 'a'.*int.*str"):
             lakeindex.Table.create(self.dir.join("mixed"), {"a": [1, "x", None]})
 
+    def test_scalars_and_nested_values_are_refused_naming_the_column(self):
+        for source in ({"a": 5}, {"a": [[1, 2], [3]]}, {"a": [[1], [2]]}):
+            with self.subTest(source=source):
+                with self.assertRaisesRegex(lakeindex.InvalidArgument, r"^source: column 'a' must be a flat sequence"):
+                    lakeindex.Table.create(self.dir.join("nested"), source)
+
     def test_a_named_index_is_kept_as_a_column(self):
         frame = pd.DataFrame({"v": [10, 20]}, index=pd.Index([5, 6], name="k"))
         t = lakeindex.Table.create(self.dir.join("indexed"), frame)
@@ -53,7 +59,7 @@ class FramesIn(unittest.TestCase):
         self.assertEqual(t2.schema.names, ["v"])
         # A named index whose name a column has: refused with the way out.
         clash = pd.DataFrame({"k": [1]}, index=pd.Index([1], name="k"))
-        with self.assertRaisesRegex(lakeindex.InvalidArgument, r"source=.*index 'k'.*reset_index"):
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, r"source: .*index 'k'.*reset_index"):
             lakeindex.Table.create(self.dir.join("clash"), clash)
 
 
