@@ -819,7 +819,10 @@ def _output(columns: Columns, output: str, schema: str = "") -> Any:
         return columns
     import numpy as np
     import pandas as pd
-    fields = {f.name: f for f in Schema(schema)}
+    try:
+        fields = {f.name: f for f in Schema(schema)}
+    except ValueError:  # a name with a comma outside parentheses splits the text: nullable then
+        fields = {}
     data = {}
     for name, col in columns.items():
         field = fields.get(name)
