@@ -180,6 +180,11 @@ class Table:
         if hasattr(source, "__arrow_c_stream__") and not _in_memory(source):
             self._t.append_arrow(source.__arrow_c_stream__(), rows_per_file)
         elif _in_memory(source):
+            index_names = [] if isinstance(source, dict) else [str(n) for n in source.index.names if n is not None]
+            for name in index_names:
+                if name not in self.schema.names:
+                    raise InvalidArgument(f"source: the DataFrame's index {name!r} is kept as a column, which the table "
+                                          f"({self.schema}) does not have: drop it (frame.reset_index(drop=True))")
             self._t.append_columns(_columns(source, nan_is_null), rows_per_file)
         else:
             self._t.append(_source_path(source), rows_per_file,

@@ -57,6 +57,11 @@ class FramesIn(unittest.TestCase):
         # An unnamed index (0, 1, ... or any other) is positional: not a column.
         t2 = lakeindex.Table.create(self.dir.join("plain"), pd.DataFrame({"v": [1, 2]}, index=[7, 3]))
         self.assertEqual(t2.schema.names, ["v"])
+        # Appended, it is a column too: refused naming it when the table has none of its name.
+        t.append(pd.DataFrame({"v": [30]}, index=pd.Index([7], name="k")))
+        self.assertEqual(t.query(order_by="k")["k"].tolist(), [5, 6, 7])
+        with self.assertRaisesRegex(lakeindex.InvalidArgument, r"^source: the DataFrame's index 'k'.*reset_index"):
+            t2.append(pd.DataFrame({"v": [3]}, index=pd.Index([9], name="k")))
         # A named index whose name a column has: refused with the way out.
         clash = pd.DataFrame({"k": [1]}, index=pd.Index([1], name="k"))
         with self.assertRaisesRegex(lakeindex.InvalidArgument, r"source: .*index 'k'.*reset_index"):
