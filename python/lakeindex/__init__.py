@@ -64,11 +64,18 @@ ArrowStream = _native.ArrowStream
 class AggregateResult(Dict[str, Any]):
     """Table.aggregate's {column: numpy array}, with `details`: what the answer rests on
     (estimated, fraction, rounds, confidence, max_relative_half_width, rows_aggregated,
-    rows_read)."""
+    rows_read). An Arrow source too (`pyarrow.table(r)`, `polars.DataFrame(r)`, DuckDB's
+    `FROM r`): __arrow_c_stream__ gives its rows with the aggregates' types."""
 
-    def __init__(self, items: Any, details: Dict[str, Any]) -> None:
+    def __init__(self, items: Any, details: Dict[str, Any], arrow_rows: Any = None) -> None:
         super().__init__(items)
         self.details = details
+        self._arrow_rows = arrow_rows
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        if self._arrow_rows is None:
+            raise NotSupported("this result has no Arrow rows: aggregate(..., output='arrow') gives them")
+        return self._arrow_rows().__arrow_c_stream__(requested_schema)
 
 
 class Table:
@@ -82,7 +89,8 @@ class Table:
     def create(cls, path: PathLike, source: Any, rows_per_file: Optional[int] = None, schema: Optional[str] = None,
                iceberg: bool = False, iceberg_location: Optional[str] = None, delimiter: Optional[str] = None,
                quote: Optional[str] = None, escape: Optional[str] = None, header: Optional[bool] = None,
-               null: Optional[str] = None, nan_is_null: bool = True, iceberg_format: int = 2) -> Table:
+               null: Optional[str] = None, nan_is_null: bool = True, iceberg_format: int = 2,
+               dateformat: Optional[str] = None, thousands: Optional[str] = None) -> Table:
         """Creates version 1 from a .csv or .parquet file, or from rows in memory: a pandas
         DataFrame, a dict of equal-length numpy arrays / lists (see _columns for the types), or
         any object with `__arrow_c_stream__` (a pyarrow Table or RecordBatchReader, a Polars
@@ -90,7 +98,10 @@ class Table:
         `schema` ("id:int64,name:string") and the dialect apply to CSV sources, as the command
         line's options: `delimiter` (one character or "tab"; default ',' or the one of ';', TAB,
         '|' the header line uses), `quote` (default '"'), `escape` (default: the quote doubled),
-        `header` (True / False; default sniffed), `null` (unquoted fields equal to it are NULL). With
+        `header` (True / False; default sniffed), `null` (unquoted fields equal to it are NULL),
+        `dateformat` (dates written so, as DuckDB's: "%m/%d/%Y"), `thousands` (a character between
+        the digits of numbers: "," for "1,234.50"); a column inferred as strings whose values look
+        like dates or numbers written otherwise is named in a UserWarning. With
         `iceberg` (or an `iceberg_location`, the absolute URI other engines read the table at;
         default the table's own), every commit also writes Iceberg metadata under metadata/, in
         format version `iceberg_format` (2, or 3: deletes as deletion vectors)
@@ -114,7 +125,7 @@ class Table:
                 raise InvalidArgument("schema applies to CSV files; rows in memory carry their own types")
             return cls(_native.Table.create_from_columns(path, _columns(source, nan_is_null), rows_per_file, ice))
         return cls(_native.Table.create(path, _source_path(source), rows_per_file, schema, ice,
-                                        _dialect(delimiter, quote, escape, header, null)))
+                                        _dialect(delimiter, quote, escape, header, null, dateformat, thousands)))
 
     @classmethod
     def open(cls, path: PathLike, version: Optional[int] = None) -> Table:
@@ -140,6 +151,12 @@ class Table:
         """The live rows of this version (from the manifest: nothing is read)."""
         return int(self._t.live_rows)
 
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The visible columns of every live row of this version as an Arrow C stream (the Arrow
+        PyCapsule protocol), read as it is consumed: `pyarrow.table(t)`, `polars.DataFrame(t)`,
+        DuckDB's `FROM t`, or another table's `create(path, t)`. As query(output="arrow")."""
+        return self._t.arrow_query("", [], None, None, "").__arrow_c_stream__(requested_schema)
+
     def __enter__(self) -> Table:
         return self
 
@@ -149,7 +166,8 @@ class Table:
 
     def append(self, source: Any, rows_per_file: Optional[int] = None, delimiter: Optional[str] = None,
                memory_limit: Optional[int] = None, quote: Optional[str] = None, escape: Optional[str] = None,
-               header: Optional[bool] = None, null: Optional[str] = None, nan_is_null: bool = True) -> Table:
+               header: Optional[bool] = None, null: Optional[str] = None, nan_is_null: bool = True,
+               dateformat: Optional[str] = None, thousands: Optional[str] = None) -> Table:
         """Appends the rows of a .csv/.parquet file (in the dialect `create` takes), a pandas
         DataFrame or a dict of arrays (the
         table's visible columns, by name; int32 and float32 widen), as `lakeindex append`: an
@@ -162,10 +180,15 @@ class Table:
         if hasattr(source, "__arrow_c_stream__") and not _in_memory(source):
             self._t.append_arrow(source.__arrow_c_stream__(), rows_per_file)
         elif _in_memory(source):
+            index_names = [] if isinstance(source, dict) else [str(n) for n in source.index.names if n is not None]
+            for name in index_names:
+                if name not in self.schema.names:
+                    raise InvalidArgument(f"source: the DataFrame's index {name!r} is kept as a column, which the table "
+                                          f"({self.schema}) does not have: drop it (frame.reset_index(drop=True))")
             self._t.append_columns(_columns(source, nan_is_null), rows_per_file)
         else:
-            self._t.append(_source_path(source), rows_per_file, _dialect(delimiter, quote, escape, header, null),
-                           memory_limit)
+            self._t.append(_source_path(source), rows_per_file,
+                           _dialect(delimiter, quote, escape, header, null, dateformat, thousands), memory_limit)
         return self
 
     def delete(self, where: str) -> int:
@@ -277,23 +300,24 @@ class Table:
         return self._t.layout_otree(options)
 
     def query(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
-              limit: Optional[int] = None, order_by: Optional[str] = None, output: str = "numpy") -> Any:
+              limit: Optional[int] = None, order_by: Optional[Names] = None, output: str = "numpy") -> Any:
         """Rows where `where` (SQL) is TRUE: {column: numpy array}. `select`: a list of column
         names or "a,b" (default: the visible columns); `sample`: fraction in (0, 1] of an
         OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many;
-        `order_by`: "c [desc], ..." (NULLs last; one btree column with a limit is read in order
-        from the index). `output="pandas"` gives a pandas DataFrame instead (NULLs as pandas'
-        missing values: nullable Int / Float / boolean columns, None, NaT). `output="arrow"` gives
+        `order_by`: "c [desc], ..." or a list of such terms (NULLs last; one btree column with a
+        limit is read in order from the index). `output="pandas"` gives a pandas DataFrame
+        instead, its dtypes from the table's schema (docs/python.md "pandas"): numbers and
+        booleans of nullable columns as nullable Int / Float / boolean, None, NaT. `output="arrow"` gives
         an ArrowStream: the rows as Arrow record batches, read as they are consumed, for any
         consumer of the Arrow PyCapsule protocol (`pyarrow.table(s)`, `polars.DataFrame(s)`,
         DuckDB's `FROM s`), without copies of the values."""
         _check_output(output, ("numpy", "pandas", "arrow"))
         args = (_text("where", where), _names(select), _fraction("sample", sample), _whole("limit", limit),
-                _text("order_by", order_by))
+                _terms("order_by", order_by))
         if output == "arrow":
             return self._t.arrow_query(*args)
         names, columns = self._t.query(*args)
-        return _output(dict(zip(names, columns)), output, _zoned(self._t.schema))
+        return _output(dict(zip(names, columns)), output, self._t.schema)
 
     def scan(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
              limit: Optional[int] = None, output: str = "numpy") -> Any:
@@ -308,9 +332,9 @@ class Table:
         return self._batches(args, output)
 
     def _batches(self, args: Tuple[Any, ...], output: str) -> Iterator[Any]:
-        zoned = _zoned(self._t.schema)
+        schema = self._t.schema
         for names, columns in self._t.scan(*args):
-            yield _output(dict(zip(names, columns)), output, zoned)
+            yield _output(dict(zip(names, columns)), output, schema)
 
     def count(self, where: Optional[str] = None) -> int:
         """How many rows `where` (SQL) holds for (every live row when None). A filter that a
@@ -318,15 +342,17 @@ class Table:
         data files; other filters read only the columns they test."""
         return self._t.count(_text("where", where))
 
-    def aggregate(self, aggregates: str, where: Optional[str] = None, group_by: Optional[Names] = None,
+    def aggregate(self, aggregates: Names, where: Optional[str] = None, group_by: Optional[Names] = None,
                   limit: Optional[int] = None, sample: Optional[float] = None, error: Optional[float] = None,
-                  confidence: float = 0.95, order_by: Optional[str] = None, output: str = "numpy") -> Any:
+                  confidence: float = 0.95, order_by: Optional[Names] = None, output: str = "numpy") -> Any:
         """Aggregates, as `lakeindex query --agg`: {column: numpy array} with the group_by
         columns (a list or "a,b") then one column per aggregate of `aggregates`
-        ("count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)"), one row per
+        ("count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)", or a list of
+        them), one row per
         group (one row without group_by). SQL semantics: NULLs skipped, count 0 and the others
         NULL (masked) over no rows, an integer sum past int64 an error. `order_by` orders the
-        groups by result columns ("avg(score) desc"), before `limit`.
+        groups by result columns ("avg(score) desc", or a list of such terms), before `limit`.
+        The result is also an Arrow source (AggregateResult).
 
         Estimates (OTree tables): with `sample=f` the aggregates are estimated from the rows of
         the f sample, or with `error=E` from the smallest sample found whose intervals are within
@@ -339,17 +365,18 @@ class Table:
             raise TypeError(f"confidence must be a number, not {type(confidence).__name__}")
         if not 0 < confidence < 1:
             raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-        names, columns, details = self._t.aggregate(_text("aggregates", aggregates, optional=False), _text("where", where),
-                                                     _names(group_by, "group_by"), _whole("limit", limit),
-                                                     _fraction("sample", sample), _fraction("error", error, upper=None),
-                                                     float(confidence), _text("order_by", order_by), output == "arrow")
+        answer = self._t.aggregate(_terms("aggregates", aggregates, optional=False), _text("where", where),
+                                   _names(group_by, "group_by"), _whole("limit", limit),
+                                   _fraction("sample", sample), _fraction("error", error, upper=None),
+                                   float(confidence), _terms("order_by", order_by), output == "arrow")
         if output == "arrow":
-            return columns
+            return answer[1]
+        names, columns, details, schema, arrow_rows = answer
         if output == "pandas":
-            frame = _output(dict(zip(names, columns)), output)
+            frame = _output(dict(zip(names, columns)), output, schema)
             frame.attrs["details"] = details
             return frame
-        return AggregateResult(zip(names, columns), details)
+        return AggregateResult(zip(names, columns), details, arrow_rows)
 
     def explain(self, where: Optional[str] = None, sample: Optional[float] = None,
                 analyze: bool = False) -> Dict[str, Any]:
@@ -506,6 +533,20 @@ def _text(name: str, value: Any, optional: bool = True) -> str:
     return value
 
 
+def _terms(name: str, value: Any, optional: bool = True) -> str:
+    """SQL terms ("count(*), max(x)", "a desc, b"): a str, or a list of them joined by commas."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            if not isinstance(item, str):
+                raise TypeError(f"{name} must hold str terms, not {type(item).__name__}")
+        if not value and not optional:
+            raise ValueError(f"{name} must name at least one term")
+        return ", ".join(value)
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a str or a list of str, not {type(value).__name__}")
+    return _text(name, value, optional)
+
+
 def _whole(name: str, value: Any, minimum: int = 0) -> Any:
     """An integer argument of at least `minimum` (None stays None)."""
     if value is None:
@@ -555,7 +596,7 @@ def _memory_limit(value: Any) -> int:
 
 
 def _dialect(delimiter: Optional[str], quote: Optional[str], escape: Optional[str], header: Optional[bool],
-             null: Optional[str]) -> Dict[str, Any]:
+             null: Optional[str], dateformat: Optional[str] = None, thousands: Optional[str] = None) -> Dict[str, Any]:
     """A CSV dialect for the native module (csv::Dialect): None leaves a part default or sniffed."""
     def character(name: str, value: Any) -> Optional[str]:
         if value is None:
@@ -566,7 +607,9 @@ def _dialect(delimiter: Optional[str], quote: Optional[str], escape: Optional[st
             raise InvalidArgument(f"{name} must be one character other than CR or LF, got {value!r}")
         return value
     out: Dict[str, Any] = {"delimiter": character("delimiter", delimiter), "quote": character("quote", quote),
-           "escape": character("escape", escape)}
+           "escape": character("escape", escape), "thousands": character("thousands", thousands)}
+    if dateformat is not None:
+        out["dateformat"] = _text("dateformat", dateformat)
     if header is not None:
         out["header"] = bool(header)
     if null is not None:
@@ -590,12 +633,18 @@ def _in_memory(source: Any) -> bool:
 
 def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any, Any]]:
     """Rows in memory as [(name, type, data, mask)] for the native module: a pandas DataFrame or a
-    dict {name: numpy array, masked array, pandas Series or list}. Types: bool -> bool, integers
+    dict {name: numpy array, masked array, pandas Series or list}. Names are str(label) (as
+    pyarrow's from_pandas: read_csv(header=None)'s 0, 1, ... are "0", "1"); a DataFrame's named
+    index levels follow its columns (as pyarrow's preserve_index=None), an unnamed index is
+    positional and left out. Types: bool -> bool, integers
     of at most 32 bits -> int32, other integers -> int64, float32 -> float, float64 -> double,
     datetime64[D] and objects that are all datetime.date -> date, other datetime64 -> timestamp (microseconds; timestamp_ns when a value
     is finer), pandas' time-zone-aware timestamps -> timestamptz (in UTC), objects that are all
     bytes -> binary, all uuid.UUID -> uuid, all decimal.Decimal -> decimal(18, s) with the
-    largest number of digits after the point they show, other str / bytes / object -> string. NULL: masked
+    largest number of digits after the point they show; objects (lists) as pyarrow infers them:
+    all bool -> bool, all int -> int64, int and float -> double, all datetime.datetime ->
+    timestamp (timestamptz, in UTC, when they carry a time zone), all str -> string; values of
+    several of these types are InvalidArgument naming the column. NULL: masked
     values, pandas' missing values (None, NaN in object columns, NaT, <NA>), and NaN in a pandas
     float column (a Series, or a DataFrame's) unless `nan_is_null` is False; NaN in a numpy
     array stays NaN."""
@@ -603,7 +652,22 @@ def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any,
     import datetime
     import decimal
     import uuid
-    items = source.items() if isinstance(source, dict) else ((c, source[c]) for c in source.columns)
+    if isinstance(source, dict):
+        items = [(str(k), v) for k, v in source.items()]
+    else:
+        items = [(str(c), source.iloc[:, i]) for i, c in enumerate(source.columns)]
+        for level, level_name in enumerate(source.index.names):
+            if level_name is None:
+                continue
+            if str(level_name) in {n for n, _ in items}:
+                raise InvalidArgument(f"source: the DataFrame's index {str(level_name)!r} has the name of one of its "
+                                      "columns: rename it, or drop it (frame.reset_index(drop=True))")
+            items.append((str(level_name), source.index.get_level_values(level).to_series().reset_index(drop=True)))
+    seen: set[str] = set()
+    for name, _ in items:
+        if name in seen:
+            raise InvalidArgument(f"source: two columns are named {name!r}")
+        seen.add(name)
     out: List[Tuple[str, str, Any, Any]] = []
     for name, values in items:
         mask = None
@@ -631,7 +695,14 @@ def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any,
         elif isinstance(values, np.ma.MaskedArray):
             mask = np.ma.getmaskarray(values)
             values = np.ma.getdata(values)
-        values = np.asarray(values)
+        try:
+            values = np.asarray(values)
+        except ValueError:  # ragged nested sequences
+            values = None
+        if values is None or values.ndim != 1 or (values.dtype.kind == "O" and any(
+                isinstance(v, (list, tuple, dict, np.ndarray)) for v in values)):
+            raise InvalidArgument(f"source: column {name!r} must be a flat sequence of values (nested values and "
+                                  "scalars have no lakeindex type)")
         kind = values.dtype.kind
         if kind == "b":
             out.append((name, "bool", values.astype(bool), mask))
@@ -666,6 +737,33 @@ def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any,
             mask = nulls if mask is None else (mask | nulls)
             present = [v for v, m in zip(objects, mask) if not m]
             type_name = "string"
+            python_types = {type(v) for v in present}
+            if present and python_types <= {bool, np.bool_}:
+                out.append((name, "bool", np.array([bool(v) if not m else False for v, m in zip(objects, mask)]), mask))
+                continue
+            if present and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in present):
+                try:
+                    ints = np.array([0 if m else v for v, m in zip(objects, mask)], dtype=np.int64)
+                except OverflowError:
+                    raise InvalidArgument(f"column {name!r}: integers past int64") from None
+                out.append((name, "int64", ints, mask))
+                continue
+            if present and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+                               for v in present):
+                out.append((name, "double", np.array([0.0 if m else float(v) for v, m in zip(objects, mask)]), mask))
+                continue
+            if present and all(isinstance(v, datetime.datetime) for v in present):
+                aware = {v.tzinfo is not None and v.utcoffset() is not None for v in present}
+                if len(aware) > 1:
+                    raise InvalidArgument(f"column {name!r}: datetimes with and without a time zone")
+                zoned = aware == {True}
+                micros = np.array([0 if m else _micros(v) for v, m in zip(objects, mask)], dtype=np.int64)
+                out.append((name, "timestamptz" if zoned else "timestamp", micros, mask))
+                continue
+            kinds = {_python_type_name(v) for v in present}
+            if len(kinds) > 1 and kinds & {"int", "float", "bool", "datetime", "date"}:
+                raise InvalidArgument(f"column {name!r}: values of several types ({', '.join(sorted(kinds))}); "
+                                      "a column holds one type (and None for NULL)")
             if present and all(type(v) is datetime.date for v in present):  # pyarrow's to_pandas gives dates so
                 type_name = "date"
                 days = np.array([0 if m else (v - _EPOCH).days for v, m in zip(objects, mask)], dtype=np.int32)
@@ -686,45 +784,66 @@ def _columns(source: Any, nan_is_null: bool = True) -> List[Tuple[str, str, Any,
     return out
 
 
+def _micros(value: _datetime.datetime) -> int:
+    """Microseconds since 1970 of a datetime: a naive one as it reads, an aware one in UTC."""
+    if value.tzinfo is not None and value.utcoffset() is not None:
+        value = value.astimezone(_datetime.timezone.utc).replace(tzinfo=None)
+    delta = value - _datetime.datetime(1970, 1, 1)
+    return (delta.days * 86400 + delta.seconds) * 1000000 + delta.microseconds
+
+
+def _python_type_name(value: Any) -> str:
+    """A value's type as errors name it: int, float, bool, str, bytes, datetime, date, ..."""
+    import numpy as np
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    if isinstance(value, (float, np.floating)):
+        return "float"
+    if isinstance(value, _datetime.datetime):
+        return "datetime"
+    return type(value).__name__
+
+
 def _check_output(output: str, allowed: Tuple[str, ...] = ("numpy", "pandas")) -> None:
     if output not in allowed:
         names = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
         raise InvalidArgument(f"output must be {names}, got {output!r}")
 
 
-def _zoned(schema: str) -> set[str]:
-    """The names of the timestamptz columns of a schema string ("name:type,...")."""
-    return {f.name for f in Schema(schema) if f.type == "timestamptz"}
-
-
-def _output(columns: Columns, output: str, zoned: Any = ()) -> Any:
-    """{name: numpy array} as asked: as it is, or a pandas DataFrame with NULLs as pandas' own
-    missing values (masked numbers and booleans as nullable extension arrays, masked timestamps
-    as NaT, strings as objects with None; dates as datetime.date objects, as pyarrow gives them); the columns named in `zoned` (timestamptz) are marked
-    UTC in pandas (numpy's datetime64 has no time zone)."""
+def _output(columns: Columns, output: str, schema: str = "") -> Any:
+    """{name: numpy array} as asked: as it is, or a pandas DataFrame whose dtypes follow the
+    columns' types in `schema` ("name:type,...", '!' after a NOT NULL one), never the rows this
+    result holds: numbers and booleans of a nullable column as pandas' nullable Int32 / Int64 /
+    Float32 / Float64 / boolean (<NA> for NULL), of a NOT NULL one as numpy's dtype; timestamps
+    as datetime64 with NaT (timestamptz marked UTC: numpy's datetime64 has no time zone); dates
+    as datetime.date objects (as pyarrow gives them); strings, binary, uuid and decimal as
+    objects with None."""
     if output == "numpy":
         return columns
     import numpy as np
     import pandas as pd
+    try:
+        fields = {f.name: f for f in Schema(schema)}
+    except ValueError:  # a name with a comma outside parentheses splits the text: nullable then
+        fields = {}
     data = {}
     for name, col in columns.items():
-        if np.ma.getdata(col).dtype == np.dtype("datetime64[D]"):  # as pyarrow's to_pandas: datetime.date objects
-            dates = np.ma.getdata(col).astype(object)
-            dates[np.ma.getmaskarray(col)] = None
-            data[name] = dates
-            continue
-        if not isinstance(col, np.ma.MaskedArray):
-            data[name] = col
-            continue
+        field = fields.get(name)
         mask = np.ma.getmaskarray(col)
         values = np.ma.getdata(col)
         kind = values.dtype.kind
-        if kind in "iu":
-            data[name] = pd.arrays.IntegerArray(values, mask)
-        elif kind == "f":
-            data[name] = pd.arrays.FloatingArray(values, mask)
-        elif kind == "b":
-            data[name] = pd.arrays.BooleanArray(values, mask)
+        if values.dtype == np.dtype("datetime64[D]"):  # as pyarrow's to_pandas: datetime.date objects
+            dates = values.astype(object)
+            dates[mask] = None
+            data[name] = dates
+        elif kind in "iufb" and (field is None or field.nullable):
+            array_class = {"i": pd.arrays.IntegerArray, "u": pd.arrays.IntegerArray, "f": pd.arrays.FloatingArray,
+                           "b": pd.arrays.BooleanArray}[kind]
+            data[name] = array_class(values.copy(), mask.copy())
+        elif not mask.any():
+            data[name] = values
         elif kind == "M":
             v = values.copy()
             v[mask] = np.datetime64("NaT")
@@ -734,8 +853,8 @@ def _output(columns: Columns, output: str, zoned: Any = ()) -> Any:
             v[mask] = None
             data[name] = v
     frame = pd.DataFrame(data)
-    for name in zoned:
-        if name in frame.columns:
+    for name, field in fields.items():
+        if field.type == "timestamptz" and name in frame.columns:
             frame[name] = frame[name].dt.tz_localize("UTC")
     return frame
 

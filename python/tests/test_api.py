@@ -195,7 +195,7 @@ class ApiTest(unittest.TestCase):
             (lambda: t.query(select=[1]), TypeError, "select must hold column names (str), not int"),
             (lambda: t.query(select=3), TypeError, "select must be a list of column names or a str, not int"),
             (lambda: t.query(sample=0), ValueError, "sample must be in (0, 1.0], got 0"),
-            (lambda: t.query(order_by=1), TypeError, "order_by must be a str, not int"),
+            (lambda: t.query(order_by=1), TypeError, "order_by must be a str or a list of str, not int"),
             (lambda: t.query(output="csv"), lakeindex.InvalidArgument, "output must be"),
             (lambda: list(t.scan(where=b"x")), TypeError, "where must be a str, not bytes"),
             (lambda: t.count(1), TypeError, "where must be a str, not int"),
@@ -247,7 +247,7 @@ class ApiTest(unittest.TestCase):
              "max_values: must be a whole number between 1 and 1048576, not 0"),
             (lambda: t.create_index("id", kind="bitmap", max_values=10), "column: 'id' has more than 10 distinct values"),
             (lambda: lakeindex.Table.create(self.dir.join("words2"), self.dir.join("missing.parquet"), delimiter=";"),
-             "delimiter, quote, escape, header, null:"),
+             "delimiter, quote, escape, header, null, dateformat, thousands:"),
         ]
         for call, words in cases:
             with self.subTest(words=words):

@@ -214,7 +214,7 @@ std::string FlagFor(std::string_view parameter) {
       {"aggregates", "--agg"},
       {"kind", "--type"},
       {"header", "--no-header"},
-      {"csv", "--delimiter, --quote, --escape, --header / --no-header and --null"},
+      {"csv", "--delimiter, --quote, --escape, --header / --no-header, --null, --dateformat and --thousands"},
   };
   if (auto it = kOwnWords.find(parameter); it != kOwnWords.end()) return std::string(it->second);
   if (parameter.starts_with("param ")) return "--param " + std::string(parameter.substr(6));  // an index kind's

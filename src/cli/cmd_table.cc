@@ -44,6 +44,7 @@ struct LoadArgs {
   bool header = false, no_header = false;
   std::string null_string;
   bool null_given = false;           // --null was given (its value may be "")
+  std::string date_format, thousands;  // --dateformat, --thousands (csv::ValueSyntax)
   uint64_t rows_per_file = 1000000;
   std::string memory_limit;          // append only: --memory-limit SIZE
   bool iceberg = false;              // create only
@@ -75,6 +76,8 @@ Result<csv::Dialect> DialectOf(const LoadArgs& args) {
   if (args.header) d.header = true;
   if (args.no_header) d.header = false;
   if (args.null_given) d.null_string = args.null_string;
+  d.date_format = args.date_format;
+  ASSIGN_OR_RETURN(d.thousands, DialectCharacter(args.thousands, "--thousands", 0));
   return d;
 }
 
@@ -85,6 +88,13 @@ Status RunCreate(const LoadArgs& args) {
   }
   ASSIGN_OR_RETURN(csv::Dialect dialect, DialectOf(args));
   ASSIGN_OR_RETURN(auto source, table::OpenLocalFileSource(args.from, schema, dialect));
+  for (const csv::CsvNote& note : source->notes()) {
+    const std::string route = !note.reads_them.date_format.empty()
+                                  ? "--dateformat '" + note.reads_them.date_format + "' reads them as dates"
+                                  : std::string("--thousands '") + note.reads_them.thousands + "' reads them as numbers";
+    std::fprintf(stderr, "note: %s; %s (or declare the column's type with --schema)\n", note.message.c_str(),
+                 route.c_str());
+  }
   auto progress = std::make_shared<Progress>("create " + args.table, source->total_rows());
   table::WriteConfig config = MakeWriteConfig(args.rows_per_file, progress);
   if (args.iceberg || !args.iceberg_location.empty() || args.iceberg_format) {
@@ -777,6 +787,10 @@ void AddDialectOptions(CLI::App* cmd, LoadArgs* args) {
   cmd->add_flag("--no-header", args->no_header, "The first line is a record; columns are column0, column1, ... (or the schema's)");
   cmd->add_option("--null", args->null_string, "CSV fields equal to this (unquoted) are NULL, as empty ones are")
       ->each([args](const std::string&) { args->null_given = true; });
+  cmd->add_option("--dateformat", args->date_format,
+                  "CSV dates written so, as DuckDB's dateformat: %Y, %y, %m, %d, %b, e.g. '%m/%d/%Y' (default YYYY-MM-DD)");
+  cmd->add_option("--thousands", args->thousands,
+                  "A character between the digits of CSV numbers, left out when read: ',' for \"1,234.50\" (default none)");
 }
 
 }  // namespace

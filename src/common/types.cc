@@ -168,18 +168,57 @@ const char* TypeName(TypeId type) {
 }
 
 Result<TypeId> ParseTypeName(std::string_view name) {
-  for (size_t i = 0; i < std::size(kTypeNames); ++i) {
-    if (name == kTypeNames[i]) return static_cast<TypeId>(i);
+  // Any case, spaces around and between words as one: "DOUBLE  PRECISION" is "double precision".
+  std::string lower;
+  for (char c : name) {
+    if (c == ' ' || c == '\t') {
+      if (!lower.empty() && lower.back() != ' ') lower.push_back(' ');
+    } else {
+      lower.push_back(char(std::tolower(static_cast<unsigned char>(c))));
+    }
   }
-  if (auto decimal = ParseDecimalName(name)) return std::move(*decimal);
-  if (name == "boolean") return TypeId::kBool;
-  if (name == "int" || name == "bigint") return TypeId::kInt64;
-  if (name == "varchar" || name == "text") return TypeId::kString;
-  if (name == "timestamp with time zone") return TypeId::kTimestampTz;
-  if (name == "blob" || name == "bytea" || name == "varbinary") return TypeId::kBinary;
+  if (!lower.empty() && lower.back() == ' ') lower.pop_back();
+  for (size_t i = 0; i < std::size(kTypeNames); ++i) {
+    if (lower == kTypeNames[i]) return static_cast<TypeId>(i);
+  }
+  if (auto decimal = ParseDecimalName(lower)) return std::move(*decimal);
+  // DuckDB's names and aliases (PostgreSQL's mostly), as DuckDB maps them; its narrower integers
+  // become int32, which holds every value of theirs.
+  static constexpr std::pair<const char*, TypeId> kAliases[] = {
+      {"boolean", TypeId::kBool},         {"logical", TypeId::kBool},
+      {"integer", TypeId::kInt32},        {"int", TypeId::kInt32},
+      {"int4", TypeId::kInt32},           {"signed", TypeId::kInt32},
+      {"smallint", TypeId::kInt32},       {"int2", TypeId::kInt32},
+      {"short", TypeId::kInt32},          {"tinyint", TypeId::kInt32},
+      {"int1", TypeId::kInt32},           {"bigint", TypeId::kInt64},
+      {"int8", TypeId::kInt64},           {"long", TypeId::kInt64},
+      {"real", TypeId::kFloat},           {"float4", TypeId::kFloat},
+      {"double precision", TypeId::kDouble}, {"float8", TypeId::kDouble},
+      {"varchar", TypeId::kString},       {"text", TypeId::kString},
+      {"char", TypeId::kString},          {"bpchar", TypeId::kString},
+      {"character varying", TypeId::kString}, {"character", TypeId::kString},
+      {"datetime", TypeId::kTimestamp},   {"timestamp without time zone", TypeId::kTimestamp},
+      {"timestamp_us", TypeId::kTimestamp}, {"timestamp with time zone", TypeId::kTimestampTz},
+      {"blob", TypeId::kBinary},          {"bytea", TypeId::kBinary},
+      {"varbinary", TypeId::kBinary},     {"binary", TypeId::kBinary}};
+  std::string_view base = lower;
+  // VARCHAR(n) and CHAR(n): DuckDB ignores the length, and so do we.
+  if (const size_t open = base.find('('); open != std::string_view::npos && base.back() == ')') {
+    std::string_view head = base.substr(0, open), length = base.substr(open + 1, base.size() - open - 2);
+    while (!head.empty() && head.back() == ' ') head.remove_suffix(1);
+    const bool digits = !length.empty() && length.find_first_not_of("0123456789") == std::string_view::npos;
+    if (digits && (head == "varchar" || head == "char" || head == "character varying" || head == "character")) {
+      return TypeId::kString;
+    }
+  }
+  for (const auto& [alias, type] : kAliases) {
+    if (base == alias) return type;
+  }
   return Status::InvalidArgument("unknown type '" + std::string(name) +
                                  "' (expected bool, int32, int64, float, double, string, date, timestamp, "
-                                 "timestamptz, timestamp_ns, binary, uuid or decimal(p,s))");
+                                 "timestamptz, timestamp_ns, binary, uuid or decimal(p,s), or one of DuckDB's "
+                                 "names for them: boolean, integer, bigint, real, double precision, varchar, "
+                                 "blob, ...)");
 }
 
 int FixedWidth(TypeId type) {

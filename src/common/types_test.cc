@@ -176,6 +176,31 @@ TEST(DateTest, DuckDBsBcSuffixReadsAsTheAstronomicalYear) {
   }
 }
 
+// --schema takes the names SQL and DuckDB users write, in any case, mapped as DuckDB maps them.
+TEST(TypesTest, SqlAndDuckDBTypeNamesInAnyCase) {
+  const std::pair<const char*, TypeId> cases[] = {
+      {"integer", TypeId::kInt32},   {"INT", TypeId::kInt32},          {"int4", TypeId::kInt32},
+      {"SMALLINT", TypeId::kInt32},  {"bigint", TypeId::kInt64},       {"INT8", TypeId::kInt64},
+      {"Int64", TypeId::kInt64},     {"real", TypeId::kFloat},         {"FLOAT", TypeId::kFloat},
+      {"float4", TypeId::kFloat},    {"double precision", TypeId::kDouble}, {"DOUBLE  PRECISION", TypeId::kDouble},
+      {"float8", TypeId::kDouble},   {"DOUBLE", TypeId::kDouble},      {"varchar", TypeId::kString},
+      {"VARCHAR(20)", TypeId::kString}, {"text", TypeId::kString},     {"TEXT", TypeId::kString},
+      {"boolean", TypeId::kBool},    {"BOOL", TypeId::kBool},          {"TIMESTAMP", TypeId::kTimestamp},
+      {"datetime", TypeId::kTimestamp}, {"TIMESTAMPTZ", TypeId::kTimestampTz},
+      {"timestamp with time zone", TypeId::kTimestampTz}, {"DATE", TypeId::kDate}, {"BLOB", TypeId::kBinary},
+      {"UUID", TypeId::kUuid},       {"NUMERIC(10,2)", DecimalType(10, 2)}};
+  for (const auto& [name, type] : cases) {
+    auto parsed = ParseTypeName(name);
+    ASSERT_TRUE(parsed.ok()) << name << ": " << parsed.status().ToString();
+    EXPECT_EQ(*parsed, type) << name;
+  }
+  auto schema = Schema::Parse("id:INTEGER,price:double precision!,name:VARCHAR");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  EXPECT_EQ(schema->ToString(), "id:int32,price:double!,name:string");
+  EXPECT_FALSE(ParseTypeName("hugeint").ok());
+  EXPECT_FALSE(ParseTypeName("varchar(x)").ok());
+}
+
 TEST(TypesTest, NewTypesHaveNamesAndAliases) {
   for (TypeId t : {TypeId::kTimestampTz, TypeId::kTimestampNs, TypeId::kBinary, TypeId::kUuid}) {
     auto back = ParseTypeName(TypeName(t));

@@ -90,8 +90,14 @@ Result<PlannedFilter> PlanFilter(const table::Table& table, const std::string& w
   PlannedFilter out;
   std::vector<std::string> columns;
   if (!where.empty()) {
-    ASSIGN_OR_RETURN(out.parsed, query::ParseExpression(where));
-    ASSIGN_OR_RETURN(out.bound, query::Bind(*out.parsed, table.schema()));
+    // A filter that does not parse or bind is the caller's `where` (--where, where=).
+    auto about_where = [](const Status& st) { return st.parameter().empty() ? st.About("where") : st; };
+    auto parsed = query::ParseExpression(where);
+    if (!parsed.ok()) return about_where(parsed.status());
+    out.parsed = std::move(*parsed);
+    auto bound = query::Bind(*out.parsed, table.schema());
+    if (!bound.ok()) return about_where(bound.status());
+    out.bound = std::move(*bound);
     columns = query::ColumnsOf(*out.bound);
   } else if (!order_by.empty()) {
     // Without a filter, an order on one indexed column is read in order from its btree.

@@ -51,7 +51,8 @@ void RegisterErrors(py::module_& m) {
 void Raise(const Status& status) {
   auto it = ErrorClasses().find(status.code());
   // The parameter the error is about, by its Python keyword (the library's names are those).
-  const std::string name = status.parameter() == "csv" ? "delimiter, quote, escape, header, null" : status.parameter();
+  const std::string name =
+      status.parameter() == "csv" ? "delimiter, quote, escape, header, null, dateformat, thousands" : status.parameter();
   std::string message = status.MessageNaming(name);
   if (query::IsBeyondSubset(status)) {
     message += "; run it in DuckDB over the rows: s = t.query(..., output=\"arrow\"); duckdb.sql(\"SELECT ... FROM s\")";

@@ -230,6 +230,8 @@ csv::Dialect DialectFrom(const py::dict& d) {
   character("escape", &out.escape);
   if (d.contains("header") && !d["header"].is_none()) out.header = d["header"].cast<bool>();
   if (d.contains("null") && !d["null"].is_none()) out.null_string = d["null"].cast<std::string>();
+  if (d.contains("dateformat") && !d["dateformat"].is_none()) out.date_format = d["dateformat"].cast<std::string>();
+  character("thousands", &out.thousands);
   return out;
 }
 
@@ -271,8 +273,10 @@ class PyTable {
                             const std::optional<std::pair<std::string, int>>& iceberg,  // (location, format)
                             const std::function<Result<std::unique_ptr<table::BatchSource>>()>& open) {
     PyTable out(path);
+    std::vector<csv::CsvNote> notes;
     Check(Unlocked([&]() -> Status {
       ASSIGN_OR_RETURN(auto src, open());
+      notes = src->notes();
       table::WriteConfig config = Config(rows_per_file);
       if (iceberg) {
         config.iceberg_location = iceberg->first;
@@ -281,6 +285,14 @@ class PyTable {
       ASSIGN_OR_RETURN(out.table_, ops::CreateAt(path, src.get(), config, &out.store_));
       return Status::OK();
     }));
+    // What inference did that may surprise (the command line prints these as notes), as warnings.
+    for (const csv::CsvNote& note : notes) {
+      const std::string route = !note.reads_them.date_format.empty()
+                                    ? "dateformat='" + note.reads_them.date_format + "' reads them as dates"
+                                    : std::string("thousands='") + note.reads_them.thousands + "' reads them as numbers";
+      const std::string text = note.message + "; " + route + " (or declare the column's type with schema=)";
+      if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) throw py::error_already_set();
+    }
     return out;
   }
 
@@ -479,7 +491,11 @@ class PyTable {
       return py::make_tuple(names, PyArrowStream::OneBatch(std::move(result.rows)), details);
     }
     py::tuple names_columns = NamesAndColumns(result.rows);
-    return py::make_tuple(names_columns[0], names_columns[1], details);
+    // The schema (pandas dtypes follow it) and a maker of Arrow streams of the rows (the result
+    // is an Arrow source as often as it is asked).
+    auto rows = std::make_shared<const Batch>(std::move(result.rows));
+    py::cpp_function arrow_rows([rows] { return PyArrowStream::OneBatch(*rows); });
+    return py::make_tuple(names_columns[0], names_columns[1], details, rows->schema().ToString(), arrow_rows);
   }
 
   // COUNT(*) WHERE where: from the index and deletion vectors where an exact index answers.

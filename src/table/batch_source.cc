@@ -16,6 +16,7 @@ class CsvSource : public BatchSource {
   explicit CsvSource(std::unique_ptr<csv::CsvReader> reader) : reader_(std::move(reader)) {}
   const Schema& schema() const override { return reader_->schema(); }
   Result<bool> Next(size_t max_rows, Batch* out) override { return reader_->Next(max_rows, out); }
+  std::vector<csv::CsvNote> notes() const override { return reader_->notes(); }
 
  private:
   std::unique_ptr<csv::CsvReader> reader_;
@@ -134,7 +135,8 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(ObjectStore* store, const st
   std::string ext = Extension(key);
   const csv::Dialect plain;
   if (ext != "csv" && (dialect.delimiter != plain.delimiter || dialect.quote != plain.quote || dialect.escape != plain.escape ||
-                       dialect.header.has_value() || dialect.null_string.has_value())) {
+                       dialect.header.has_value() || dialect.null_string.has_value() ||
+                       !dialect.date_format.empty() || dialect.thousands != 0)) {
     return Status::InvalidArgument(display + ": these options are for CSV files").About("csv");
   }
   if (ext == "csv") {
@@ -188,6 +190,7 @@ class LocalFileSource : public BatchSource {
     return more;
   }
   uint64_t total_rows() const override { return source_->total_rows(); }
+  std::vector<csv::CsvNote> notes() const override { return source_->notes(); }
 
  private:
   std::unique_ptr<ObjectStore> store_;  // outlives source_ (declared first)

@@ -22,6 +22,9 @@ class BatchSource {
   virtual Result<bool> Next(size_t max_rows, Batch* out) = 0;
   // Rows in the source if known up front (for progress), else 0.
   virtual uint64_t total_rows() const { return 0; }
+  // What reading it inferred that the user may not expect (csv::CsvReader::notes), for the front
+  // end to show with its route.
+  virtual std::vector<csv::CsvNote> notes() const { return {}; }
 };
 
 // Opens `key` in `store` by its extension: ".csv" (with `schema` if given, else inferred; written

@@ -170,6 +170,13 @@ TEST_F(CsvDuckDBTest, DialectsAndSniffingReadAsDuckDBReadsThem) {
       {"overflowing decimals", "x\n1e400\n-1e400\n1.5\n1e-400\n", Dialect{}, ""},
       {"a blank line in one column", "a\n1\n\n3\n", Dialect{}, ""},
       {"ISO timestamps without offsets", "ts,n\n2024-01-01T10:00:00,1\n2024-02-29T23:59:59.25,2\n", Dialect{}, ""},
+      {"pandas' to_csv: an unnamed index", ",a,b\n0,1.5,x\n1,2.5,y\n", Dialect{}, ""},
+      {"unnamed columns and a taken name", "column1,,b,\n0,1,x,2\n", Dialect{}, ""},
+      {"twelve columns without a header", "0,1,2,3,4,5,6,7,8,9,10,11\n1,1,2,3,4,5,6,7,8,9,10,11\n",
+       with([](Dialect& d) { d.header = false; }), ", header = false"},
+      {"booleans the sniffer infers", "a,b,c,d,e\ntrue,T,yes,1,y\nFalse,f,NO,0,n\n", Dialect{}, ""},
+      {"US dates and thousands", "d,n,i\n12/31/2024,\"1,234.50\",\"1,000\"\n1/2/2024,7,2\n",
+       with([](Dialect& d) { d.date_format = "%m/%d/%Y"; d.thousands = ','; }), ", dateformat = '%m/%d/%Y', thousands = ','"},
   };
   TempDir dir;
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -29,13 +29,21 @@ std::string Abbreviate(std::string_view value) {
 
 }  // namespace
 
+std::string DefaultColumnName(size_t i, size_t count) {
+  const std::string number = std::to_string(i), widest = std::to_string(count == 0 ? 0 : count - 1);
+  return "column" + std::string(widest.size() > number.size() ? widest.size() - number.size() : 0, '0') + number;
+}
+
 CsvReader::CsvReader(std::string owned, std::string_view text, std::string name, const Dialect& dialect)
     : owned_(std::move(owned)),
       name_(std::move(name)),
       text_(StripBom(owned_.empty() ? text : std::string_view(owned_))),
       tokenizer_(reinterpret_cast<const uint8_t*>(text_.data()), text_.size(), dialect.delimiter, name_, dialect.quote,
                  dialect.escape),
-      null_string_(dialect.null_string) {}
+      null_string_(dialect.null_string) {
+  syntax_.date_format = dialect.date_format;
+  syntax_.thousands = dialect.thousands;
+}
 
 Result<char> DetectDelimiter(std::string_view text, const std::string& name) {
   // The header line's characters outside double quotes (a quoted name may hold any of them).
@@ -69,6 +77,11 @@ Status CheckDialect(const Dialect& d, const std::string& name) {
   const char escape = d.escape == 0 ? d.quote : d.escape;
   if (special(d.delimiter) || special(d.quote) || special(escape) || d.delimiter == d.quote || d.delimiter == escape) {
     return Status::InvalidArgument(name + ": the delimiter, quote and escape must be different characters, none a CR or LF");
+  }
+  if (d.thousands != 0 && (std::string_view("0123456789.+-eE").find(d.thousands) != std::string_view::npos ||
+                           special(d.thousands) || d.thousands == d.quote)) {
+    return Status::InvalidArgument(std::string("the thousands separator cannot be '") + d.thousands +
+                                   "' (a digit, sign, point, exponent or the quote)").About("thousands");
   }
   return Status::OK();
 }
@@ -126,7 +139,13 @@ Status CsvReader::Init(const ReadOptions& options) {
       names.push_back(f.name);
     }
     bool header = options.header.value_or(true);
-    if (!options.header.has_value() && any && first != names && record_.size() == names.size() &&
+    auto same_names = [&] {
+      for (size_t i = 0; i < first.size(); ++i) {
+        if (!first[i].empty() && first[i] != names[i]) return false;
+      }
+      return first.size() == names.size();
+    };
+    if (!options.header.has_value() && any && !same_names() && record_.size() == names.size() &&
         FitsTypes(record_, types)) {
       header = false;  // sniffed: the first line is a record of the schema's types
     }
@@ -140,7 +159,7 @@ Status CsvReader::Init(const ReadOptions& options) {
                                      " columns but the schema has " + std::to_string(schema.num_fields()));
     }
     for (size_t i = 0; i < first.size(); ++i) {
-      if (first[i] != schema.field(i).name) {
+      if (first[i] != schema.field(i).name && !first[i].empty()) {
         return Status::InvalidArgument(name_ + ": line 1: header column " + std::to_string(i + 1) + " is '" +
                                        Abbreviate(first[i]) + "' but the schema expects '" + schema.field(i).name +
                                        "'" + (options.header.has_value() ? "" : " (and its values are not a record of the schema's types)"));
@@ -151,7 +170,8 @@ Status CsvReader::Init(const ReadOptions& options) {
 
   // Without a schema: the types from the lines after the first, then the first line's part.
   const CsvTokenizer::Position after_first = tokenizer_.Tell();
-  ASSIGN_OR_RETURN(std::vector<TypeId> types, InferTypes(first.size(), options.infer_rows));
+  std::vector<CsvNote> lookalikes;
+  ASSIGN_OR_RETURN(std::vector<TypeId> types, InferTypes(first.size(), options.infer_rows, &lookalikes));
   bool header = options.header.value_or(true);
   if (!options.header.has_value()) {
     const bool typed = std::any_of(types.begin(), types.end(), [](TypeId t) { return t != TypeId::kString; });
@@ -163,26 +183,42 @@ Status CsvReader::Init(const ReadOptions& options) {
   std::vector<std::string> names = first;
   if (!header) {
     // The first line is data: name the columns, and let it count in the types.
-    for (size_t i = 0; i < names.size(); ++i) names[i] = "column" + std::to_string(i);
+    for (size_t i = 0; i < names.size(); ++i) names[i] = DefaultColumnName(i, names.size());
     tokenizer_.Seek(start);
-    ASSIGN_OR_RETURN(types, InferTypes(first.size(), options.infer_rows));
+    ASSIGN_OR_RETURN(types, InferTypes(first.size(), options.infer_rows, &lookalikes));
   } else {
+    NameUnnamed(&names);
     RETURN_IF_ERROR(CheckNames(names));
     tokenizer_.Seek(after_first);
   }
-  for (size_t i = 0; i < names.size(); ++i) schema_.AddField(Field{names[i], types[i], /*nullable=*/true});
+  for (size_t i = 0; i < names.size(); ++i) {
+    schema_.AddField(Field{names[i], types[i], /*nullable=*/true});
+    if (!lookalikes[i].message.empty()) {
+      notes_.push_back(CsvNote{name_ + ": column '" + names[i] + "' is read as string: its values look like " +
+                                   lookalikes[i].message,
+                               lookalikes[i].reads_them});
+    }
+  }
   inferred_ = true;
   infer_rows_ = options.infer_rows;
   return Status::OK();
 }
 
+void CsvReader::NameUnnamed(std::vector<std::string>* names) {
+  std::unordered_set<std::string> taken(names->begin(), names->end());
+  for (size_t i = 0; i < names->size(); ++i) {
+    if (!(*names)[i].empty()) continue;
+    const std::string base = DefaultColumnName(i, names->size());
+    std::string name = base;
+    for (size_t k = 1; taken.count(name) > 0; ++k) name = base + "_" + std::to_string(k);
+    taken.insert(name);
+    (*names)[i] = name;
+  }
+}
+
 Status CsvReader::CheckNames(const std::vector<std::string>& names) const {
   std::unordered_set<std::string_view> seen;
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i].empty()) {
-      return Status::InvalidArgument(name_ + ": line 1: header column " + std::to_string(i + 1) +
-                                     " has no name (if the first line is a record, say that there is no header line)");
-    }
     if (!seen.insert(names[i]).second) {
       return Status::InvalidArgument(name_ + ": line 1: duplicate column name '" + Abbreviate(names[i]) + "'");
     }
@@ -190,8 +226,9 @@ Status CsvReader::CheckNames(const std::vector<std::string>& names) const {
   return Status::OK();
 }
 
-Result<std::vector<TypeId>> CsvReader::InferTypes(size_t columns, size_t infer_rows) {
-  std::vector<TypeInference> inference(columns);
+Result<std::vector<TypeId>> CsvReader::InferTypes(size_t columns, size_t infer_rows,
+                                                  std::vector<CsvNote>* lookalikes) {
+  std::vector<TypeInference> inference(columns, TypeInference(&syntax_));
   const CsvTokenizer::Position data_start = tokenizer_.Tell();
   size_t rows = 0;
   while (rows < infer_rows) {
@@ -209,6 +246,10 @@ Result<std::vector<TypeId>> CsvReader::InferTypes(size_t columns, size_t infer_r
   tokenizer_.Seek(data_start);
   std::vector<TypeId> types;
   for (const TypeInference& t : inference) types.push_back(t.Type());
+  if (lookalikes != nullptr) {
+    lookalikes->clear();
+    for (const TypeInference& t : inference) lookalikes->push_back(CsvNote{t.Lookalike(), t.LookalikeSyntax()});
+  }
   return types;
 }
 
@@ -219,7 +260,7 @@ bool CsvReader::FitsTypes(const CsvRecord& record, const std::vector<TypeId>& ty
     if (IsNull(f) || types[i] == TypeId::kString) continue;
     if (f.text.empty()) continue;  // "" is NULL outside strings, empty in binaries
     Column probe(types[i]);
-    if (!AppendParsed(f.text, &probe)) return false;
+    if (!AppendParsed(f.text, &probe, syntax_)) return false;
   }
   return true;
 }
@@ -248,7 +289,7 @@ Status CsvReader::AppendRecord(Batch* out) {
       if (!st.ok()) return FieldError(i, f, st.message());
       continue;
     }
-    if (!AppendParsed(f.text, &column)) {
+    if (!AppendParsed(f.text, &column, syntax_)) {
       std::string what = "cannot parse '" + Abbreviate(f.text) + "' as " + TypeName(type);
       if (inferred_) {
         what += " (the type was inferred from the first " + std::to_string(infer_rows_) +

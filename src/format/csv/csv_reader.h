@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "format/csv/csv_tokenizer.h"
+#include "format/csv/csv_value.h"
 #include "lakeindex/batch.h"
 #include "lakeindex/object_store.h"
 #include "lakeindex/status.h"
@@ -43,13 +44,25 @@ struct Dialect {
   // (RFC 4180: "" is one '"').
   char escape = 0;
   // The first line holds the column names (true) or is a record (false; the columns are then
-  // named column0, column1, ... as DuckDB names them, or by the schema). Unset: sniffed — a
+  // named column0, column1, ... as DuckDB names them — zero-padded to the widest number, column00
+  // with 10 to 100 columns — or by the schema). Unset: sniffed — a
   // record when every value on it fits the type its column has in the lines below and some column
   // is not a string (with a schema: when its values are not the schema's names but fit its
   // types), else the header.
   std::optional<bool> header;
   // An unquoted field equal to this is NULL too (an empty unquoted field always is).
   std::optional<std::string> null_string;
+  // Dates and numbers written otherwise (csv_value.h ValueSyntax: DuckDB's `dateformat` and
+  // `thousands`), in inference and in declared date and number columns alike.
+  std::string date_format;
+  char thousands = 0;
+};
+
+// What inference did that the user may not expect: `message` names the file and the column; the
+// value syntax in `reads_them` would read its values (the front end names its option for it).
+struct CsvNote {
+  std::string message;
+  ValueSyntax reads_them;
 };
 
 struct ReadOptions : Dialect {
@@ -78,8 +91,17 @@ class CsvReader {
   CsvReader(const CsvReader&) = delete;
   CsvReader& operator=(const CsvReader&) = delete;
 
-  // The given schema, or the inferred one (all fields nullable).
+  // The given schema, or the inferred one (all fields nullable). A header field with no name
+  // (pandas' to_csv writes its index so) names its column as --no-header would (column0, ...;
+  // with a suffix _1, _2, ... when that name is taken, as DuckDB's read_csv), or takes the
+  // schema's name at its place.
   const Schema& schema() const { return schema_; }
+
+  // What inference did that the user may not expect, one line each naming the file and column:
+  // a column read as strings though its values look like dates in another order or numbers with
+  // thousands separators (TypeInference::Lookalike). Front ends show them with their route
+  // (Dialect::date_format / thousands, or declaring the column's type). Empty with a schema.
+  const std::vector<CsvNote>& notes() const { return notes_; }
 
   // Replaces *out with the next 1..max_rows rows and returns true, or returns false (with *out
   // empty) when no rows are left. REQUIRES: max_rows > 0.
@@ -92,7 +114,12 @@ class CsvReader {
   Status Init(const ReadOptions& options);
   // The types of the columns `names` from the records from the tokenizer's position on (which it
   // returns to).
-  Result<std::vector<TypeId>> InferTypes(size_t columns, size_t infer_rows);
+  // `lookalikes`, when given, gets TypeInference::Lookalike (and the syntax that reads them) of
+  // each column.
+  Result<std::vector<TypeId>> InferTypes(size_t columns, size_t infer_rows,
+                                         std::vector<CsvNote>* lookalikes = nullptr);
+  // Names the header's unnamed columns (see schema()).
+  static void NameUnnamed(std::vector<std::string>* names);
   Status CheckNames(const std::vector<std::string>& names) const;
   // True when `record` (of the schema's width) holds a value of each column's type or NULL.
   bool FitsTypes(const CsvRecord& record, const std::vector<TypeId>& types) const;
@@ -109,10 +136,16 @@ class CsvReader {
   Schema schema_;
   CsvRecord record_;
   Status error_;           // sticky
+  std::vector<CsvNote> notes_;
+  ValueSyntax syntax_;
   std::optional<std::string> null_string_;
   bool inferred_ = false;  // errors then explain where the type came from
   size_t infer_rows_ = 0;
 };
+
+// The name of column `i` (0-based) of `count` when the file does not name it: "column" and `i`
+// zero-padded to the digits of count - 1, as DuckDB's read_csv (column0..column9, column00..column10).
+std::string DefaultColumnName(size_t i, size_t count);
 
 // Reads all of `text` into one Batch (tests and small inputs). Errors name the file "<input>".
 Result<Batch> ReadCsv(std::string_view text, const ReadOptions& options);

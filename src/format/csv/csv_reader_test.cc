@@ -126,8 +126,113 @@ TEST(CsvReader, HeaderMustMatchTheSchema) {
 
 TEST(CsvReader, HeaderIsRequiredAndNamesMustBeUsable) {
   EXPECT_EQ(ErrorOf(""), "<input>: empty file (a header line with column names is required)");
-  EXPECT_EQ(ErrorOf("a,,b\n"), "<input>: line 1: header column 2 has no name (if the first line is a record, say that there is no header line)");
   EXPECT_EQ(ErrorOf("a,a\n"), "<input>: line 1: duplicate column name 'a'");
+}
+
+// pandas' to_csv writes its index under an empty name: the column is named by its place, as
+// DuckDB's read_csv names it (CsvDuckDBTest checks the same files against DuckDB).
+TEST(CsvReader, AnUnnamedHeaderColumnIsNamedByItsPlace) {
+  auto rows = ReadCsv(",a,b\n0,1,x\n1,2,y\n", ReadOptions{});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "column0:int64,a:int64,b:string");
+  EXPECT_EQ(rows->num_rows(), 2u);
+  rows = ReadCsv("a,,b\n0,1,x\n", ReadOptions{});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "a:int64,column1:int64,b:string");
+  // The place's name taken by a named column: a suffix, as DuckDB.
+  rows = ReadCsv("column1,,b\n0,1,x\n", ReadOptions{});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "column1:int64,column1_1:int64,b:string");
+  // With a schema, the schema names it.
+  rows = ReadCsv(",a\n0,x\n", WithSchema("idx:int64,a:string"));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->num_rows(), 1u);
+  EXPECT_EQ(rows->column(1).GetString(0), "x");
+}
+
+// DuckDB pads the numbers of its column names to the widest: column00 ... column11.
+TEST(CsvReader, DefaultColumnNamesArePaddedAsDuckDBPadsThem) {
+  EXPECT_EQ(DefaultColumnName(0, 1), "column0");
+  EXPECT_EQ(DefaultColumnName(9, 10), "column9");
+  EXPECT_EQ(DefaultColumnName(0, 11), "column00");
+  EXPECT_EQ(DefaultColumnName(10, 11), "column10");
+  EXPECT_EQ(DefaultColumnName(7, 101), "column007");
+  ReadOptions no_header;
+  no_header.header = false;
+  auto rows = ReadCsv("0,1,2,3,4,5,6,7,8,9,10,11\n", no_header);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().field(0).name, "column00");
+  EXPECT_EQ(rows->schema().field(11).name, "column11");
+}
+
+// Values that are not CSV dates or numbers but look like them: read as strings, with a note
+// naming the column and the syntax that reads them (the front ends print it), never silently.
+TEST(CsvReader, ColumnsOfLookalikeDatesAndNumbersGetANote) {
+  auto reader = CsvReader::OpenBuffer("d,n,e,s,ok\n12/31/2024,\"1,234.50\",31.12.2024,x,1\n01/02/2024,999.5,1.2.2024,y,2\n",
+                                      "f.csv", ReadOptions{});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->schema().ToString(), "d:string,n:string,e:string,s:string,ok:int64");
+  const std::vector<CsvNote>& notes = (*reader)->notes();
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_EQ(notes[0].message,
+            "f.csv: column 'd' is read as string: its values look like dates such as '12/31/2024' (a CSV date is "
+            "YYYY-MM-DD)");
+  EXPECT_EQ(notes[0].reads_them.date_format, "%m/%d/%Y");
+  EXPECT_EQ(notes[1].message,
+            "f.csv: column 'n' is read as string: its values look like numbers such as '1,234.50' (a CSV number has "
+            "no thousands separators)");
+  EXPECT_EQ(notes[1].reads_them.thousands, ',');
+  EXPECT_EQ(notes[2].reads_them.date_format, "%d.%m.%Y");  // 31 is no month
+  // Declared, they are errors naming the line and the column.
+  EXPECT_EQ(ErrorOf("d\n2024-01-01\n12/31/2024\n", WithSchema("d:date")),
+            "<input>: line 3, column 'd': cannot parse '12/31/2024' as date");
+  EXPECT_EQ(ErrorOf("n\n\"1,234.50\"\n", WithSchema("n:double")),
+            "<input>: line 2, column 'n': cannot parse '1,234.50' as double");
+  // Strings that only partly look so get no note.
+  reader = CsvReader::OpenBuffer("d\n12/31/2024\nsoon\n", "f.csv", ReadOptions{});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_TRUE((*reader)->notes().empty());
+}
+
+// The syntax the notes name (DuckDB's dateformat and thousands) reads them, inferred or declared.
+TEST(CsvReader, DateFormatAndThousandsReadThem) {
+  ReadOptions options;
+  options.date_format = "%m/%d/%Y";
+  options.thousands = ',';
+  auto rows = ReadCsv("d,n,i\n12/31/2024,\"1,234.50\",\"1,000\"\n1/2/2024,7,2\n", options);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "d:date,n:double,i:int64");
+  EXPECT_EQ(rows->column(0).GetValue(0).ToString(), "2024-12-31");
+  EXPECT_EQ(rows->column(0).GetValue(1).ToString(), "2024-01-02");
+  EXPECT_EQ(rows->column(1).Get<double>(0), 1234.5);
+  EXPECT_EQ(rows->column(2).Get<int64_t>(0), 1000);
+  ReadOptions declared = WithSchema("d:date,n:decimal(10,2)");
+  declared.date_format = "%d %b %y";
+  declared.thousands = '.';
+  EXPECT_FALSE(ReadCsv("d,n\n1 Feb 24,1\n", declared).ok()) << "'.' cannot be the thousands separator";
+  declared.thousands = '_';
+  rows = ReadCsv("d,n\n1 Feb 24,1_234.5\n30 feb 24,1\n", declared);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_EQ(rows.status().message(), "<input>: line 3, column 'd': cannot parse '30 feb 24' as date");
+  rows = ReadCsv("d,n\n1 Feb 24,1_234.5\n", declared);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->column(0).GetValue(0).ToString(), "2024-02-01");
+  EXPECT_EQ(rows->column(1).GetValue(0).ToString(), "1234.50");
+}
+
+// Booleans as DuckDB reads them: its sniffer infers BOOLEAN from true/false, t/f, yes/no (1/0 is
+// an integer column, y/n a string one); its cast (a column declared bool) takes y/n and 1/0 too.
+TEST(CsvReader, BooleansAsDuckDBReadsThem) {
+  auto rows = ReadCsv("a,b,c,d,e\ntrue,T,yes,1,y\nFalse,f,NO,0,n\n", ReadOptions{});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "a:bool,b:bool,c:bool,d:int64,e:string");
+  rows = ReadCsv("d,e\n1,y\n0,N\n", WithSchema("d:bool,e:bool"));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->column(0).GetValue(0).ToString(), "true");
+  EXPECT_EQ(rows->column(0).GetValue(1).ToString(), "false");
+  EXPECT_EQ(rows->column(1).GetValue(0).ToString(), "true");
+  EXPECT_EQ(rows->column(1).GetValue(1).ToString(), "false");
+  EXPECT_EQ(ErrorOf("b\non\n", WithSchema("b:bool")), "<input>: line 2, column 'b': cannot parse 'on' as bool");
 }
 
 TEST(CsvReader, TheFirstLineIsARecordWhenSaidOrWhenItFitsTheTypesBelowIt) {

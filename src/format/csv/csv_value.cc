@@ -1,6 +1,7 @@
 #include "format/csv/csv_value.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <cmath>
@@ -60,13 +61,17 @@ bool ParseWhole(std::string_view text, T* out) {
 
 bool ParseBool(std::string_view text, bool* out) {
   text = TrimBlanks(text);
-  if (EqualsIgnoreCase(text, "true")) {
-    *out = true;
-    return true;
+  for (std::string_view yes : {"true", "t", "yes", "y", "1"}) {
+    if (EqualsIgnoreCase(text, yes)) {
+      *out = true;
+      return true;
+    }
   }
-  if (EqualsIgnoreCase(text, "false")) {
-    *out = false;
-    return true;
+  for (std::string_view no : {"false", "f", "no", "n", "0"}) {
+    if (EqualsIgnoreCase(text, no)) {
+      *out = false;
+      return true;
+    }
   }
   return false;
 }
@@ -78,7 +83,96 @@ bool ParseInt32(std::string_view text, int32_t* out) { return ParseWhole(text, o
 bool ParseDouble(std::string_view text, double* out) { return ParseWhole(text, out); }
 bool ParseFloat(std::string_view text, float* out) { return ParseWhole(text, out); }
 
-bool AppendParsed(std::string_view text, Column* column) {
+namespace {
+
+// `text` without the thousands separator (into *buffer when it holds one).
+std::string_view WithoutThousands(std::string_view text, char thousands, std::string* buffer) {
+  if (thousands == 0 || text.find(thousands) == std::string_view::npos) return text;
+  buffer->clear();
+  for (char c : text) {
+    if (c != thousands) buffer->push_back(c);
+  }
+  return *buffer;
+}
+
+bool ReadDigits(std::string_view text, size_t* pos, size_t min, size_t max, int* out) {
+  size_t n = 0;
+  int v = 0;
+  while (n < max && *pos + n < text.size() && text[*pos + n] >= '0' && text[*pos + n] <= '9') {
+    v = v * 10 + (text[*pos + n] - '0');
+    ++n;
+  }
+  if (n < min) return false;
+  *pos += n;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+bool ParseFormattedDate(std::string_view text, std::string_view format, int32_t* out) {
+  text = TrimBlanks(text);
+  int year = -1, month = -1, day = -1;
+  size_t pos = 0;
+  for (size_t f = 0; f < format.size(); ++f) {
+    if (format[f] != '%' || f + 1 == format.size()) {
+      if (pos >= text.size() || text[pos] != format[f]) return false;
+      ++pos;
+      continue;
+    }
+    const char spec = format[++f];
+    switch (spec) {
+      case 'Y':
+        if (!ReadDigits(text, &pos, 4, 4, &year)) return false;
+        break;
+      case 'y':
+        if (!ReadDigits(text, &pos, 2, 2, &year)) return false;
+        year += year <= 68 ? 2000 : 1900;
+        break;
+      case 'm':
+        if (!ReadDigits(text, &pos, 1, 2, &month)) return false;
+        break;
+      case 'd':
+        if (!ReadDigits(text, &pos, 1, 2, &day)) return false;
+        break;
+      case 'b': {
+        static constexpr std::string_view kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                                       "jul", "aug", "sep", "oct", "nov", "dec"};
+        if (pos + 3 > text.size()) return false;
+        month = -1;
+        for (int m = 0; m < 12; ++m) {
+          if (EqualsIgnoreCase(text.substr(pos, 3), kMonths[m])) month = m + 1;
+        }
+        if (month < 0) return false;
+        pos += 3;
+        break;
+      }
+      case '%':
+        if (pos >= text.size() || text[pos] != '%') return false;
+        ++pos;
+        break;
+      default:
+        return false;
+    }
+  }
+  if (pos != text.size() || year < 0 || month < 1 || month > 12 || day < 1 || day > 31) return false;
+  char iso[48];
+  std::snprintf(iso, sizeof(iso), "%04d-%02d-%02d", year, month, day);
+  Result<int32_t> days = ParseDate(iso);  // checks the day against the month
+  if (!days.ok()) return false;
+  *out = *days;
+  return true;
+}
+
+bool AppendParsed(std::string_view text, Column* column, const ValueSyntax& syntax) {
+  std::string buffer;
+  if (IsNumeric(column->type())) text = WithoutThousands(text, syntax.thousands, &buffer);
+  if (column->type() == TypeId::kDate && !syntax.date_format.empty()) {
+    int32_t days;
+    if (!ParseFormattedDate(text, syntax.date_format, &days)) return false;
+    column->Append<int32_t>(days);
+    return true;
+  }
   if (IsDecimal(column->type())) {
     auto v = ParseDecimal(text, column->type());
     if (!v.ok()) return false;
@@ -153,24 +247,83 @@ bool HasZone(std::string_view text) {
   return time != std::string_view::npos && text.find_first_of("Zz+-", time) != std::string_view::npos;
 }
 
+// The booleans DuckDB's sniffer infers a BOOLEAN column from (its cast takes more: ParseBool).
+bool InferableBool(std::string_view text) {
+  text = TrimBlanks(text);
+  for (std::string_view word : {"true", "false", "t", "f", "yes", "no"}) {
+    if (EqualsIgnoreCase(text, word)) return true;
+  }
+  return false;
+}
+
+bool Digits(std::string_view s, size_t min, size_t max) {
+  if (s.size() < min || s.size() > max) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// "12/31/2024", "31.12.2024", "1-2-2024": day, month and a 4-digit year in some order, not ISO's.
+bool LooksLikeOtherDate(std::string_view text) {
+  text = TrimBlanks(text);
+  const size_t a = text.find_first_of("/.-");
+  if (a == std::string_view::npos) return false;
+  const size_t b = text.find(text[a], a + 1);
+  if (b == std::string_view::npos) return false;
+  const std::string_view first = text.substr(0, a), second = text.substr(a + 1, b - a - 1), third = text.substr(b + 1);
+  return Digits(first, 1, 2) && Digits(second, 1, 2) && Digits(third, 4, 4);
+}
+
+// "1,234.50", "-12,345": digits grouped by ',' in threes, then an optional fraction.
+bool HasThousands(std::string_view text) {
+  text = TrimBlanks(text);
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) text.remove_prefix(1);
+  const size_t point = text.find('.');
+  if (point != std::string_view::npos && !Digits(text.substr(point + 1), 0, text.size())) return false;
+  std::string_view whole = text.substr(0, point);
+  const size_t comma = whole.find(',');
+  if (comma == std::string_view::npos || !Digits(whole.substr(0, comma), 1, 3)) return false;
+  for (whole.remove_prefix(comma); !whole.empty(); whole.remove_prefix(4)) {
+    if (whole[0] != ',' || !Digits(whole.substr(1, 3), 3, 3)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void TypeInference::Observe(std::string_view text) {
   seen_ = true;
   if (candidates_ & kBoolBit) {
-    bool b;
-    if (!ParseBool(text, &b)) candidates_ &= uint8_t(~kBoolBit);
+    if (!InferableBool(text)) candidates_ &= uint8_t(~kBoolBit);
   }
+  if (all_dates_ || all_numbers_) {
+    const bool date = LooksLikeOtherDate(text), thousands = HasThousands(text);
+    int first = 0;
+    size_t at = 0;
+    const std::string_view trimmed = TrimBlanks(text);
+    if (date && ReadDigits(trimmed, &at, 1, 2, &first) && first > 12) day_first_ = true;
+    double d;
+    all_dates_ = all_dates_ && date;
+    all_numbers_ = all_numbers_ && (thousands || ParseDouble(text, &d));
+    some_thousands_ = some_thousands_ || thousands;
+    if (example_.empty() && (date || thousands)) example_ = std::string(TrimBlanks(text));
+  }
+  std::string buffer;
+  const std::string_view number = WithoutThousands(text, syntax_ ? syntax_->thousands : 0, &buffer);
   if (candidates_ & kInt64Bit) {
     int64_t i;
-    if (!ParseInt64(text, &i)) candidates_ &= uint8_t(~kInt64Bit);
+    if (!ParseInt64(number, &i)) candidates_ &= uint8_t(~kInt64Bit);
   }
   if (candidates_ & kDoubleBit) {
     double d;
-    if (!ParseDouble(text, &d)) candidates_ &= uint8_t(~kDoubleBit);
+    if (!ParseDouble(number, &d)) candidates_ &= uint8_t(~kDoubleBit);
   }
-  if ((candidates_ & kDateBit) && !ParseDate(TrimBlanks(text)).ok()) {
-    candidates_ &= uint8_t(~kDateBit);
+  if (candidates_ & kDateBit) {
+    int32_t days;
+    const bool date = syntax_ && !syntax_->date_format.empty() ? ParseFormattedDate(text, syntax_->date_format, &days)
+                                                                : ParseDate(TrimBlanks(text)).ok();
+    if (!date) candidates_ &= uint8_t(~kDateBit);
   }
   if ((candidates_ & kTimestampBit) && !ParseTimestamp(TrimBlanks(text)).ok()) {
     candidates_ &= uint8_t(~kTimestampBit);
@@ -186,6 +339,27 @@ TypeId TypeInference::Type() const {
   if (candidates_ & kDateBit) return TypeId::kDate;
   if (candidates_ & kTimestampBit) return zoned_ ? TypeId::kTimestampTz : TypeId::kTimestamp;
   return TypeId::kString;
+}
+
+ValueSyntax TypeInference::LookalikeSyntax() const {
+  ValueSyntax out;
+  if (Lookalike().empty()) return out;
+  if (!all_dates_) {
+    out.thousands = ',';
+    return out;
+  }
+  const char separator = example_[example_.find_first_of("/.-")];
+  out.date_format = std::string(day_first_ ? "%d" : "%m") + separator + (day_first_ ? "%m" : "%d") + separator + "%Y";
+  return out;
+}
+
+std::string TypeInference::Lookalike() const {
+  if (Type() != TypeId::kString) return "";
+  if (all_dates_) return "dates such as '" + example_ + "' (a CSV date is YYYY-MM-DD)";
+  if (all_numbers_ && some_thousands_) {
+    return "numbers such as '" + example_ + "' (a CSV number has no thousands separators)";
+  }
+  return "";
 }
 
 namespace {

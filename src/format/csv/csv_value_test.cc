@@ -10,14 +10,25 @@
 namespace lakeindex::csv {
 namespace {
 
-TEST(CsvValue, BoolIsCaseInsensitiveTrueFalseOnly) {
+TEST(CsvValue, BoolIsCaseInsensitiveAsDuckDBsCast) {
   bool b = false;
   EXPECT_TRUE(ParseBool("TRUE", &b));
   EXPECT_TRUE(b);
   EXPECT_TRUE(ParseBool(" False ", &b));
   EXPECT_FALSE(b);
-  EXPECT_FALSE(ParseBool("1", &b));
-  EXPECT_FALSE(ParseBool("yes", &b));
+  for (const char* yes : {"t", "Yes", "Y", "1"}) {
+    b = false;
+    EXPECT_TRUE(ParseBool(yes, &b)) << yes;
+    EXPECT_TRUE(b) << yes;
+  }
+  for (const char* no : {"F", "no", "n", "0"}) {
+    b = true;
+    EXPECT_TRUE(ParseBool(no, &b)) << no;
+    EXPECT_FALSE(b) << no;
+  }
+  EXPECT_FALSE(ParseBool("on", &b));
+  EXPECT_FALSE(ParseBool("2", &b));
+  EXPECT_FALSE(ParseBool("1.0", &b));
   EXPECT_FALSE(ParseBool("", &b));
 }
 
