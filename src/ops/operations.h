@@ -126,8 +126,9 @@ Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::stri
                                             table::WriteConfig config = {}, std::optional<int> format = {});
 
 // Reads and checks every file the version references: manifest, data files, deletion vectors
-// (table::Table::Verify) and index files (query::VerifyIndexes). One line per file or segment;
-// the first damaged one is a Corruption error naming it.
+// (table::Table::Verify) and index files (query::IndexChecks), and runs every check a query's
+// opening of the version runs (the layout section). One line per file or segment; damage is one
+// Corruption error naming every damaged or missing file.
 Result<std::vector<std::string>> Verify(const table::Table& table);
 
 }  // namespace lakeindex::ops
