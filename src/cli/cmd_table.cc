@@ -518,10 +518,20 @@ Status RunOptimize(const OptimizeArgs& args) {
 struct VerifyArgs {
   std::string table;
   std::optional<uint64_t> version;
+  bool repair = false;
 };
 
 Status RunVerify(const VerifyArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
+  if (args.repair) {  // first, so that the verification below tells what remains
+    ASSIGN_OR_RETURN(table::iceberg::Rewritten rewritten, ops::RepairIceberg(*h.table));
+    for (const std::string& file : rewritten.written) std::fprintf(stderr, "repair: wrote %s again\n", file.c_str());
+    for (const std::string& file : rewritten.left) std::fprintf(stderr, "repair: left %s\n", file.c_str());
+    if (rewritten.written.empty() && rewritten.left.empty()) {
+      std::fprintf(stderr, "repair: no Iceberg metadata file of version %llu is missing\n",
+                   static_cast<unsigned long long>(h.table->version()));
+    }
+  }
   ASSIGN_OR_RETURN(auto report, ops::Verify(*h.table));
   for (const std::string& line : report) std::printf("%s\n", line.c_str());
   std::printf("version %llu: every file verified\n", static_cast<unsigned long long>(h.table->version()));
@@ -756,6 +766,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* vf = app.add_subcommand("verify", "Check every file of a version (checksums, row counts)");
   vf->add_option("TABLE", verify->table, "Table directory")->required();
   vf->add_option("--version", verify->version, "Verify this version (default: the newest)")->check(WholeNumber());
+  vf->add_flag("--repair", verify->repair,
+               "First write again the Iceberg manifest list and manifests of the version that the store lost (no commit, no data changed)");
   commands->emplace_back(vf, [verify] { return RunVerify(*verify); });
 
   auto recover = std::make_shared<RecoverArgs>();

@@ -318,4 +318,8 @@ Result<std::vector<std::string>> Verify(const table::Table& table) {
   return table.Verify(checks);
 }
 
+Result<table::iceberg::Rewritten> RepairIceberg(const table::Table& table) {
+  return table::iceberg::RewriteMissingFiles(table.store(), table.manifest());
+}
+
 }  // namespace lakeindex::ops

@@ -30,6 +30,7 @@
 #include "layout/otree/partitioned_layout.h"
 #include "query/index_manager.h"
 #include "table/batch_source.h"
+#include "table/iceberg_repair.h"
 #include "table/table.h"
 
 namespace lakeindex::ops {
@@ -130,5 +131,9 @@ Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::stri
 // opening of the version runs (the layout section). One line per file or segment; damage is one
 // Corruption error naming every damaged or missing file.
 Result<std::vector<std::string>> Verify(const table::Table& table);
+// Writes again the Iceberg metadata files of the version that the store lost (its manifest list
+// and manifests, the same bytes at the same paths: table/iceberg_repair.h), so that engines
+// read that snapshot again. Commits nothing and changes no data.
+Result<table::iceberg::Rewritten> RepairIceberg(const table::Table& table);
 
 }  // namespace lakeindex::ops
