@@ -75,7 +75,13 @@ Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config);
 struct LayoutResult {
   layout::LayoutReport report;
   size_t index_segments = 0;
+  // The data files' bytes of the version laid out and of the new one: a layout regroups rows by
+  // its columns, so columns that followed the old order (time-ordered data) compress worse, and
+  // the files can grow severalfold (front ends say so: kLayoutGrowthToTell).
+  uint64_t bytes_before = 0, bytes_after = 0;
 };
+// Growth of the data files a front end tells the user about after a layout.
+inline constexpr double kLayoutGrowthToTell = 1.25;
 
 // Rewrites the table in a layout (layout_writer.h) and re-indexes its rows, in one commit; starts
 // over from the newest version (rows appended meanwhile included) when overtaken.
