@@ -245,7 +245,7 @@ namespace {
 template <typename T>
 Result<T> MissingIsDamage(Result<T> r) {
   if (!r.ok() && r.status().IsNotFound()) {
-    return Status::Corruption("index file missing, which the version references: " + r.status().message());
+    return Status::Corruption("an index file the version references is missing (" + r.status().message() + ")");
   }
   return r;
 }

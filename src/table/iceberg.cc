@@ -178,7 +178,6 @@ Status SetOptionalString(avro_value_t* record, const char* field, const std::str
   return Status::OK();
 }
 
-
 Status FillCounts(avro_value_t* file, const char* field, const std::map<int, int64_t>& counts) {
   if (counts.empty()) return avro::SetNull(file, field);
   ASSIGN_OR_RETURN(avro_value_t map, avro::SetNonNull(file, field));
