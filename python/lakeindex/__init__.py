@@ -231,8 +231,8 @@ class Table:
     def verify(self, repair: bool = False) -> List[str]:
         """As `lakeindex verify`: reads every file this version names whole and checks it (one
         line per file); Corruption naming every damaged or missing file. `repair=True` (as
-        `lakeindex verify --repair`) first writes again the version's Iceberg manifest list and
-        manifests that the store lost (no commit, no data changed), with a line for each."""
+        `lakeindex verify --repair`) first writes again the version's Iceberg metadata files
+        (manifest list, manifests, delete files) that the store lost (no commit, no data changed), with a line for each."""
         if not isinstance(repair, bool):
             raise TypeError("repair must be a bool, got " + type(repair).__name__)
         lines: List[str] = []

@@ -794,15 +794,17 @@ TEST(CliIcebergTest, VerifyRepairWritesLostManifestListsAndManifestsAgain) {
   ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "id < 50"}).code, 0);
   ASSERT_EQ(RunCli(dir, {"append", table, "--from", more}).code, 0);
   ASSERT_EQ(Newest(table), 3u);
-  // Every Avro file goes: manifest lists, data manifests (one reused by later snapshots), the
-  // delete manifest.
+  // Every file but the metadata JSON and the hint goes: manifest lists, data manifests (one reused
+  // by later snapshots), the delete manifest, the position delete file.
   std::map<std::string, std::string> lost;
-  for (const auto& entry : std::filesystem::directory_iterator(table + "/metadata")) {
-    if (entry.path().extension() != ".avro") continue;
-    lost["metadata/" + entry.path().filename().string()] = clitest::ReadFileText(entry.path().string());
-    std::filesystem::remove(entry.path());
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(table + "/metadata")) {
+    const std::string path = std::filesystem::relative(entry.path(), table).string();
+    if (!entry.is_regular_file() || path.find(".metadata.json") != std::string::npos || path == "metadata/version-hint.text") continue;
+    lost[path] = clitest::ReadFileText(entry.path().string());
   }
-  ASSERT_GE(lost.size(), 6u);
+  for (const auto& [path, bytes] : lost) std::filesystem::remove(table + "/" + path);
+  ASSERT_GE(lost.size(), 7u);
+  ASSERT_EQ(std::count_if(lost.begin(), lost.end(), [](const auto& f) { return f.first.rfind("metadata/deletes/", 0) == 0; }), 1);
   for (uint64_t v = 1; v <= 3; ++v) {
     CliResult damaged = RunCli(dir, {"verify", table, "--version", std::to_string(v)});
     EXPECT_EQ(damaged.code, 2) << damaged.err;

@@ -778,7 +778,7 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   vf->add_option("TABLE", verify->table, "Table directory")->required();
   vf->add_option("--version", verify->version, "Verify this version (default: the newest)")->check(WholeNumber());
   vf->add_flag("--repair", verify->repair,
-               "First write again the Iceberg manifest list and manifests of the version that the store lost (no commit, no data changed)");
+               "First write again the Iceberg metadata files of the version that the store lost (no commit, no data changed)");
   commands->emplace_back(vf, [verify] { return RunVerify(*verify); });
 
   auto recover = std::make_shared<RecoverArgs>();

@@ -137,8 +137,8 @@ Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::stri
 // opening of the version runs (the layout section). One line per file or segment; damage is one
 // Corruption error naming every damaged or missing file.
 Result<std::vector<std::string>> Verify(const table::Table& table);
-// Writes again the Iceberg metadata files of the version that the store lost (its manifest list
-// and manifests, the same bytes at the same paths: table/iceberg_repair.h), so that engines
+// Writes again the Iceberg metadata files of the version that the store lost (its manifest list,
+// manifests and delete files, the same bytes at the same paths: table/iceberg_repair.h), so that engines
 // read that snapshot again. Commits nothing and changes no data.
 Result<table::iceberg::Rewritten> RepairIceberg(const table::Table& table);
 

@@ -322,11 +322,7 @@ Status WriteManifestList(ObjectStore* store, const Manifest& next, const json& s
   return store->Write(path, bytes);
 }
 
-namespace {
-
-// A position delete file for `fragment`'s deletion vector: (file_path, pos) sorted by pos, the
-// columns carrying Iceberg's reserved field ids.
-Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const FragmentMeta& fragment) {
+Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const FragmentMeta& fragment, const std::string& path) {
   ASSIGN_OR_RETURN(std::string dv_bytes, store->Read(fragment.deletion->file));
   ASSIGN_OR_RETURN(DeletionVector dv, DecodeDeletionVector(reinterpret_cast<const uint8_t*>(dv_bytes.data()),
                                                            dv_bytes.size(), fragment.deletion->file));
@@ -349,7 +345,6 @@ Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const Fragme
   ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options));
   RETURN_IF_ERROR(writer->Write(batch));
   ASSIGN_OR_RETURN(std::string file, writer->Finish());
-  const std::string path = std::string(kMetadataDir) + "deletes/" + std::to_string(fragment.id) + "-" + NewUuid() + ".parquet";
   RETURN_IF_ERROR(store->Write(path, file));
   json out{{"dv", fragment.deletion->file}, {"file", path}, {"size", file.size()}, {"rows", n}};
   if (n > 0) {
@@ -359,15 +354,20 @@ Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const Fragme
   return out;
 }
 
+namespace {
+
 std::string BigEndian32(uint32_t v) {
   return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
 }
+
+}  // namespace
 
 // `fragment`'s deletion vector as Iceberg v3 has one: a Puffin file (puffin-spec) of one
 // deletion-vector-v1 blob — its length (big-endian), the magic D1 D3 39 64 and the positions as a
 // portable 64-bit Roaring bitmap (a count of 32-bit buckets, then each bucket's key and portable
 // 32-bit bitmap), then the CRC-32 of magic and bitmap (big-endian) — applying to the data file.
-Result<json> WriteDeletionVectorFile(ObjectStore* store, const json& state, const FragmentMeta& fragment) {
+Result<json> WriteDeletionVectorFile(ObjectStore* store, const json& state, const FragmentMeta& fragment,
+                                     const std::string& path) {
   ASSIGN_OR_RETURN(std::string dv_bytes, store->Read(fragment.deletion->file));
   ASSIGN_OR_RETURN(DeletionVector dv, DecodeDeletionVector(reinterpret_cast<const uint8_t*>(dv_bytes.data()),
                                                            dv_bytes.size(), fragment.deletion->file));
@@ -395,13 +395,10 @@ Result<json> WriteDeletionVectorFile(ObjectStore* store, const json& state, cons
   const std::string payload = footer.dump();
   const std::string file = "PFA1" + blob + "PFA1" + payload + LittleEndian<uint32_t>(uint32_t(payload.size())) +
                            LittleEndian<uint32_t>(0) + "PFA1";
-  const std::string path = std::string(kMetadataDir) + "deletes/" + std::to_string(fragment.id) + "-" + NewUuid() + ".puffin";
   RETURN_IF_ERROR(store->Write(path, file));
   return json{{"dv", fragment.deletion->file}, {"file", path}, {"size", file.size()}, {"rows", n},
               {"puffin", true}, {"offset", 4}, {"length", blob.size()}};
 }
-
-}  // namespace
 
 Entry DataEntry(const json& state, const Manifest& next, const FragmentMeta& f, uint64_t seq) {
   Entry e;
@@ -543,6 +540,11 @@ namespace {
 // Data manifests a snapshot lists at most before they are merged into one.
 constexpr size_t kMaxDataManifests = 16;
 
+// Where a new position delete file (or Puffin deletion vector, `ext` ".puffin") of `f` goes.
+std::string NewDeleteFilePath(const FragmentMeta& f, const char* ext) {
+  return std::string(kMetadataDir) + "deletes/" + std::to_string(f.id) + "-" + NewUuid() + ext;
+}
+
 // A position delete file carried over from the previous version must be one of ours.
 bool IsDeleteFilePath(const std::string& p) { return IsMetadataFilePath(p, std::string(kMetadataDir) + "deletes/"); }
 
@@ -585,9 +587,9 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
       }
     } else {
       if (format >= 3) {
-        ASSIGN_OR_RETURN(del, WriteDeletionVectorFile(store, state, f));
+        ASSIGN_OR_RETURN(del, WriteDeletionVectorFile(store, state, f, NewDeleteFilePath(f, ".puffin")));
       } else {
-        ASSIGN_OR_RETURN(del, WriteDeleteFile(store, state, f));
+        ASSIGN_OR_RETURN(del, WriteDeleteFile(store, state, f, NewDeleteFilePath(f, ".parquet")));
       }
       del["seq"] = next->version;
       deletes_changed = true;

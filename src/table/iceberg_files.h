@@ -92,6 +92,13 @@ Entry DataEntry(const json& state, const Manifest& next, const FragmentMeta& f, 
 // The entry of fragment `f`'s position delete file (or deletion vector, format 3) `del`, as the
 // "iceberg" object's "deletes" keeps it.
 Entry DeleteEntry(const json& state, const FragmentMeta& f, const json& del);
+// Writes at `path` a position delete file for `fragment`'s deletion vector: (file_path, pos)
+// sorted by pos, the columns carrying Iceberg's reserved field ids. Returns its "deletes" entry
+// of the "iceberg" object (without "seq").
+Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const FragmentMeta& fragment, const std::string& path);
+// The same as a format-3 deletion vector: a Puffin file of one deletion-vector-v1 blob.
+Result<json> WriteDeletionVectorFile(ObjectStore* store, const json& state, const FragmentMeta& fragment,
+                                     const std::string& path);
 // Writes a manifest of `entries` (content 0 data, 1 deletes) at `path` as version `next` writes
 // it (entries of an earlier sequence number are EXISTING).
 Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, const std::vector<Entry>& entries,

@@ -96,11 +96,25 @@ Result<Rewritten> RewriteMissingFiles(ObjectStore* store, const Manifest& m) {
       }
     }
     const json deletes = state.value("deletes", json::object());
-    for (const auto& [fragment, del] : deletes.items()) {
-      const std::string file = del.value("file", "");
+    for (const FragmentMeta& f : m.fragments) {
+      auto del = deletes.find(std::to_string(f.id));
+      if (!f.deletion || del == deletes.end()) continue;
+      const std::string file = del->value("file", "");
       if (!IsMetadataFilePath(file)) continue;
       ASSIGN_OR_RETURN(const bool missing, Missing(store, file));
-      if (missing) out.left.push_back(file + " (position deletes of fragment " + fragment + ": not written again)");
+      if (!missing) continue;
+      if (del->value("dv", "") != f.deletion->file) {  // written from another deletion vector
+        out.left.push_back(file + " (deletes of fragment " + std::to_string(f.id) + ": its deletion vector changed since)");
+        continue;
+      }
+      // From the fragment's deletion vector, which the version still names.
+      ASSIGN_OR_RETURN(json again, del->value("puffin", false) ? WriteDeletionVectorFile(store, state, f, file)
+                                                               : WriteDeleteFile(store, state, f, file));
+      if (again.value("size", uint64_t(0)) != del->value("size", uint64_t(0))) {
+        return Status::Internal("iceberg: " + file + " written again has " + again.value("size", json()).dump() +
+                                " bytes, the manifest says " + del->value("size", json()).dump());
+      }
+      out.written.push_back(file + " (deletes of fragment " + std::to_string(f.id) + ")");
     }
     const std::string list = state.value("manifest_list", "");
     if (IsMetadataFilePath(list)) {

@@ -21,9 +21,9 @@ struct Rewritten {
 };
 
 // Writes again the files version `m`'s Iceberg metadata names under metadata/ that `store` lacks:
-// its manifest list, data manifests and delete manifest. Files that are there are left as they
-// are (damaged ones too: verify names those). Position delete files are not written again
-// (`left`): a commit that changes the fragment's deletions writes one anew.
+// its manifest list, data manifests, delete manifest and position delete files (or Puffin
+// deletion vectors, from the table's deletion vectors). Files that are there are left as they
+// are (damaged ones too: verify names those).
 Result<Rewritten> RewriteMissingFiles(ObjectStore* store, const Manifest& m);
 
 }  // namespace lakeindex::table::iceberg
