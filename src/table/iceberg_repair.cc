@@ -107,6 +107,11 @@ Result<Rewritten> RewriteMissingFiles(ObjectStore* store, const Manifest& m) {
         out.left.push_back(file + " (deletes of fragment " + std::to_string(f.id) + ": its deletion vector changed since)");
         continue;
       }
+      ASSIGN_OR_RETURN(const bool no_source, Missing(store, f.deletion->file));
+      if (no_source) {  // verify names it
+        out.left.push_back(file + " (deletes of fragment " + std::to_string(f.id) + ": its deletion vector is missing too)");
+        continue;
+      }
       // From the fragment's deletion vector, which the version still names.
       ASSIGN_OR_RETURN(json again, del->value("puffin", false) ? WriteDeletionVectorFile(store, state, f, file)
                                                                : WriteDeleteFile(store, state, f, file));
