@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as _datetime
 import json as _json
 import os as _os
+import warnings as _warnings
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import _lakeindex as _native
@@ -250,10 +251,19 @@ class Table:
         keep = None if keep_versions is None else _whole("keep_versions", keep_versions, 1)
         return dict(self._t.vacuum(float(older_than_hours), bool(force), keep))
 
-    def verify(self) -> List[str]:
+    def verify(self, repair: bool = False) -> List[str]:
         """As `lakeindex verify`: reads every file this version names whole and checks it (one
-        line per file); Corruption naming every damaged file."""
-        return list(self._t.verify())
+        line per file); Corruption naming every damaged or missing file. `repair=True` (as
+        `lakeindex verify --repair`) first writes again the version's Iceberg metadata files
+        (manifest list, manifests, delete files) that the store lost (no commit, no data changed), with a line for each."""
+        if not isinstance(repair, bool):
+            raise TypeError("repair must be a bool, got " + type(repair).__name__)
+        lines: List[str] = []
+        if repair:
+            done = self._t.repair_iceberg()
+            lines += ["repair: wrote " + f + " again" for f in done["written"]]
+            lines += ["repair: left " + f for f in done["left"]]
+        return lines + list(self._t.verify())
 
     @staticmethod
     def recover(path: PathLike, accept_lost_version: int) -> int:
@@ -271,11 +281,12 @@ class Table:
         `row_groups`: "slices" (a row group per weight slice of a cube) or "regions" (cubes with
         children cut by space too: for engines that skip only row groups, docs/engines.md);
         default "regions" when the table keeps Iceberg metadata, else "slices".
-        Returns {"rows", "files", "blocks", "cubes", "depth"}."""
+        Returns {"rows", "files", "blocks", "cubes", "depth", "bytes_before", "bytes_after"} (the
+        data files' bytes before and after); a UserWarning says when the files grew 1.25x or more."""
         options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed, row_groups)
         if memory_limit is not None:
             options["memory_limit"] = _memory_limit(memory_limit)
-        return self._t.layout_otree(options)
+        return _warn_growth(self._t.layout_otree(options))
 
     def layout_sort(self, columns: Names, rows_per_file: int = 1000000, memory_limit: Optional[int] = None) -> Dict[str, int]:
         """Rewrites the table sorted by `columns` (as `lakeindex layout --sort`): a comparison
@@ -297,7 +308,7 @@ class Table:
             raise ValueError("columns must name at least one column")
         if memory_limit is not None:
             options["memory_limit"] = _memory_limit(memory_limit)
-        return self._t.layout_otree(options)
+        return _warn_growth(self._t.layout_otree(options))
 
     def query(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
               limit: Optional[int] = None, order_by: Optional[Names] = None, output: str = "numpy") -> Any:
@@ -872,6 +883,16 @@ def _names(select: Optional[Names], name: str = "select") -> List[str]:
         if not isinstance(item, str):
             raise TypeError(f"{name} must hold column names (str), not {type(item).__name__}")
     return out
+
+
+def _warn_growth(report: Dict[str, int]) -> Dict[str, int]:
+    """A layout's report, warning as `lakeindex layout` notes when it grew the data files 1.25x or more."""
+    before, after = report.get("bytes_before", 0), report.get("bytes_after", 0)
+    if before > 0 and after >= _native.LAYOUT_GROWTH_TO_TELL * before:
+        _warnings.warn("the data files grew from %.1f MB to %.1f MB (%.1fx): the rows left their old order (time "
+                       "order, say) for the layout's, so the columns that followed it compress worse"
+                       % (before / 1e6, after / 1e6, after / before), UserWarning, stacklevel=3)
+    return report
 
 
 def _layout_options(columns: Names, cube_rows: Optional[int], slices: int, page_rows: Optional[int], transform: str,

@@ -21,6 +21,13 @@ namespace lakeindex::cli {
 
 namespace {
 
+// 7,812,345 bytes -> "7.8 MB" (decimal units, as du -h --si and DuckDB's storage info).
+std::string FormatMegabytes(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f MB", double(bytes) / 1e6);
+  return buf;
+}
+
 struct LayoutArgs {
   std::string table, otree, sort, zorder, hilbert, transform = "default", memory_limit, row_groups;
   uint64_t cube_rows = 100000, page_rows = 0, rows_per_file = 1000000;
@@ -67,6 +74,13 @@ Status RunLayout(const LayoutArgs& args) {
                (args.otree + args.sort + args.zorder + args.hilbert).c_str(), seconds, report.files, report.blocks);
   if (options.kind == "otree") std::fprintf(stderr, ", %zu cubes, depth %d", report.cubes, report.depth);
   std::fprintf(stderr, ": version %llu\n", static_cast<unsigned long long>(h.table->version()));
+  if (result.bytes_before > 0 && double(result.bytes_after) >= ops::kLayoutGrowthToTell * double(result.bytes_before)) {
+    std::fprintf(stderr,
+                 "note: the data files grew from %s to %s (%.1fx): the rows left their old order (time order, say) "
+                 "for the layout's, so the columns that followed it compress worse\n",
+                 FormatMegabytes(result.bytes_before).c_str(), FormatMegabytes(result.bytes_after).c_str(),
+                 double(result.bytes_after) / double(result.bytes_before));
+  }
   return Status::OK();
 }
 
@@ -87,22 +101,38 @@ Status RunPlot(const PlotArgs& args) {
 
 namespace {
 
+// A layout column's value in its transform's units (a linear map's bounds, a point of an axis)
+// as the column shows its values: dates and timestamps (of any unit and zone) as such, not days
+// or microseconds since 1970; decimals scaled. `tick`: rounded for an axis label (4 digits,
+// whole seconds). `plot`'s ticks and `stats`' layout bounds both show values through this.
+std::string LayoutValue(TypeId type, double v, bool tick) {
+  if (IsDecimal(type)) v /= double(Pow10(DecimalScale(type)));  // the transform's units are unscaled
+  switch (type) {
+    case TypeId::kDate: return FormatDate(int32_t(std::llround(v)));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: {
+      const double second = type == TypeId::kTimestampNs ? 1e9 : 1e6;
+      const int64_t at = tick ? std::llround(v / second) * int64_t(second) : std::llround(v);
+      return (type == TypeId::kTimestamp     ? Value::Timestamp(at)
+              : type == TypeId::kTimestampTz ? Value::TimestampTz(at)
+                                             : Value::TimestampNs(at))
+          .ToString();
+    }
+    case TypeId::kBool: return v < 0.5 ? "false" : "true";
+    default: {
+      if (!tick) return FormatDouble(v);
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.4g", v);
+      return buf;
+    }
+  }
+}
+
 // The value of a layout column at a coordinate fraction `f` in [0, 1] of its axis, in the column's
 // own units: the linear map's inverse, or the quantile bound nearest it (rounded to 4 digits).
 std::string AxisValue(const layout::otree::Transform& t, double f) {
-  auto number = [&](double v) -> std::string {
-    if (IsDecimal(t.type)) v /= double(Pow10(DecimalScale(t.type)));  // the transform's units are unscaled
-    switch (t.type) {
-      case TypeId::kDate: return FormatDate(int32_t(std::llround(v)));
-      case TypeId::kTimestamp: return FormatTimestamp(std::llround(v / 1e6) * 1000000);  // whole seconds
-      case TypeId::kBool: return v < 0.5 ? "false" : "true";
-      default: {
-        char buf[32];
-        std::snprintf(buf, sizeof(buf), "%.4g", v);
-        return buf;
-      }
-    }
-  };
+  auto number = [&](double v) { return LayoutValue(t.type, v, /*tick=*/true); };
   if (t.kind == layout::otree::Transform::Kind::kLinear) return number(t.lo + f * (t.hi - t.lo));
   if (t.bounds.empty()) return "";
   const Value& v = t.bounds[size_t(std::lround(f * double(t.bounds.size() - 1)))];
@@ -304,7 +334,7 @@ Status PrintLayoutStats(const table::Table& table) {
       const auto& t = rev.transforms[d];
       std::printf("  %s: %s\n", meta->columns[d].c_str(),
                   t.kind == layout::otree::Transform::Kind::kLinear
-                      ? ("linear [" + FormatDouble(t.lo) + ", " + FormatDouble(t.hi) + "]").c_str()
+                      ? ("linear [" + LayoutValue(t.type, t.lo, false) + ", " + LayoutValue(t.type, t.hi, false) + "]").c_str()
                       : ("quantile, " + std::to_string(t.bounds.size()) + " bounds").c_str());
     }
   }

@@ -396,10 +396,19 @@ Status RunExplain(const QueryArgs& args) {
                   static_cast<unsigned long long>(c.index.pages_all_match),
                   static_cast<unsigned long long>(c.index.pages_read));
     }
-    std::printf("row groups read: %llu of %llu\npages read: %llu of %llu\nrows read: %llu\nrows returned: %llu\n"
-                "bytes read: %llu in %llu requests\nelapsed: %.1f ms\n",
-                static_cast<unsigned long long>(c.blocks_read), static_cast<unsigned long long>(c.blocks_total),
-                static_cast<unsigned long long>(c.pages_read), static_cast<unsigned long long>(c.pages_total),
+    // Row groups read whole count no pages: say so instead of "pages read: 0 of 0".
+    std::printf("row groups read: %llu of %llu", static_cast<unsigned long long>(c.blocks_read),
+                static_cast<unsigned long long>(c.blocks_total));
+    if (c.blocks_whole > 0) {
+      std::printf(" (%llu of them whole: column chunks at once, not page by page)",
+                  static_cast<unsigned long long>(c.blocks_whole));
+    }
+    std::printf("\n");
+    if (c.pages_total > 0) {
+      std::printf("pages read: %llu of %llu%s\n", static_cast<unsigned long long>(c.pages_read),
+                  static_cast<unsigned long long>(c.pages_total), c.blocks_whole > 0 ? " (of the columns read page by page)" : "");
+    }
+    std::printf("rows read: %llu\nrows returned: %llu\nbytes read: %llu in %llu requests\nelapsed: %.1f ms\n",
                 static_cast<unsigned long long>(c.rows_read), static_cast<unsigned long long>(c.rows_returned),
                 static_cast<unsigned long long>(io.bytes_read.load()),
                 static_cast<unsigned long long>(io.read_requests.load() + io.list_requests.load()), elapsed_ms);
@@ -617,10 +626,22 @@ Status RunOptimize(const OptimizeArgs& args) {
 struct VerifyArgs {
   std::string table;
   std::optional<uint64_t> version;
+  bool repair = false;
 };
 
 Status RunVerify(const VerifyArgs& args) {
   ASSIGN_OR_RETURN(TableHandle h, OpenTable(args.table, args.version));
+  if (args.repair) {  // first, so that the verification below tells what remains
+    ASSIGN_OR_RETURN(table::iceberg::Rewritten rewritten, ops::RepairIceberg(*h.table));
+    for (const std::string& file : rewritten.written) std::fprintf(stderr, "repair: wrote %s again\n", file.c_str());
+    for (const std::string& file : rewritten.left) std::fprintf(stderr, "repair: left %s\n", file.c_str());
+    if (!table::iceberg::Enabled(h.table->manifest())) {
+      std::fprintf(stderr, "repair: the table keeps no Iceberg metadata: nothing to write again\n");
+    } else if (rewritten.written.empty() && rewritten.left.empty()) {
+      std::fprintf(stderr, "repair: no Iceberg metadata file of version %llu is missing\n",
+                   static_cast<unsigned long long>(h.table->version()));
+    }
+  }
   ASSIGN_OR_RETURN(auto report, ops::Verify(*h.table));
   for (const std::string& line : report) std::printf("%s\n", line.c_str());
   std::printf("version %llu: every file verified\n", static_cast<unsigned long long>(h.table->version()));
@@ -877,6 +898,8 @@ void AddTableCommands(CLI::App& app, CommandList* commands) {
   auto* vf = app.add_subcommand("verify", "Check every file of a version (checksums, row counts)");
   vf->add_option("TABLE", verify->table, "Table directory")->required();
   vf->add_option("--version", verify->version, "Verify this version (default: the newest)")->check(WholeNumber());
+  vf->add_flag("--repair", verify->repair,
+               "First write again the Iceberg metadata files of the version that the store lost (no commit, no data changed)");
   commands->emplace_back(vf, [verify] { return RunVerify(*verify); });
 
   auto recover = std::make_shared<RecoverArgs>();

@@ -119,8 +119,10 @@ query::UpdateOptions LayoutIndexUpdate(const layout::LayoutOptions& options) {
 
 Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions options) {
   LayoutResult result;
+  result.bytes_before = Stats(*table).data_bytes;
   options.write = WithIndexMaintenance(*table, std::move(options.write), LayoutIndexUpdate(options), &result.index_segments);
   ASSIGN_OR_RETURN(result.report, layout::LayoutTable(table, options));
+  result.bytes_after = Stats(*table).data_bytes;
   return result;
 }
 
@@ -329,10 +331,23 @@ Result<VacuumResult> Vacuum(table::Table* table, const VacuumOptions& options) {
 }
 
 Result<std::vector<std::string>> Verify(const table::Table& table) {
-  ASSIGN_OR_RETURN(std::vector<std::string> lines, table.Verify());
-  ASSIGN_OR_RETURN(std::vector<std::string> indexes, query::VerifyIndexes(table));
-  lines.insert(lines.end(), indexes.begin(), indexes.end());
-  return lines;
+  // Besides the files: what every query checks when it opens the version (the layout section
+  // agrees with the fragments: layout::LoadLayout, the scanner's own check), then each index
+  // segment; damage of either joins the files' damage list.
+  std::vector<table::Table::VersionCheck> checks = {[&table]() -> Result<std::string> {
+    ASSIGN_OR_RETURN(std::optional<layout::LayoutMeta> meta, layout::LoadLayout(table.manifest()));
+    if (!meta) return std::string();
+    return table::ManifestPath(table.version()) + ": layout ok (" + meta->kind + ", " +
+           std::to_string(meta->is_otree() ? meta->blocks.size() : table.manifest().fragments.size()) +
+           (meta->is_otree() ? " blocks" : " fragments") + ")";
+  }};
+  ASSIGN_OR_RETURN(std::vector<table::Table::VersionCheck> indexes, query::IndexChecks(table));
+  checks.insert(checks.end(), indexes.begin(), indexes.end());
+  return table.Verify(checks);
+}
+
+Result<table::iceberg::Rewritten> RepairIceberg(const table::Table& table) {
+  return table::iceberg::RewriteMissingFiles(table.store(), table.manifest());
 }
 
 }  // namespace lakeindex::ops

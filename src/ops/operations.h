@@ -30,6 +30,7 @@
 #include "layout/otree/partitioned_layout.h"
 #include "query/index_manager.h"
 #include "table/batch_source.h"
+#include "table/iceberg_repair.h"
 #include "table/table.h"
 
 namespace lakeindex::ops {
@@ -82,7 +83,13 @@ Result<OptimizeResult> Optimize(table::Table* table, table::WriteConfig config);
 struct LayoutResult {
   layout::LayoutReport report;
   size_t index_segments = 0;
+  // The data files' bytes of the version laid out and of the new one: a layout regroups rows by
+  // its columns, so columns that followed the old order (time-ordered data) compress worse, and
+  // the files can grow severalfold (front ends say so: kLayoutGrowthToTell).
+  uint64_t bytes_before = 0, bytes_after = 0;
 };
+// Growth of the data files a front end tells the user about after a layout.
+inline constexpr double kLayoutGrowthToTell = 1.25;
 
 // Rewrites the table in a layout (layout_writer.h) and re-indexes its rows, in one commit; starts
 // over from the newest version (rows appended meanwhile included) when overtaken.
@@ -134,8 +141,13 @@ Result<table::IcebergEnabled> EnableIceberg(table::Table* table, const std::stri
                                             table::WriteConfig config = {}, std::optional<int> format = {});
 
 // Reads and checks every file the version references: manifest, data files, deletion vectors
-// (table::Table::Verify) and index files (query::VerifyIndexes). One line per file or segment;
-// the first damaged one is a Corruption error naming it.
+// (table::Table::Verify) and index files (query::IndexChecks), and runs every check a query's
+// opening of the version runs (the layout section). One line per file or segment; damage is one
+// Corruption error naming every damaged or missing file.
 Result<std::vector<std::string>> Verify(const table::Table& table);
+// Writes again the Iceberg metadata files of the version that the store lost (its manifest list,
+// manifests and delete files, the same bytes at the same paths: table/iceberg_repair.h), so that engines
+// read that snapshot again. Commits nothing and changes no data.
+Result<table::iceberg::Rewritten> RepairIceberg(const table::Table& table);
 
 }  // namespace lakeindex::ops

@@ -12,6 +12,7 @@
 
 #include "lakeindex/events.h"
 #include "ops/operations.h"
+#include "ops/read.h"
 #include "table/iceberg.h"
 #include "util/test_util.h"
 
@@ -119,6 +120,115 @@ TEST(VerifyTest, EverySingleByteFlipInAFileTheVersionNamesIsNamed) {
   // And the table is as it was.
   auto after = Verify(**table::Table::Open(*store));
   EXPECT_TRUE(after.ok()) << after.status().ToString();
+}
+
+// A table of 3,000 events rows in 3 files, a btree index on score, some rows deleted.
+struct IndexedTable {
+  testing::TempDir dir;
+  std::string root = dir.path() + "/t";
+  std::shared_ptr<ObjectStore> store;
+  std::unique_ptr<table::Table> table;
+
+  IndexedTable() {
+    auto opened = table::OpenTableStore(root, /*create=*/true);
+    EXPECT_TRUE(opened.ok());
+    store = *opened;
+    EventsGenerator gen(3000, 5);
+    std::vector<Batch> batches;
+    for (Batch b; gen.Next(1000, &b);) batches.push_back(std::move(b));
+    auto source = table::MemorySource(EventsGenerator::EventsSchema(), std::move(batches));
+    table::WriteConfig config;
+    config.rows_per_file = 1000;
+    auto t = Create(store, source.get(), config);
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    table = std::move(*t);
+    query::IndexOptions options;
+    options.column = "score";
+    options.type = "btree";
+    EXPECT_TRUE(ops::CreateIndex(table.get(), options).ok());
+    EXPECT_TRUE(ops::Delete(table.get(), "id < 40").ok());
+  }
+
+  // The status of an indexed query of the newest version, read to the end.
+  Status Query(const std::string& where) {
+    auto t = table::Table::Open(store);
+    if (!t.ok()) return t.status();
+    ReadRequest request;
+    request.where = where;
+    auto rows = Read(**t, request);
+    if (!rows.ok()) return rows.status();
+    for (Batch b;;) {
+      auto more = (*rows)->Next(&b);
+      if (!more.ok()) return more.status();
+      if (!*more) return Status::OK();
+    }
+  }
+};
+
+// A file the version references but the store lacks is damage to the table — Corruption, as a
+// missing data file is — for verify, which names it in its damage list, and for queries.
+TEST(VerifyTest, AMissingIndexFileOrDeletionVectorIsDamageNamedByVerifyAndQueries) {
+  IndexedTable t;
+  const table::Manifest& m = t.table->manifest();
+  std::vector<std::string> files;
+  for (const std::string& prefix : table::Table::ReferencedIndexPrefixes(m)) {
+    auto listed = t.store->List(prefix);
+    ASSERT_TRUE(listed.ok());
+    for (const ObjectInfo& o : *listed) files.push_back(o.path);
+  }
+  ASSERT_EQ(files.size(), 2u);  // page_lookup, page_data
+  for (const table::FragmentMeta& f : m.fragments) {
+    if (f.deletion) files.push_back(f.deletion->file);
+  }
+  ASSERT_GT(files.size(), 2u);
+  ASSERT_TRUE(Verify(*t.table).ok());
+  for (const std::string& file : files) {
+    SCOPED_TRACE(file);
+    const std::string path = t.root + "/" + file;
+    const std::string bytes = ReadFile(path);
+    ASSERT_TRUE(std::filesystem::remove(path));
+    auto opened = table::Table::Open(t.store);
+    ASSERT_TRUE(opened.ok());
+    const Status verified = Verify(**opened).status();
+    EXPECT_TRUE(verified.IsCorruption()) << verified.ToString();
+    EXPECT_NE(verified.message().find("1 damage in version"), std::string::npos) << verified.ToString();
+    EXPECT_NE(verified.message().find(file + " is missing"), std::string::npos) << verified.ToString();
+    // A query that uses the index (a lookup of one score) for an index file, one that reads
+    // every fragment for a deletion vector.
+    const std::string where = file.rfind("_indices/", 0) == 0 ? "score = 500000" : "id >= 0";
+    const Status queried = t.Query(where);
+    EXPECT_TRUE(queried.IsCorruption()) << where << ": " << queried.ToString();
+    EXPECT_NE(queried.message().find(file), std::string::npos) << queried.ToString();
+    WriteFile(path, bytes);
+  }
+  EXPECT_TRUE(Verify(**table::Table::Open(t.store)).ok());
+}
+
+// verify runs the checks a query's opening of the version runs: a sealed manifest (its checksum
+// right) whose OTree layout section disagrees with its fragments is refused by every query, and
+// verify names it in its damage list.
+TEST(VerifyTest, ASealedManifestWhoseLayoutSectionIsInconsistentIsDamage) {
+  IndexedTable t;
+  layout::LayoutOptions options;
+  options.columns = {"x", "y"};
+  options.cube_rows = 500;
+  auto laid = ops::Layout(t.table.get(), options);
+  ASSERT_TRUE(laid.ok()) << laid.status().ToString();
+  ASSERT_TRUE(Verify(*t.table).ok());
+  table::Manifest m = t.table->manifest();
+  ASSERT_TRUE(m.layout.is_object());
+  ASSERT_GT(m.layout["blocks"].size(), 1u);
+  // One block's rows moved to another of the same fragment would be consistent: one more row is not.
+  m.layout["blocks"][0]["rows"] = m.layout["blocks"][0]["rows"].get<uint64_t>() + 1;
+  WriteFile(t.root + "/" + table::ManifestPath(m.version), table::SerializeManifest(m));
+  auto reopened = table::Table::Open(t.store);
+  ASSERT_TRUE(reopened.ok()) << "the manifest is sealed: it opens " << reopened.status().ToString();
+  const Status queried = t.Query("x > 0");
+  ASSERT_TRUE(queried.IsCorruption()) << queried.ToString();
+  const Status verified = Verify(**reopened).status();
+  EXPECT_TRUE(verified.IsCorruption()) << verified.ToString();
+  EXPECT_NE(verified.message().find(queried.message()), std::string::npos)
+      << "verify names what queries refuse: " << queried.message() << "\nverify: " << verified.ToString();
 }
 
 }  // namespace

@@ -358,11 +358,20 @@ class PyTable {
   // As `lakeindex layout --otree` (ops::Layout): the rewritten rows and their index segments in one commit.
   py::dict LayoutOTree(const py::dict& options) {
     layout::LayoutOptions o = LayoutOptionsFrom(options);
-    layout::LayoutReport report = Check(Unlocked([&]() -> Result<layout::LayoutReport> {
-      ASSIGN_OR_RETURN(ops::LayoutResult r, ops::Layout(table_.get(), o));
-      return r.report;
-    }));
-    return ReportToPy(report);
+    ops::LayoutResult result = Check(Unlocked([&] { return ops::Layout(table_.get(), o); }));
+    py::dict d = ReportToPy(result.report);
+    d["bytes_before"] = result.bytes_before;  // the Python side warns of growth (kLayoutGrowthToTell)
+    d["bytes_after"] = result.bytes_after;
+    return d;
+  }
+
+  // `verify(repair=True)`'s repair (ops::RepairIceberg): {"written": [files], "left": [files]}.
+  py::dict RepairIceberg() {
+    table::iceberg::Rewritten r = Check(Unlocked([&] { return ops::RepairIceberg(*table_); }));
+    py::dict d;
+    d["written"] = r.written;
+    d["left"] = r.left;
+    return d;
   }
 
   // As `lakeindex vacuum` (ops::Vacuum): {"expired": [versions], "removed": [paths], "warnings": [text]}.
@@ -890,6 +899,7 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("layout_otree", &PyTable::LayoutOTree, py::arg("options"))
       .def("vacuum", &PyTable::Vacuum, py::arg("older_than_hours"), py::arg("force"), py::arg("keep_versions"))
       .def("verify", &PyTable::Verify)
+      .def("repair_iceberg", &PyTable::RepairIceberg)
       .def("indexes", &PyTable::IndexList)
       .def("drop_index", &PyTable::DropIndex, py::arg("name"))
       .def("update_index", &PyTable::UpdateIndex, py::arg("name"), py::arg("merge"))
@@ -922,6 +932,7 @@ PYBIND11_MODULE(_lakeindex, m) {
   });
   m.def("index_build_segment", &IndexBuildSegment);
   m.def("index_commit", &IndexCommit);
+  m.attr("LAYOUT_GROWTH_TO_TELL") = lakeindex::ops::kLayoutGrowthToTell;
   m.def("layout_partitions", &LayoutPartitions);
   m.def("layout_estimate", &LayoutEstimate);
   m.def("layout_read", &LayoutRead);

@@ -238,9 +238,23 @@ table::CommitHook MaintainIndexes(std::shared_ptr<ObjectStore> store, const Upda
   };
 }
 
-Result<std::vector<std::string>> VerifyIndexes(const table::Table& table) {
+namespace {
+
+// A file of an index segment the version references is not on the store: damage to the table,
+// as a missing data file is (table.cc), not a user's typo.
+template <typename T>
+Result<T> MissingIsDamage(Result<T> r) {
+  if (!r.ok() && r.status().IsNotFound()) {
+    return Status::Corruption("an index file the version references is missing (" + r.status().message() + ")");
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<std::vector<table::Table::VersionCheck>> IndexChecks(const table::Table& table) {
   ASSIGN_OR_RETURN(auto indexes, index::ReadIndexes(table.manifest()));
-  std::vector<std::string> lines;
+  std::vector<table::Table::VersionCheck> checks;
   for (const IndexMeta& meta : indexes) {
     ASSIGN_OR_RETURN(const index::IndexKind* kind, KindOf(meta));
     for (const SegmentMeta& seg : meta.segments) {
@@ -254,10 +268,22 @@ Result<std::vector<std::string>> VerifyIndexes(const table::Table& table) {
           coverage.rows_of[f] = frag->rows;
         }
       }
-      ASSIGN_OR_RETURN(auto segment, kind->Open(table.store(), seg.uuid));
-      ASSIGN_OR_RETURN(std::string what, segment->Verify(coverage, where));
-      lines.push_back("ok " + where + " (" + what + ")");
+      checks.push_back([&table, kind, uuid = seg.uuid, where, coverage]() -> Result<std::string> {
+        ASSIGN_OR_RETURN(auto segment, MissingIsDamage(kind->Open(table.store(), uuid)));
+        ASSIGN_OR_RETURN(std::string what, MissingIsDamage(segment->Verify(coverage, where)));
+        return "ok " + where + " (" + what + ")";
+      });
     }
+  }
+  return checks;
+}
+
+Result<std::vector<std::string>> VerifyIndexes(const table::Table& table) {
+  ASSIGN_OR_RETURN(std::vector<table::Table::VersionCheck> checks, IndexChecks(table));
+  std::vector<std::string> lines;
+  for (const table::Table::VersionCheck& check : checks) {
+    ASSIGN_OR_RETURN(std::string line, check());
+    lines.push_back(std::move(line));
   }
   return lines;
 }
@@ -327,7 +353,7 @@ Result<std::shared_ptr<const index::IndexSegment>> OpenSegment(const table::Tabl
                                                                const std::string& uuid) {
   ASSIGN_OR_RETURN(std::shared_ptr<const void> opened,
                    table.SharedObject(std::string(kind.name()) + ":" + uuid, [&]() -> Result<std::shared_ptr<const void>> {
-                     ASSIGN_OR_RETURN(auto segment, kind.Open(table.store(), uuid));
+                     ASSIGN_OR_RETURN(auto segment, MissingIsDamage(kind.Open(table.store(), uuid)));
                      return std::shared_ptr<const void>(std::move(segment));
                    }));
   return std::static_pointer_cast<const index::IndexSegment>(opened);
@@ -391,14 +417,14 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
     const bool exact = kind->exact();
     h.search = [all, exact](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<index::SearchResult> {
       if (all->size() == 1) {  // most indexes: one segment, its answer as it is
-        ASSIGN_OR_RETURN(index::SearchResult r, (*all)[0]->Search(q, c));
+        ASSIGN_OR_RETURN(index::SearchResult r, MissingIsDamage((*all)[0]->Search(q, c)));
         if (!exact) r.exactness = index::Exactness::kAtMost;
         return r;
       }
       index::SearchResult out;
       out.exactness = exact ? index::Exactness::kExact : index::Exactness::kAtMost;
       for (const auto& segment : *all) {
-        ASSIGN_OR_RETURN(index::SearchResult r, segment->Search(q, c));
+        ASSIGN_OR_RETURN(index::SearchResult r, MissingIsDamage(segment->Search(q, c)));
         out.rows.true_rows |= r.rows.true_rows;
         out.rows.null_rows |= r.rows.null_rows;
         if (r.exactness != index::Exactness::kExact) out.exactness = index::Exactness::kAtMost;
@@ -410,7 +436,7 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
                            index::SearchCounters* c) -> Result<std::vector<uint64_t>> {
         std::vector<uint64_t> rows;
         for (const auto& segment : *all) {
-          ASSIGN_OR_RETURN(std::vector<uint64_t> some, segment->FirstRows(descending, k, keep, c));
+          ASSIGN_OR_RETURN(std::vector<uint64_t> some, MissingIsDamage(segment->FirstRows(descending, k, keep, c)));
           rows.insert(rows.end(), some.begin(), some.end());
         }
         return rows;
@@ -420,7 +446,7 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
       h.count = [all](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<uint64_t> {
         uint64_t n = 0;
         for (const auto& segment : *all) {
-          ASSIGN_OR_RETURN(uint64_t k, segment->Count(q, c));
+          ASSIGN_OR_RETURN(uint64_t k, MissingIsDamage(segment->Count(q, c)));
           n += k;
         }
         return n;

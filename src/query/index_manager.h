@@ -88,8 +88,11 @@ Status DropIndex(table::Table* table, const std::string& name);
 // Reads every index file `table`'s version references and checks it: btree directories
 // (checksum, order) and every leaf page (CRCs, order, min/max, row counts, each address inside a
 // fragment the segment covers), zone map files (checksum, zones). One line per segment checked;
-// the first damaged file is a Corruption error naming it.
+// the first damaged file is a Corruption error naming it. A missing file is Corruption too (as
+// it is to queries): the version references it.
 Result<std::vector<std::string>> VerifyIndexes(const table::Table& table);
+// The same as one check per segment, for table::Table::Verify's damage list (ops::Verify).
+Result<std::vector<table::Table::VersionCheck>> IndexChecks(const table::Table& table);
 
 // The indexes a query with filter `where` may use: those on the columns the bound filter names
 // (none without a filter). InvalidArgument for a filter that does not parse or bind.

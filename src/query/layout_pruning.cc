@@ -232,8 +232,11 @@ Result<BlockSelection> SelectBlocks(const layout::LayoutMeta& layout, const Sche
   BlockSelection out;
   ASSIGN_OR_RETURN(std::vector<int> columns, layout.ColumnIndexes(schema));
   std::map<int, std::set<int>> cubes;  // revision -> selected cube indexes
+  bool bounded = false;                // whether the filter bounds a layout column in some revision
+  const Box all = Box::Everything();
   for (const layout::Revision& rev : layout.revisions) {
     std::vector<Box> boxes = FilterBoxes(bound, columns, rev.transforms);
+    bounded |= std::none_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.lo == all.lo && b.hi == all.hi; });
     std::vector<int> selected = rev.tree.Select(boxes, 1.0);
     cubes[rev.id].insert(selected.begin(), selected.end());
     out.cubes_total += rev.tree.cubes().size();
@@ -253,6 +256,13 @@ Result<BlockSelection> SelectBlocks(const layout::LayoutMeta& layout, const Sche
   out.explain.push_back("OTree blocks: " + std::to_string(out.blocks_selected) + " of " +
                         std::to_string(out.blocks_total) + " selected" +
                         (sample ? " (sample " + FormatDouble(*sample) + ": blocks with min weight below it)" : ""));
+  if (!bounded && !sample) {  // one line instead of the tree's, which would suggest it was of use
+    std::string names;
+    for (const std::string& c : layout.columns) names += (names.empty() ? "" : ", ") + c;
+    out.explain = {"OTree layout on (" + names + "): " +
+                   (bound ? "no help to this filter (rows anywhere in (" + names + ") may match it)" : "no filter") +
+                   ", so every block is read"};
+  }
   return out;
 }
 

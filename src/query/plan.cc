@@ -1,6 +1,28 @@
 #include "query/plan.h"
 
 namespace lakeindex::query {
+namespace {
+
+// 336776 -> "336,776", as the rows and pages counts explain renders.
+std::string Grouped(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Why a row group holding the index's candidates was not read by taking them: the take rule of
+// Scanner::ScanRowGroup (the pages holding them must cost at most 3/4 of the column chunk).
+std::string NotTaken(const PlanStep& s) {
+  if (s.candidates == 0) return "";
+  return ", not the index's " + Grouped(s.candidates) + " candidate rows: they lie on " + Grouped(s.pages) + " of " +
+         Grouped(s.pages_total) + " pages (" + Grouped(s.bytes) + " of the column chunk's " + Grouped(s.bytes_total) +
+         " bytes to read, over the 3/4 a take may cost), so a scan is cheaper";
+}
+
+}  // namespace
 
 std::string PlanStep::ToString() const {
   const std::string f = "fragment " + std::to_string(fragment);
@@ -27,9 +49,9 @@ std::string PlanStep::ToString() const {
     case StepKind::kRowGroupTake:
       return rg + ": take " + std::to_string(rows) + " rows from " + std::to_string(pages) + " pages";
     case StepKind::kRowGroupPages:
-      return rg + ": read " + std::to_string(rows) + " rows of the pages the page index kept";
+      return rg + ": read " + std::to_string(rows) + " rows of the pages the page index kept" + NotTaken(*this);
     case StepKind::kRowGroupWhole:
-      return rg + ": read whole (" + std::to_string(rows) + " rows)";
+      return rg + ": read whole (" + std::to_string(rows) + " rows)" + NotTaken(*this);
   }
   return note;
 }

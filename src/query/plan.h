@@ -33,6 +33,13 @@ struct PlanStep {
   uint64_t rows = 0;
   uint64_t pages = 0;
   std::string note;  // kNote only
+  // A row group the index's candidates were in, read otherwise than by taking them
+  // (kRowGroupWhole, kRowGroupPages): why — the candidate rows lie on `pages` of `pages_total`
+  // pages of the first column read, whose uncached bytes (`bytes` of the chunk's `bytes_total`)
+  // are more than a take may cost (Scanner::ScanRowGroup).
+  uint64_t candidates = 0;
+  uint64_t pages_total = 0;
+  uint64_t bytes = 0, bytes_total = 0;
 
   bool is_fragment_decision() const { return kind >= StepKind::kFragmentEmpty && kind <= StepKind::kFragmentScan; }
   std::string ToString() const;

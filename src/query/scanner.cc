@@ -6,6 +6,7 @@
 #include <map>
 #include <iterator>
 #include <set>
+#include <tuple>
 
 #include "common/lru_cache.h"
 #include "common/thread_pool.h"
@@ -118,6 +119,7 @@ void Scanner::Merge(UnitOutput&& unit) {
   counters_.fragments_scanned += unit.counters.fragments_scanned;
   counters_.blocks_total += unit.counters.blocks_total;
   counters_.blocks_read += unit.counters.blocks_read;
+  counters_.blocks_whole += unit.counters.blocks_whole;
   counters_.pages_total += unit.counters.pages_total;
   counters_.pages_read += unit.counters.pages_read;
   counters_.rows_read += unit.counters.rows_read;
@@ -608,6 +610,8 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       if (!uncached.ok()) return uncached.status().WithContext(where());
       take = *uncached * 4 <= ChunkBytes(locations) * 3;
       step.pages = pages.size();
+      if (!take) std::tie(step.candidates, step.pages_total, step.bytes, step.bytes_total) =
+          std::make_tuple(RangeRows(candidate), locations.pages.size(), *uncached, ChunkBytes(locations));
     }
     if (!take) candidate = {{0, rg_rows}};
   }
@@ -667,6 +671,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   }
   ++out->counters.blocks_read;
   const bool whole = RangeRows(candidate) == rg_rows && !limit_;
+  out->counters.blocks_whole += whole && !remote_ && !cache_pages_;  // column chunks read at once (`read` below)
   step.kind = take ? StepKind::kRowGroupTake : whole ? StepKind::kRowGroupWhole : StepKind::kRowGroupPages;
   step.rows = RangeRows(candidate);
   out->plan.push_back(std::move(step));
@@ -829,6 +834,7 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
   if (!analyze) return j;
   j["blocks_total"] = c.blocks_total;
   j["blocks_read"] = c.blocks_read;
+  j["blocks_read_whole"] = c.blocks_whole;
   j["pages_total"] = c.pages_total;
   j["pages_read"] = c.pages_read;
   j["index_pages_read"] = c.index.pages_read;

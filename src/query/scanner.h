@@ -68,7 +68,8 @@ struct ScanCounters {
   uint64_t fragments_scanned = 0;
   uint64_t blocks_total = 0;  // row groups of scanned fragments
   uint64_t blocks_read = 0;
-  uint64_t pages_total = 0;   // data pages of read row groups (per column)
+  uint64_t blocks_whole = 0;  // of those, read as whole column chunks (no page counted)
+  uint64_t pages_total = 0;   // data pages of read row groups (per column) read page by page
   uint64_t pages_read = 0;
   uint64_t rows_read = 0;     // rows decoded
   uint64_t rows_returned = 0;

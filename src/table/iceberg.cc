@@ -12,6 +12,7 @@
 #include "format/parquet/crc32.h"
 #include "format/parquet/writer.h"
 #include "table/deletion_vector.h"
+#include "table/iceberg_files.h"
 
 namespace lakeindex::table::iceberg {
 namespace {
@@ -177,21 +178,6 @@ Status SetOptionalString(avro_value_t* record, const char* field, const std::str
   return Status::OK();
 }
 
-// One manifest entry.
-struct Entry {
-  int content = 0;  // 0 data, 1 position deletes
-  std::string path; // absolute
-  uint64_t rows = 0;
-  uint64_t size = 0;
-  uint64_t seq = 0;
-  std::map<int, int64_t> column_sizes, value_counts, null_counts, nan_counts;
-  std::map<int, std::string> lower, upper;
-  // A deletion vector (format 3): a blob of a Puffin file, applying to one data file.
-  bool puffin = false;
-  std::string referenced;  // absolute
-  uint64_t offset = 0, length = 0;
-};
-
 Status FillCounts(avro_value_t* file, const char* field, const std::map<int, int64_t>& counts) {
   if (counts.empty()) return avro::SetNull(file, field);
   ASSIGN_OR_RETURN(avro_value_t map, avro::SetNonNull(file, field));
@@ -211,62 +197,13 @@ Status FillBounds(avro_value_t* file, const char* field, const std::map<int, std
   return Status::OK();
 }
 
-// Whether `p` names a file under `dir` (metadata/ by default) without leaving it.
-bool IsMetadataFilePath(const std::string& p, const std::string& dir = kMetadataDir) {
-  return p.rfind(dir, 0) == 0 && p.find("..") == std::string::npos;
-}
-
-// A manifest file as the manifest list describes it, and what reusing it in a later snapshot
-// needs (the fragments it lists, the schema its statistics are keyed by).
-struct WrittenManifest {
-  std::string path;  // relative
-  uint64_t length = 0;
-  int content = 0;
-  uint64_t seq = 0;  // the snapshot that wrote it (its sequence number and added_snapshot_id)
-  uint64_t min_seq = 0;
-  int added = 0, existing = 0;
-  std::optional<uint64_t> first_row_id;  // format 3, data manifests: assigned when first listed
-  uint64_t added_rows = 0, existing_rows = 0;
-  std::string schema;             // the schema JSON its entries were written under
-  std::vector<uint32_t> fragments;  // data manifests: the fragments it lists
-
-  json ToJson() const {
-    json j = {{"path", path},   {"length", length}, {"content", content}, {"seq", seq},
-              {"min_seq", min_seq}, {"added", added}, {"existing", existing}, {"added_rows", added_rows},
-              {"existing_rows", existing_rows}, {"schema", schema}, {"fragments", fragments}};
-    if (first_row_id) j["first_row_id"] = *first_row_id;
-    return j;
-  }
-  // nullopt for anything malformed (the manifest is then written again, not reused).
-  static std::optional<WrittenManifest> FromJson(const json& j) {
-    if (!j.is_object()) return std::nullopt;
-    WrittenManifest m;
-    try {
-      m.path = j.at("path").get<std::string>();
-      m.length = j.at("length").get<uint64_t>();
-      m.content = j.at("content").get<int>();
-      m.seq = j.at("seq").get<uint64_t>();
-      m.min_seq = j.at("min_seq").get<uint64_t>();
-      m.added = j.at("added").get<int>();
-      m.existing = j.at("existing").get<int>();
-      m.added_rows = j.at("added_rows").get<uint64_t>();
-      m.existing_rows = j.at("existing_rows").get<uint64_t>();
-      m.schema = j.at("schema").get<std::string>();
-      m.fragments = j.at("fragments").get<std::vector<uint32_t>>();
-      if (j.contains("first_row_id")) m.first_row_id = j.at("first_row_id").get<uint64_t>();
-    } catch (const json::exception&) {
-      return std::nullopt;
-    }
-    if (!IsMetadataFilePath(m.path)) return std::nullopt;
-    return m;
-  }
-};
-
 // The schema JSON a manifest carries (its statistics are keyed by its field ids).
 std::string ManifestSchemaKey(const Schema& schema) {
   const int schema_id = SchemaId(schema);
   return SchemaJson(schema, schema_id == 1, schema_id).dump();
 }
+
+}  // namespace
 
 Result<WrittenManifest> WriteManifest(ObjectStore* store, const Manifest& next, const std::vector<Entry>& entries,
                                       int content, const std::string& path) {
@@ -385,9 +322,7 @@ Status WriteManifestList(ObjectStore* store, const Manifest& next, const json& s
   return store->Write(path, bytes);
 }
 
-// A position delete file for `fragment`'s deletion vector: (file_path, pos) sorted by pos, the
-// columns carrying Iceberg's reserved field ids.
-Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const FragmentMeta& fragment) {
+Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const FragmentMeta& fragment, const std::string& path) {
   ASSIGN_OR_RETURN(std::string dv_bytes, store->Read(fragment.deletion->file));
   ASSIGN_OR_RETURN(DeletionVector dv, DecodeDeletionVector(reinterpret_cast<const uint8_t*>(dv_bytes.data()),
                                                            dv_bytes.size(), fragment.deletion->file));
@@ -410,7 +345,6 @@ Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const Fragme
   ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Make(schema, options));
   RETURN_IF_ERROR(writer->Write(batch));
   ASSIGN_OR_RETURN(std::string file, writer->Finish());
-  const std::string path = std::string(kMetadataDir) + "deletes/" + std::to_string(fragment.id) + "-" + NewUuid() + ".parquet";
   RETURN_IF_ERROR(store->Write(path, file));
   json out{{"dv", fragment.deletion->file}, {"file", path}, {"size", file.size()}, {"rows", n}};
   if (n > 0) {
@@ -420,15 +354,20 @@ Result<json> WriteDeleteFile(ObjectStore* store, const json& state, const Fragme
   return out;
 }
 
+namespace {
+
 std::string BigEndian32(uint32_t v) {
   return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
 }
+
+}  // namespace
 
 // `fragment`'s deletion vector as Iceberg v3 has one: a Puffin file (puffin-spec) of one
 // deletion-vector-v1 blob — its length (big-endian), the magic D1 D3 39 64 and the positions as a
 // portable 64-bit Roaring bitmap (a count of 32-bit buckets, then each bucket's key and portable
 // 32-bit bitmap), then the CRC-32 of magic and bitmap (big-endian) — applying to the data file.
-Result<json> WriteDeletionVectorFile(ObjectStore* store, const json& state, const FragmentMeta& fragment) {
+Result<json> WriteDeletionVectorFile(ObjectStore* store, const json& state, const FragmentMeta& fragment,
+                                     const std::string& path) {
   ASSIGN_OR_RETURN(std::string dv_bytes, store->Read(fragment.deletion->file));
   ASSIGN_OR_RETURN(DeletionVector dv, DecodeDeletionVector(reinterpret_cast<const uint8_t*>(dv_bytes.data()),
                                                            dv_bytes.size(), fragment.deletion->file));
@@ -456,7 +395,6 @@ Result<json> WriteDeletionVectorFile(ObjectStore* store, const json& state, cons
   const std::string payload = footer.dump();
   const std::string file = "PFA1" + blob + "PFA1" + payload + LittleEndian<uint32_t>(uint32_t(payload.size())) +
                            LittleEndian<uint32_t>(0) + "PFA1";
-  const std::string path = std::string(kMetadataDir) + "deletes/" + std::to_string(fragment.id) + "-" + NewUuid() + ".puffin";
   RETURN_IF_ERROR(store->Write(path, file));
   return json{{"dv", fragment.deletion->file}, {"file", path}, {"size", file.size()}, {"rows", n},
               {"puffin", true}, {"offset", 4}, {"length", blob.size()}};
@@ -493,6 +431,35 @@ Entry DataEntry(const json& state, const Manifest& next, const FragmentMeta& f, 
   }
   return e;
 }
+
+Entry DeleteEntry(const json& state, const FragmentMeta& f, const json& del) {
+  Entry e;
+  e.content = 1;
+  e.path = Absolute(state, del.at("file").get<std::string>());
+  e.rows = del.at("rows").get<uint64_t>();
+  e.size = del.at("size").get<uint64_t>();
+  e.seq = del.at("seq").get<uint64_t>();
+  // Bounds on file_path name the one data file the deletes apply to (readers skip the file
+  // for the others); pos's bounds its deleted rows.
+  if (del.value("puffin", false)) {  // a deletion vector names its data file itself
+    e.puffin = true;
+    e.referenced = Absolute(state, f.file);
+    e.offset = del.at("offset").get<uint64_t>();
+    e.length = del.at("length").get<uint64_t>();
+    return e;
+  }
+  e.lower[kDeleteFilePathId] = e.upper[kDeleteFilePathId] = Absolute(state, f.file);
+  if (del.value("min_pos", json()).is_number_unsigned() && del.value("max_pos", json()).is_number_unsigned()) {
+    // (absent for delete files written before they were kept)
+    e.lower[kDeletePosId] = *BoundBytes(Value::Int64(del["min_pos"].get<int64_t>()), TypeId::kInt64);
+    e.upper[kDeletePosId] = *BoundBytes(Value::Int64(del["max_pos"].get<int64_t>()), TypeId::kInt64);
+  }
+  e.value_counts[kDeleteFilePathId] = e.value_counts[kDeletePosId] = int64_t(e.rows);
+  e.null_counts[kDeleteFilePathId] = e.null_counts[kDeletePosId] = 0;
+  return e;
+}
+
+namespace {
 
 const char* SnapshotOperation(size_t added, size_t removed, bool deletes_changed) {
   if (added > 0 && removed == 0) return "append";
@@ -573,6 +540,11 @@ namespace {
 // Data manifests a snapshot lists at most before they are merged into one.
 constexpr size_t kMaxDataManifests = 16;
 
+// Where a new position delete file (or Puffin deletion vector, `ext` ".puffin") of `f` goes.
+std::string NewDeleteFilePath(const FragmentMeta& f, const char* ext) {
+  return std::string(kMetadataDir) + "deletes/" + std::to_string(f.id) + "-" + NewUuid() + ext;
+}
+
 // A position delete file carried over from the previous version must be one of ours.
 bool IsDeleteFilePath(const std::string& p) { return IsMetadataFilePath(p, std::string(kMetadataDir) + "deletes/"); }
 
@@ -615,40 +587,15 @@ Status PrepareCommitUnchecked(ObjectStore* store, Manifest* next) {
       }
     } else {
       if (format >= 3) {
-        ASSIGN_OR_RETURN(del, WriteDeletionVectorFile(store, state, f));
+        ASSIGN_OR_RETURN(del, WriteDeletionVectorFile(store, state, f, NewDeleteFilePath(f, ".puffin")));
       } else {
-        ASSIGN_OR_RETURN(del, WriteDeleteFile(store, state, f));
+        ASSIGN_OR_RETURN(del, WriteDeleteFile(store, state, f, NewDeleteFilePath(f, ".parquet")));
       }
       del["seq"] = next->version;
       deletes_changed = true;
     }
     deletes[id] = del;
-    Entry e;
-    e.content = 1;
-    e.path = Absolute(state, del.at("file").get<std::string>());
-    e.rows = del.at("rows").get<uint64_t>();
-    e.size = del.at("size").get<uint64_t>();
-    e.seq = del.at("seq").get<uint64_t>();
-    // Bounds on file_path name the one data file the deletes apply to (readers skip the file
-    // for the others); pos's bounds its deleted rows.
-    if (del.value("puffin", false)) {  // a deletion vector names its data file itself
-      e.puffin = true;
-      e.referenced = Absolute(state, f.file);
-      e.offset = del.at("offset").get<uint64_t>();
-      e.length = del.at("length").get<uint64_t>();
-      delete_entries.push_back(std::move(e));
-      total_deleted += f.deletion->count;
-      continue;
-    }
-    e.lower[kDeleteFilePathId] = e.upper[kDeleteFilePathId] = Absolute(state, f.file);
-    if (del.value("min_pos", json()).is_number_unsigned() && del.value("max_pos", json()).is_number_unsigned()) {
-      // (absent for delete files written before they were kept)
-      e.lower[kDeletePosId] = *BoundBytes(Value::Int64(del["min_pos"].get<int64_t>()), TypeId::kInt64);
-      e.upper[kDeletePosId] = *BoundBytes(Value::Int64(del["max_pos"].get<int64_t>()), TypeId::kInt64);
-    }
-    e.value_counts[kDeleteFilePathId] = e.value_counts[kDeletePosId] = int64_t(e.rows);
-    e.null_counts[kDeleteFilePathId] = e.null_counts[kDeletePosId] = 0;
-    delete_entries.push_back(std::move(e));
+    delete_entries.push_back(DeleteEntry(state, f, del));
     total_deleted += f.deletion->count;
   }
   size_t removed = 0;

@@ -269,9 +269,10 @@ Result<std::vector<uint64_t>> ListedVersions(ObjectStore* store) {
   return versions;
 }
 
-// A data file the version names is not on the store: damage to the table, not a user's typo.
-Status MissingDataFile(const FragmentMeta& fragment, const Status& lookup) {
-  return Status::Corruption("data file " + fragment.file + " of fragment " + std::to_string(fragment.id) +
+// A file the version names (`what`: "data file", "deletion vector") is not on the store: damage
+// to the table, not a user's typo.
+Status MissingFile(const char* what, const std::string& file, const FragmentMeta& fragment, const Status& lookup) {
+  return Status::Corruption(std::string(what) + " " + file + " of fragment " + std::to_string(fragment.id) +
                             " is missing (" + lookup.message() + ")");
 }
 }  // namespace
@@ -850,9 +851,11 @@ Result<std::shared_ptr<const roaring::Roaring>> Table::Deletions(const FragmentM
     std::lock_guard<std::mutex> lock(cache_mu_);
     if (auto it = deletion_cache_.find(file); it != deletion_cache_.end()) return it->second;
   }
-  ASSIGN_OR_RETURN(std::string bytes, store_->Read(file));
+  Result<std::string> bytes = store_->Read(file);
+  if (!bytes.ok() && bytes.status().IsNotFound()) return MissingFile("deletion vector", file, fragment, bytes.status());
+  RETURN_IF_ERROR(bytes.status());
   ASSIGN_OR_RETURN(DeletionVector dv,
-                   DecodeDeletionVector(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), file));
+                   DecodeDeletionVector(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), file));
   if (dv.fragment_id != fragment.id || dv.fragment_rows != fragment.rows ||
       dv.deleted.cardinality() != fragment.deletion->count) {
     return Status::Corruption(file + ": deletion vector does not match fragment " + std::to_string(fragment.id));
@@ -925,7 +928,7 @@ Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFileUncached(cons
     };
   }
   auto opened = parquet::ParquetReader::Open(store_.get(), fragment.file, options);
-  if (!opened.ok() && opened.status().IsNotFound()) return MissingDataFile(fragment, opened.status());
+  if (!opened.ok() && opened.status().IsNotFound()) return MissingFile("data file", fragment.file, fragment, opened.status());
   ASSIGN_OR_RETURN(auto reader, std::move(opened));
   if (uint64_t(reader->num_rows()) != fragment.rows) {
     return Status::Corruption(fragment.file + ": has " + std::to_string(reader->num_rows()) + " rows, the manifest says " +
@@ -1018,7 +1021,7 @@ Result<Batch> Table::ReadAll(const std::vector<int>& columns) const {
   return Batch(s, std::move(out), rows);
 }
 
-Result<std::vector<std::string>> Table::Verify() const {
+Result<std::vector<std::string>> Table::Verify(const std::vector<VersionCheck>& more) const {
   std::vector<std::string> report, damaged, unchecked;
   // Re-read the manifest itself: its checksum is verified on parse.
   ASSIGN_OR_RETURN(Manifest reread, LoadManifest(store_.get(), version()));
@@ -1036,8 +1039,14 @@ Result<std::vector<std::string>> Table::Verify() const {
   std::vector<std::string> files = ChecksummedFiles(manifest_);
   for (const std::string& prefix : ReferencedIndexPrefixes(manifest_)) {
     ASSIGN_OR_RETURN(std::vector<ObjectInfo> listed, store_->List(prefix));
-    if (listed.empty()) damaged.push_back(prefix + ": the index segment's files are missing");
-    for (const ObjectInfo& o : listed) files.push_back(o.path);
+    std::set<std::string> there;
+    for (const ObjectInfo& o : listed) there.insert(o.path);
+    files.insert(files.end(), there.begin(), there.end());
+    // The segment's files the manifest recorded but the store lacks: named missing below.
+    for (auto it = manifest_.checksums.lower_bound(prefix); it != manifest_.checksums.end() && it->first.starts_with(prefix); ++it) {
+      if (!there.count(it->first)) files.push_back(it->first);
+    }
+    if (files.empty() || !files.back().starts_with(prefix)) damaged.push_back(prefix + ": the index segment's files are missing");
   }
   std::set<std::string> bad;
   std::map<std::string, uint64_t> sizes;
@@ -1089,6 +1098,14 @@ Result<std::vector<std::string>> Table::Verify() const {
     const Status metadata = iceberg::VerifyMetadata(store_.get(), manifest_);
     RETURN_IF_ERROR(damage(metadata));
     if (metadata.ok()) report.push_back(iceberg::MetadataPath(version()) + ": ok (describes this version)");
+  }
+  for (const VersionCheck& check : more) {
+    Result<std::string> line = check();
+    // A check failing on a file named damaged above says nothing new.
+    auto named = [&](const std::string& path) { return line.status().message().find(path) != std::string::npos; };
+    if (!line.ok() && std::any_of(bad.begin(), bad.end(), named)) continue;
+    RETURN_IF_ERROR(damage(line.status()));
+    if (line.ok() && !line->empty()) report.push_back(*line);
   }
   if (!damaged.empty()) {
     std::string message = std::to_string(damaged.size()) + (damaged.size() == 1 ? " damage" : " damages") +

@@ -233,10 +233,15 @@ class Table {
   // rows, ascending, "file_size", "stats": per column as the manifest keeps them}. `location` is
   // the table as the caller names it (a directory or an s3:// URI).
   Result<nlohmann::json> Files(const std::string& location) const;
+  // A check of the version beyond its files, by a layer above the table (ops::Verify passes the
+  // layout section's and each index segment's): a line for the report (none when empty), or the
+  // damage it found (Corruption, NotFound, InvalidArgument), which joins the damage list.
+  using VersionCheck = std::function<Result<std::string>()>;
   // Reads every file this version references (manifest, data files with their page CRCs,
-  // deletion vectors) and checks them against the manifest. Returns one line per file checked;
-  // the first damaged file is a Corruption error naming it.
-  Result<std::vector<std::string>> Verify() const;
+  // deletion vectors, index files the manifest records) and checks them against the manifest,
+  // then runs `more`. Returns one line per file checked; damage is one Corruption error naming
+  // every damaged or missing file.
+  Result<std::vector<std::string>> Verify(const std::vector<VersionCheck>& more = {}) const;
   // Deletes files under data/, _deletions/, _indices/ and _tmp/ that no version references and that are
   // older than `older_than_ms` (so a concurrent writer's files, written before its commit, are
   // never removed), and what killed writers left that no listing shows, past the same age

@@ -1,8 +1,9 @@
 #include "format/avro/avro_file.h"
 
+#include <xxhash.h>
+
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 
 #include "format/parquet/bit_util.h"
 
@@ -34,8 +35,6 @@ Result<std::unique_ptr<ContainerWriter>> ContainerWriter::Make(
   w->record_made_ = true;
   w->schema_json_ = std::move(schema_json);
   w->metadata_ = std::move(metadata);
-  std::random_device rd;
-  for (int i = 0; i < 16; ++i) w->sync_.push_back(char(rd() & 0xFF));
   return w;
 }
 
@@ -71,11 +70,20 @@ Result<std::string> ContainerWriter::Finish() {
     PutBytes(v, &out);
   }
   PutLong(0, &out);
-  out.append(sync_);
+  // The sync marker: a hash of everything else the file holds, not random bytes, so that the
+  // same records make the same file (a lost Iceberg metadata file written again matches the
+  // checksum recorded for it: table/iceberg_repair.h). The spec asks only that it be unlikely to
+  // occur in the blocks.
+  std::string sync;
+  for (uint64_t seed : {0, 1}) {
+    const uint64_t h = XXH64(block_.data(), block_.size(), XXH64(out.data(), out.size(), seed));
+    for (int i = 0; i < 8; ++i) sync.push_back(char(h >> (8 * i)));
+  }
+  out.append(sync);
   if (count_ > 0) {
     PutLong(int64_t(count_), &out);
     PutBytes(block_, &out);
-    out.append(sync_);
+    out.append(sync);
   }
   block_.clear();
   count_ = 0;

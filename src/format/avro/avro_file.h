@@ -48,7 +48,6 @@ class ContainerWriter {
   bool record_made_ = false;
   std::string block_;  // records encoded so far
   uint64_t count_ = 0;
-  std::string sync_;   // 16 random bytes
 };
 
 // Helpers for filling avro-c records by field name; each reports the field it could not set.
