@@ -48,14 +48,7 @@ TerminalResult RunInTerminal(const std::vector<std::string>& args, unsigned shor
   const pid_t pid = forkpty(&master, nullptr, nullptr, &size);
   if (pid == 0) {
     ::unsetenv("COLUMNS");
-    std::vector<char*> argv;
-    std::string bin = LAKEINDEX_CLI_PATH;
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
+    clitest::ExecCli(args);
   }
   TerminalResult r;
   if (pid < 0) return r;

@@ -49,14 +49,8 @@ inline std::vector<std::string> SortedLines(const std::string& text) {
   return lines;
 }
 
-// Starts the CLI with stdout/stderr redirected to files under `dir`; returns the pid.
-inline pid_t StartCli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, 1);
-    dup2(err, 2);
+// In a forked child: becomes the CLI with `args` (exit 127 when it cannot start).
+[[noreturn]] inline void ExecCli(const std::vector<std::string>& args) {
     std::vector<char*> argv;
     std::string bin = LAKEINDEX_CLI_PATH;
     argv.push_back(bin.data());
@@ -65,6 +59,17 @@ inline pid_t StartCli(const std::vector<std::string>& args, const std::string& o
     argv.push_back(nullptr);
     execv(bin.c_str(), argv.data());
     _exit(127);
+}
+
+// Starts the CLI with stdout/stderr redirected to files under `dir`; returns the pid.
+inline pid_t StartCli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1);
+    dup2(err, 2);
+    ExecCli(args);
   }
   return pid;
 }

@@ -154,15 +154,6 @@ void Progress::Update(uint64_t done) {
   std::fflush(stderr);
 }
 
-std::string Grouped(uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string FormatProgress(const std::string& label, const std::string& step, uint64_t done, uint64_t total,
                            double seconds) {
   const double fraction = total ? std::min(1.0, double(done) / double(total)) : 1.0;

@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/text.h"  // Grouped
 #include "lakeindex/object_store.h"
 #include "table/table.h"
 #include "lakeindex/status.h"
@@ -118,9 +119,6 @@ class Progress {
   bool printed_ = false;
   std::chrono::steady_clock::time_point start_, last_;
 };
-
-// 1234567 -> "1,234,567".
-std::string Grouped(uint64_t n);
 
 // Progress's line (without the bar's carriage return).
 std::string FormatProgress(const std::string& label, const std::string& step, uint64_t done, uint64_t total,

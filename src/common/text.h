@@ -1,7 +1,9 @@
 // Text that leaves the library: UTF-8 checks (JSON must be UTF-8; terminals show bytes), XML
-// escaping (S3 requests, the plot's SVG), and the "did you mean" of an unknown name.
+// escaping (S3 requests, the plot's SVG), counts with thousands separators, and the "did you mean"
+// of an unknown name.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,9 @@ std::string EscapeBytes(std::string_view s, bool controls);
 
 // `text` for an XML element or attribute value (& < > " ' as entities).
 std::string XmlEscape(std::string_view text);
+
+// 1234567 -> "1,234,567": counts as the command line and explain print them.
+std::string Grouped(uint64_t n);
 
 // Edit distance between `a` and `b` (insertions, deletions, substitutions and swaps of two
 // neighbours, each 1: the optimal string alignment distance), bytes compared ignoring ASCII case.

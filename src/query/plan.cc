@@ -1,17 +1,9 @@
 #include "query/plan.h"
 
+#include "common/text.h"
+
 namespace lakeindex::query {
 namespace {
-
-// 336776 -> "336,776", as the rows and pages counts explain renders.
-std::string Grouped(uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 // Why a row group holding the index's candidates was not read by taking them: the take rule of
 // Scanner::ScanRowGroup (the pages holding them must cost at most 3/4 of the column chunk).
