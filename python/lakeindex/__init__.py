@@ -311,10 +311,12 @@ class Table:
         return _warn_growth(self._t.layout_otree(options))
 
     def query(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
-              limit: Optional[int] = None, order_by: Optional[Names] = None, output: str = "numpy") -> Any:
+              limit: Optional[int] = None, order_by: Optional[Names] = None, output: str = "numpy",
+              offset: int = 0) -> Any:
         """Rows where `where` (SQL) is TRUE: {column: numpy array}. `select`: a list of column
         names or "a,b" (default: the visible columns); `sample`: fraction in (0, 1] of an
-        OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many;
+        OTree table (exactly the rows with _lakeindex_weight below it); `limit`: at most this many,
+        after skipping `offset` rows (SQL's OFFSET, as `--offset`);
         `order_by`: "c [desc], ..." or a list of such terms (NULLs last; one btree column with a
         limit is read in order from the index). `output="pandas"` gives a pandas DataFrame
         instead, its dtypes from the table's schema (docs/python.md "pandas"): numbers and
@@ -324,7 +326,7 @@ class Table:
         DuckDB's `FROM s`), without copies of the values."""
         _check_output(output, ("numpy", "pandas", "arrow"))
         args = (_text("where", where), _names(select), _fraction("sample", sample), _whole("limit", limit),
-                _terms("order_by", order_by))
+                _terms("order_by", order_by), _whole("offset", offset) or 0)
         if output == "arrow":
             return self._t.arrow_query(*args)
         names, columns = self._t.query(*args)
@@ -355,7 +357,8 @@ class Table:
 
     def aggregate(self, aggregates: Names, where: Optional[str] = None, group_by: Optional[Names] = None,
                   limit: Optional[int] = None, sample: Optional[float] = None, error: Optional[float] = None,
-                  confidence: float = 0.95, order_by: Optional[Names] = None, output: str = "numpy") -> Any:
+                  confidence: float = 0.95, order_by: Optional[Names] = None, output: str = "numpy",
+                  offset: int = 0) -> Any:
         """Aggregates, as `lakeindex query --agg`: {column: numpy array} with the group_by
         columns (a list or "a,b") then one column per aggregate of `aggregates`
         ("count(*), count(c), sum(c), avg(c), min(c), max(c), count_distinct(c)", or a list of
@@ -363,6 +366,7 @@ class Table:
         group (one row without group_by). SQL semantics: NULLs skipped, count 0 and the others
         NULL (masked) over no rows, an integer sum past int64 an error. `order_by` orders the
         groups by result columns ("avg(score) desc", or a list of such terms), before `limit`.
+        `offset` skips that many groups first (SQL's OFFSET; the groups need an `order_by`).
         The result is also an Arrow source (AggregateResult).
 
         Estimates (OTree tables): with `sample=f` the aggregates are estimated from the rows of
@@ -379,7 +383,8 @@ class Table:
         answer = self._t.aggregate(_terms("aggregates", aggregates, optional=False), _text("where", where),
                                    _names(group_by, "group_by"), _whole("limit", limit),
                                    _fraction("sample", sample), _fraction("error", error, upper=None),
-                                   float(confidence), _terms("order_by", order_by), output == "arrow")
+                                   float(confidence), _terms("order_by", order_by), output == "arrow",
+                                   _whole("offset", offset) or 0)
         if output == "arrow":
             return answer[1]
         names, columns, details, schema, arrow_rows = answer

@@ -6,6 +6,7 @@ import unittest
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 import lakeindex
 import util
@@ -32,6 +33,17 @@ class SqlTest(unittest.TestCase):
         self.assertEqual([int(v) for v in got["n"]], [3, 2, 1])
         rows = self.t.query(select=["id"], order_by='"Dep Delay" desc', limit=2)
         self.assertEqual([int(v) for v in rows["id"]], [3, 4])
+
+    def test_offset_skips_rows_and_groups_as_sql_offset(self):
+        # "Dep Delay" descending: ids 3 (40), 4 (12), 5 (8), 6 (7), 1 (5), 2 (-3).
+        rows = self.t.query(select=["id"], order_by='"Dep Delay" desc', limit=2, offset=1)
+        self.assertEqual([int(v) for v in rows["id"]], [4, 5])
+        stream = self.t.query(select=["id"], order_by='"Dep Delay" desc', offset=4, output="arrow")
+        self.assertEqual(pa.table(stream).column("id").to_pylist(), [1, 2])
+        got = self.t.aggregate(["count(*) AS n"], group_by=["dest"], order_by=["n desc"], offset=1)
+        self.assertEqual(list(got["dest"]), ["ORD", "SFO"])
+        with self.assertRaisesRegex(ValueError, "offset must be >= 0"):
+            self.t.query(offset=-1)
 
     def test_unknown_columns_name_the_nearest_in_python_words(self):
         cases = [

@@ -436,11 +436,12 @@ class PyTable {
   // Live rows of this version (from the manifest: nothing is read).
   uint64_t LiveRows() const { return table_->manifest().total_rows(); }
 
-  // (column names, column arrays) of SELECT select WHERE where [sample] [LIMIT limit].
+  // (column names, column arrays) of SELECT select WHERE where [sample] [LIMIT limit OFFSET offset].
   py::tuple Query(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
-                  std::optional<uint64_t> limit, const std::string& order_by) {
+                  std::optional<uint64_t> limit, const std::string& order_by, uint64_t offset) {
     Batch all = Check(Unlocked([&]() -> Result<Batch> {
-      ASSIGN_OR_RETURN(std::unique_ptr<ops::RowStream> rows, ops::Read(*table_, {where, select, sample, limit, order_by}));
+      ASSIGN_OR_RETURN(std::unique_ptr<ops::RowStream> rows,
+                       ops::Read(*table_, {where, select, sample, limit, order_by, offset}));
       return Drain(rows->schema(), [&](Batch* b) { return rows->Next(b); });
     }));
     return NamesAndColumns(all);
@@ -449,8 +450,8 @@ class PyTable {
   // The rows Query returns, as an Arrow stream read as it is consumed (an ordered query's rows
   // are sorted first, then streamed).
   PyArrowStream ArrowQuery(const std::string& where, const std::vector<std::string>& select, std::optional<double> sample,
-                           std::optional<uint64_t> limit, const std::string& order_by) {
-    std::shared_ptr<PyScan> scan = Read({where, select, sample, limit, order_by});
+                           std::optional<uint64_t> limit, const std::string& order_by, uint64_t offset) {
+    std::shared_ptr<PyScan> scan = Read({where, select, sample, limit, order_by, offset});
     return PyArrowStream(scan->schema(), [scan](Batch* out) { return scan->NextBatch(out); });
   }
 
@@ -472,7 +473,7 @@ class PyTable {
   // fraction, rounds, rows aggregated and read, confidence and widest relative interval).
   py::tuple Aggregate(const std::string& aggregates, const std::string& where, const std::vector<std::string>& group_by,
                       std::optional<uint64_t> limit, std::optional<double> sample, std::optional<double> error,
-                      double confidence, const std::string& order_by, bool arrow) {
+                      double confidence, const std::string& order_by, bool arrow, uint64_t offset) {
     query::AggregateResult result = Check(Unlocked([&]() -> Result<query::AggregateResult> {
       query::AggregateRequest request;
       request.where = where;
@@ -484,6 +485,7 @@ class PyTable {
       request.confidence = confidence;
       request.cache_pages = true;  // a Table lives on: the next aggregate of these columns decodes nothing
       request.order_by = order_by;
+      request.offset = offset;
       return ops::Aggregate(*table_, std::move(request));
     }));
     py::dict details;
@@ -906,12 +908,13 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def_static("recover", &PyTable::Recover, py::arg("path"), py::arg("lost"))
       .def_property_readonly("live_rows", &PyTable::LiveRows)
       .def("query", &PyTable::Query, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"),
-           py::arg("order_by"))
+           py::arg("order_by"), py::arg("offset") = 0)
       .def("arrow_query", &PyTable::ArrowQuery, py::arg("where"), py::arg("select"), py::arg("sample"), py::arg("limit"),
-           py::arg("order_by"))
+           py::arg("order_by"), py::arg("offset") = 0)
       .def("count", &PyTable::Count, py::arg("where"))
       .def("aggregate", &PyTable::Aggregate, py::arg("aggregates"), py::arg("where"), py::arg("group_by"), py::arg("limit"),
-           py::arg("sample"), py::arg("error"), py::arg("confidence"), py::arg("order_by"), py::arg("arrow") = false)
+           py::arg("sample"), py::arg("error"), py::arg("confidence"), py::arg("order_by"), py::arg("arrow") = false,
+           py::arg("offset") = 0)
       .def("arrow_schema", [](const PyTable& t) { return PyArrowStream(t.manifest_schema(), nullptr).SchemaCapsule(); })
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
