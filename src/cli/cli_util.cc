@@ -228,6 +228,12 @@ table::WriteConfig MakeWriteConfig(uint64_t rows_per_file, std::shared_ptr<Progr
   return config;
 }
 
+bool HugePagesPay(std::string_view command) {
+  static constexpr std::string_view kBuilds[] = {"create", "append", "optimize", "layout",
+                                                 "index",  "iceberg", "gen",     "demo"};
+  return std::find(std::begin(kBuilds), std::end(kBuilds), command) != std::end(kBuilds);
+}
+
 CLI::Validator WholeNumber(uint64_t min) {
   return CLI::Validator(
       [min](std::string& text) -> std::string {

@@ -88,6 +88,11 @@ struct TableHandle {
 Result<TableHandle> OpenTable(const std::string& path, std::optional<uint64_t> version = std::nullopt,
                               const std::optional<std::string>& query_filter = std::nullopt);
 
+// Whether `command` (argv[1]) allocates enough fresh memory that its heap on huge pages pays for
+// the tool's second start (main.cc): the commands that write or build (create, append, optimize,
+// layout, index, iceberg, gen, demo), not the reads.
+bool HugePagesPay(std::string_view command);
+
 // A CLI11 check for options taking a count: decimal digits only, at least `min`, at most 2^64-1
 // ("-1", "1e3", "0x10" and 2^64 are refused naming the value, instead of wrapping around).
 CLI::Validator WholeNumber(uint64_t min = 0);

@@ -116,7 +116,10 @@ int Finish(const lakeindex::Status& status) {
 // it reads at start, so the tool runs itself again once with glibc.malloc.hugetlb=1 added —
 // unless GLIBC_TUNABLES already names that tunable (set it to 0 to keep 4 KiB pages) or
 // LAKEINDEX_NO_REEXEC is set. When the new image cannot start, this one goes on as it is.
-static void UseHugePages(char** argv) {
+// Only the commands that build (HugePagesPay): the second start costs ~6 ms, most of a cold
+// lookup's process, and reads of 2M rows ran no faster on huge pages (bench/RESULTS.md).
+static void UseHugePages(int argc, char** argv) {
+  if (argc < 2 || !lakeindex::cli::HugePagesPay(argv[1])) return;
   if (std::getenv("LAKEINDEX_NO_REEXEC") != nullptr) return;
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   const std::string before = tunables == nullptr ? "" : tunables;
@@ -133,7 +136,7 @@ static void UseHugePages(char** argv) {
 
 int main(int argc, char** argv) {
   using namespace lakeindex::cli;
-  UseHugePages(argv);
+  UseHugePages(argc, argv);
   // Memory policy of the command-line tool: one command, then exit. Freed memory stays in the
   // process for the next allocation instead of going back to the kernel (glibc returns it once
   // 128 KiB sit free at the top of the heap, and maps anything from 128 KiB to 32 MiB fresh):
