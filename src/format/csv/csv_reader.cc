@@ -171,7 +171,8 @@ Status CsvReader::Init(const ReadOptions& options) {
   // Without a schema: the types from the lines after the first, then the first line's part.
   const CsvTokenizer::Position after_first = tokenizer_.Tell();
   std::vector<CsvNote> lookalikes;
-  ASSIGN_OR_RETURN(std::vector<TypeId> types, InferTypes(first.size(), options.infer_rows, &lookalikes));
+  std::vector<size_t> empties;
+  ASSIGN_OR_RETURN(std::vector<TypeId> types, InferTypes(first.size(), options.infer_rows, &lookalikes, &empties));
   bool header = options.header.value_or(true);
   if (!options.header.has_value()) {
     const bool typed = std::any_of(types.begin(), types.end(), [](TypeId t) { return t != TypeId::kString; });
@@ -179,6 +180,13 @@ Status CsvReader::Init(const ReadOptions& options) {
     ASSIGN_OR_RETURN(bool again, tokenizer_.Next(&record_));
     (void)again;
     header = !(typed && FitsTypes(record_, types));
+    // pandas' to_csv: an unnamed index column, integers never empty below a header whose only empty
+    // field is its own. When every other column is text, the header fits the types as a record (the
+    // empty field a NULL), as DuckDB reads it; pandas reads it as the header, and so do we.
+    const bool pandas_index = types[0] == TypeId::kInt64 && empties[0] == 0 && first.size() > 1 &&
+                              first[0].empty() &&
+                              std::none_of(first.begin() + 1, first.end(), [](const std::string& s) { return s.empty(); });
+    if (pandas_index) header = true;
   }
   std::vector<std::string> names = first;
   if (!header) {
@@ -227,7 +235,8 @@ Status CsvReader::CheckNames(const std::vector<std::string>& names) const {
 }
 
 Result<std::vector<TypeId>> CsvReader::InferTypes(size_t columns, size_t infer_rows,
-                                                  std::vector<CsvNote>* lookalikes) {
+                                                  std::vector<CsvNote>* lookalikes, std::vector<size_t>* empties) {
+  if (empties != nullptr) empties->assign(columns, 0);
   std::vector<TypeInference> inference(columns, TypeInference(&syntax_));
   const CsvTokenizer::Position data_start = tokenizer_.Tell();
   size_t rows = 0;
@@ -240,7 +249,11 @@ Result<std::vector<TypeId>> CsvReader::InferTypes(size_t columns, size_t infer_r
     if (record_.size() != columns) continue;
     for (size_t i = 0; i < columns; ++i) {
       const CsvField& f = record_[i];
-      if (!f.text.empty() && !IsNull(f)) inference[i].Observe(f.text);
+      if (!f.text.empty() && !IsNull(f)) {
+        inference[i].Observe(f.text);
+      } else if (empties != nullptr) {
+        ++(*empties)[i];
+      }
     }
   }
   tokenizer_.Seek(data_start);

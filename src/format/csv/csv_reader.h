@@ -115,9 +115,11 @@ class CsvReader {
   // The types of the columns `names` from the records from the tokenizer's position on (which it
   // returns to).
   // `lookalikes`, when given, gets TypeInference::Lookalike (and the syntax that reads them) of
-  // each column.
+  // each column; `empties`, when given, how many of the records sampled had each column empty or
+  // NULL.
   Result<std::vector<TypeId>> InferTypes(size_t columns, size_t infer_rows,
-                                         std::vector<CsvNote>* lookalikes = nullptr);
+                                         std::vector<CsvNote>* lookalikes = nullptr,
+                                         std::vector<size_t>* empties = nullptr);
   // Names the header's unnamed columns (see schema()).
   static void NameUnnamed(std::vector<std::string>* names);
   Status CheckNames(const std::vector<std::string>& names) const;

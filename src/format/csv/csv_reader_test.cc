@@ -188,10 +188,29 @@ TEST(CsvReader, ColumnsOfLookalikeDatesAndNumbersGetANote) {
             "<input>: line 3, column 'd': cannot parse '12/31/2024' as date");
   EXPECT_EQ(ErrorOf("n\n\"1,234.50\"\n", WithSchema("n:double")),
             "<input>: line 2, column 'n': cannot parse '1,234.50' as double");
-  // Strings that only partly look so get no note.
+  // Strings that only partly look so get no note, nor does a column of no values.
   reader = CsvReader::OpenBuffer("d\n12/31/2024\nsoon\n", "f.csv", ReadOptions{});
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_TRUE((*reader)->notes().empty());
+  reader = CsvReader::OpenBuffer("a,b\n1,\n2,\n", "f.csv", ReadOptions{});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->schema().ToString(), "a:int64,b:string");
+  EXPECT_TRUE((*reader)->notes().empty());
+}
+
+// pandas' to_csv of a frame of text columns: the unnamed index's header field is the line's only
+// empty one, and the index below it is never empty. The line fits the types as a record (DuckDB
+// reads it so, an extra row of NULL and names); pandas reads it as the header, and so do we. A
+// record whose first field is empty in a column that has empty fields stays a record.
+TEST(CsvReader, PandasToCsvOfTextColumnsHasItsHeader) {
+  auto rows = ReadCsv(",carrier,name\n0,9E,Endeavor Air Inc.\n1,AA,American Airlines Inc.\n", ReadOptions{});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "column0:int64,carrier:string,name:string");
+  EXPECT_EQ(rows->num_rows(), 2u);
+  rows = ReadCsv(",x,y\n,a,b\n3,c,d\n", ReadOptions{});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->schema().ToString(), "column0:int64,column1:string,column2:string");
+  EXPECT_EQ(rows->num_rows(), 3u);
 }
 
 // The syntax the notes name (DuckDB's dateformat and thousands) reads them, inferred or declared.

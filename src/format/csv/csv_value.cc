@@ -354,7 +354,7 @@ ValueSyntax TypeInference::LookalikeSyntax() const {
 }
 
 std::string TypeInference::Lookalike() const {
-  if (Type() != TypeId::kString) return "";
+  if (Type() != TypeId::kString || example_.empty()) return "";  // a column of no values looks like nothing
   if (all_dates_) return "dates such as '" + example_ + "' (a CSV date is YYYY-MM-DD)";
   if (all_numbers_ && some_thousands_) {
     return "numbers such as '" + example_ + "' (a CSV number has no thousands separators)";
