@@ -54,6 +54,8 @@ class SqlTest(unittest.TestCase):
             (lambda: self.t.aggregate("count(*)", group_by=["destt"]),
              "group_by: unknown column 'destt'; did you mean 'dest'?"),
             (lambda: self.t.count("dets = 'LAX'"), "unknown column 'dets'; did you mean 'dest'?"),
+            # count(*) alone is counted, not scanned: its order keys are bound all the same.
+            (lambda: self.t.aggregate("count(*) AS n", order_by="nn"), "unknown column 'nn'; did you mean 'n'?"),
         ]
         for call, words in cases:
             with self.subTest(words=words):

@@ -670,6 +670,19 @@ Result<std::optional<Batch>> FromStatistics(const table::Table& table, const Agg
 
 }  // namespace
 
+// The result's rows in `order_by`'s order (its keys bound to the result's columns, so an unknown
+// one is refused whichever way the rows were found), then OFFSET and LIMIT.
+static Status OrderAndWindow(const AggregateRequest& request, Batch* rows) {
+  if (!request.order_by.empty()) {
+    ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(request.order_by));
+    std::optional<uint64_t> kept = request.limit;
+    if (kept) kept = *kept > UINT64_MAX - request.offset ? UINT64_MAX : *kept + request.offset;
+    ASSIGN_OR_RETURN(*rows, SortBatch(*rows, keys, kept));
+  }
+  *rows = Window(*rows, request.offset, request.limit);
+  return Status::OK();
+}
+
 Result<AggregateResult> AggregateTable(const table::Table& table, const AggregateRequest& request) {
   ASSIGN_OR_RETURN(std::vector<AggregateSpec> specs, ParseAggregates(request.aggregates));
   // Checked against the table, then made again over the columns the scan returns.
@@ -695,7 +708,7 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     RETURN_IF_ERROR(checked->AddCount(n));
     ASSIGN_OR_RETURN(result.rows, checked->Finish());
     result.rows_aggregated = n;
-    result.rows = Window(result.rows, request.offset, request.limit);
+    RETURN_IF_ERROR(OrderAndWindow(request, &result.rows));
     return result;
   }
   // The columns the scan returns, each once (the first column when count(*) needs none), and
@@ -751,13 +764,7 @@ Result<AggregateResult> AggregateTable(const table::Table& table, const Aggregat
     result.fraction = f;
     ASSIGN_OR_RETURN(result.rows, aggregation->FinishEstimate(f, request.confidence));
   }
-  if (!request.order_by.empty()) {
-    ASSIGN_OR_RETURN(std::vector<OrderKey> keys, ParseOrderBy(request.order_by));
-    std::optional<uint64_t> kept = request.limit;
-    if (kept) kept = *kept > UINT64_MAX - request.offset ? UINT64_MAX : *kept + request.offset;
-    ASSIGN_OR_RETURN(result.rows, SortBatch(result.rows, keys, kept));
-  }
-  result.rows = Window(result.rows, request.offset, request.limit);
+  RETURN_IF_ERROR(OrderAndWindow(request, &result.rows));
   return result;
 }
 
