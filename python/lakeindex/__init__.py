@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as _datetime
 import json as _json
+import operator as _operator
 import os as _os
 import warnings as _warnings
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
@@ -564,11 +565,13 @@ def _terms(name: str, value: Any, optional: bool = True) -> str:
 
 
 def _whole(name: str, value: Any, minimum: int = 0) -> Any:
-    """An integer argument of at least `minimum` (None stays None)."""
+    """An integer argument of at least `minimum` (None stays None): an int or any integer that
+    says so (numpy's, through __index__), as pandas and pyarrow take them."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    value = _operator.index(value)
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return value

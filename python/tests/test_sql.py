@@ -44,6 +44,11 @@ class SqlTest(unittest.TestCase):
         self.assertEqual(list(got["dest"]), ["ORD", "SFO"])
         with self.assertRaisesRegex(ValueError, "offset must be >= 0"):
             self.t.query(offset=-1)
+        # numpy's integers count as integers (pandas and pyarrow take them); floats do not.
+        rows = self.t.query(select=["id"], order_by='"Dep Delay" desc', limit=np.int64(2), offset=np.uint8(1))
+        self.assertEqual([int(v) for v in rows["id"]], [4, 5])
+        with self.assertRaisesRegex(TypeError, "limit must be an int, not float"):
+            self.t.query(limit=2.0)
 
     def test_unknown_columns_name_the_nearest_in_python_words(self):
         cases = [
