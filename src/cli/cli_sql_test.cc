@@ -55,6 +55,15 @@ TEST(CliSqlTest, QuotedAndPlainNamesInEveryOption) {
   EXPECT_EQ(Query(dir, {t, "--select", "id", "--limit", "3"}), "id\n5\n2\n1\n");  // by "Dep Delay": NULL, -3, 5
   EXPECT_EQ(Query(dir, {t, "--where", "\"Dep Delay\" > 6", "--select", "ID", "--order-by", "\"id\" DESC NULLS LAST"}),
             "id\n6\n4\n3\n");
+  // index create --column: quoted, or the name as it is.
+  CliResult quoted = RunCli(dir, {"index", "create", t, "--column", "\"Dep Delay\"", "--type", "btree"});
+  EXPECT_EQ(quoted.code, 0) << quoted.err;
+  CliResult plain = RunCli(dir, {"index", "create", t, "--column", "Dep Delay", "--type", "zonemap"});
+  EXPECT_EQ(plain.code, 0) << plain.err;
+  CliResult two = RunCli(dir, {"index", "create", t, "--column", "\"Dep Delay\", id", "--type", "btree"});
+  EXPECT_EQ(two.code, 1);
+  EXPECT_NE(two.err.find("--column"), std::string::npos) << two.err;
+  EXPECT_EQ(Query(dir, {t, "--where", "\"Dep Delay\" = 12", "--select", "id"}), "id\n4\n");
 }
 
 TEST(CliSqlTest, AliasesDistinctStarAndOffset) {

@@ -720,6 +720,13 @@ Status RunIndexCreate(const IndexArgs& args) {
   query::IndexOptions options;
   options.name = args.name;
   options.column = args.column;
+  if (!args.column.empty() && args.column.front() == '"') {
+    // "Wind Speed" in SQL's double quotes, as every option takes a name; otherwise the text is the
+    // name as it is (--column 'Wind Speed' too).
+    ASSIGN_OR_RETURN(std::vector<query::ColumnItem> items, query::ParseColumnList(args.column, "column", false));
+    if (items.size() != 1) return Status::InvalidArgument("names one column, got " + args.column).About("column");
+    options.column = items[0].name;
+  }
   options.type = args.type;
   if (args.page_rows) options.params["page_rows"] = *args.page_rows;
   if (args.zone_rows) options.params["zone_rows"] = *args.zone_rows;
