@@ -1,5 +1,6 @@
 #include "format/csv/csv_value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -375,6 +376,11 @@ void AppendNumber(T v, std::string* out) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof(buf), v);  // shortest round-trip form; "inf", "-inf"
   out->append(buf, r.ptr);
+  if constexpr (std::is_floating_point_v<T>) {
+    // A whole number keeps its ".0" (2004.0, as DuckDB's COPY and pandas write it), so the file
+    // reads back as a double column, not an integer one.
+    if (std::all_of(buf, r.ptr, [](char c) { return c == '-' || (c >= '0' && c <= '9'); })) out->append(".0");
+  }
 }
 
 }  // namespace

@@ -137,9 +137,16 @@ TEST(CsvValue, FormatsShortestRoundTripAndSpecials) {
   EXPECT_EQ(Format(d), "-inf");
   d.Append<double>(1e300);
   EXPECT_EQ(Format(d), "1e+300");
+  // Whole numbers keep ".0" (DuckDB's COPY and pandas), so a file read back is a double column.
+  d.Append<double>(2004);
+  EXPECT_EQ(Format(d), "2004.0");
+  d.Append<double>(-0.0);
+  EXPECT_EQ(Format(d), "-0.0");
   Column f(TypeId::kFloat);
   f.Append<float>(0.1f);
   EXPECT_EQ(Format(f), "0.1");
+  f.Append<float>(-3);
+  EXPECT_EQ(Format(f), "-3.0");
   Column b(TypeId::kBool);
   b.Append<uint8_t>(1);
   EXPECT_EQ(Format(b), "true");
