@@ -223,6 +223,9 @@ class Parser {
     uint32_t position = operand->position;
     const Token& t = Peek();
     if (EndsOperand(t)) return BeyondSubset(t.position, BeyondOperator(t), QuoteHint(toks_, pos_));
+    for (const char* other : {"ILIKE", "SIMILAR", "GLOB", "REGEXP"}) {  // DuckDB's other matches
+      if (KeywordIs(t, other)) return BeyondSubset(t.position, std::string(other));
+    }
     if (t.kind == Tok::kCompare) {
       CompareOp op = Next().op;
       ASSIGN_OR_RETURN(ExprPtr right, ParseOperand());
@@ -319,8 +322,15 @@ class Parser {
         return MakeNumberLiteral(std::move(v), std::move(text), position);
       }
       case Tok::kIdent: break;
+      case Tok::kLParen:
+        // (SELECT ...) where a value stands: a scalar subquery, or IN (SELECT ...).
+        if (Peek(1).kind == Tok::kIdent && KeywordIs(Peek(1), "SELECT")) {
+          return BeyondSubset(position, "a subquery (SELECT)");
+        }
+        return ErrorAt(position, "expected a column or literal, found " + Describe(t));
       default: return ErrorAt(position, "expected a column or literal, found " + Describe(t));
     }
+    if (KeywordIs(t, "CASE")) return BeyondSubset(position, "CASE");
     if (KeywordIs(t, "TRUE") || KeywordIs(t, "FALSE")) {
       bool b = KeywordIs(Next(), "TRUE");
       return MakeLiteral(Value::Bool(b), position);
@@ -349,7 +359,8 @@ class Parser {
       return BeyondSubset(position, "the function call " + t.text + "(...)");
     }
     if (KeywordIs(t, "SELECT") && (Peek(1).kind == Tok::kStar || Peek(1).kind == Tok::kIdent ||
-                                   Peek(1).kind == Tok::kQuotedIdent || Peek(1).kind == Tok::kNumber)) {
+                                   Peek(1).kind == Tok::kQuotedIdent || Peek(1).kind == Tok::kNumber ||
+                                   Peek(1).kind == Tok::kString)) {
       return BeyondSubset(position, "a subquery (SELECT)");
     }
     if (IsReservedWord(t.text)) {

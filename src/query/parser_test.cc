@@ -71,6 +71,11 @@ TEST(ParserTest, SqlBeyondTheSubsetIsNamedWhereItStarts) {
            {"a IN (SELECT b FROM t)", "at position 7: a subquery (SELECT) is not supported"},
            {"EXISTS (SELECT 1)", "at position 1: a subquery (EXISTS) is not supported"},
            {"a = 1 HAVING b", "at position 7: HAVING is not supported"},
+           {"a IN (SELECT 'x')", "at position 7: a subquery (SELECT) is not supported"},
+           {"t > (SELECT avg(t) FROM w)", "at position 5: a subquery (SELECT) is not supported"},
+           {"o ILIKE 'e%'", "at position 3: ILIKE is not supported"},
+           {"o SIMILAR TO 'e.*'", "at position 3: SIMILAR is not supported"},
+           {"CASE WHEN a THEN 1 END = 1", "at position 1: CASE is not supported"},
        }) {
     auto e = ParseExpression(c.text);
     ASSERT_FALSE(e.ok()) << c.text;
