@@ -45,6 +45,14 @@ bool IcebirdInstalled() {
   return std::filesystem::exists(testing::SourceDir() + "/tests/iceberg/node_modules/icebird/package.json");
 }
 
+// 2,000 events rows in `events`, 300 more (seed 4) in `more`, and `table` made from the first
+// with Iceberg metadata: version 1 of the tests that go on with deletes and appends.
+void CreateWithIceberg(const TempDir& dir, const std::string& table, const std::string& events, const std::string& more) {
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "2000", "--output", events}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "300", "--seed", "4", "--output", more}).code, 0);
+  ASSERT_EQ(RunCli(dir, {"create", table, "--from", events, "--iceberg"}).code, 0);
+}
+
 // The text both sides render a cell as (read.mjs's conventions: int64 as decimal text, DATE as
 // days, TIMESTAMP as JavaScript milliseconds — icebird gives a Date — floating values exactly).
 std::string RenderDouble(double d) {
@@ -474,9 +482,7 @@ TEST(CliIcebergTest, AnOpenWritesTheMetadataACrashLeftUnwritten) {
   if (!IcebirdInstalled()) GTEST_FAIL() << "icebird is not installed in tests/iceberg: run scripts/install-deps.sh";
   TempDir dir;
   const std::string table = dir.Join("t"), events = dir.Join("e.parquet"), more = dir.Join("m.parquet");
-  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "2000", "--output", events}).code, 0);
-  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "300", "--seed", "4", "--output", more}).code, 0);
-  ASSERT_EQ(RunCli(dir, {"create", table, "--from", events, "--iceberg"}).code, 0);
+  ASSERT_NO_FATAL_FAILURE(CreateWithIceberg(dir, table, events, more));
   ASSERT_EQ(RunCli(dir, {"append", table, "--from", more}).code, 0);
   ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "id < 50"}).code, 0);
   ASSERT_EQ(Newest(table), 3u);
@@ -788,9 +794,7 @@ TEST(CliIcebergTest, VerifyRepairWritesLostManifestListsAndManifestsAgain) {
   if (!IcebirdInstalled()) GTEST_FAIL() << "icebird is not installed in tests/iceberg: run scripts/install-deps.sh";
   TempDir dir;
   const std::string table = dir.Join("t"), events = dir.Join("e.parquet"), more = dir.Join("m.parquet");
-  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "2000", "--output", events}).code, 0);
-  ASSERT_EQ(RunCli(dir, {"gen", "--rows", "300", "--seed", "4", "--output", more}).code, 0);
-  ASSERT_EQ(RunCli(dir, {"create", table, "--from", events, "--iceberg"}).code, 0);
+  ASSERT_NO_FATAL_FAILURE(CreateWithIceberg(dir, table, events, more));
   ASSERT_EQ(RunCli(dir, {"delete", table, "--where", "id < 50"}).code, 0);
   ASSERT_EQ(RunCli(dir, {"append", table, "--from", more}).code, 0);
   ASSERT_EQ(Newest(table), 3u);

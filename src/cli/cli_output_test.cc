@@ -416,14 +416,7 @@ TEST(CliOutputTest, APermissionErrorIsAUserError) {
       const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666), e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
       dup2(o, 1);
       dup2(e, 2);
-      std::vector<char*> argv;
-      std::string bin = LAKEINDEX_CLI_PATH;
-      argv.push_back(bin.data());
-      std::vector<std::string> copy = args;
-      for (auto& a : copy) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(bin.c_str(), argv.data());
-      _exit(127);
+      clitest::ExecCli(args);
     }
     int status = 0;
     waitpid(pid, &status, 0);
