@@ -345,6 +345,17 @@ TEST(CliOutputTest, StatisticsAndAggregatesNeverPrintMinusZero) {
   EXPECT_EQ(from_statistics.out, "min(x)\n0.0\n");  // a double's whole value keeps ".0" in CSV
 }
 
+// .feather names Arrow's IPC file format, which lakeindex does not write: refused with the stream's
+// extension, never written as a text table or as a stream .feather readers cannot open.
+TEST(CliOutputTest, FeatherOutputIsRefusedNamingTheStream) {
+  TempDir dir;
+  const std::string table = MakeTable(dir, 5);
+  CliResult r = RunCli(dir, {"query", table, "--output", dir.Join("o.feather")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(".arrows writes an Arrow IPC stream"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("o.feather")));
+}
+
 TEST(CliOutputTest, ErrorOnAPlainTableIsBlamedOnError) {
   TempDir dir;
   const std::string table = MakeTable(dir, 50);

@@ -246,6 +246,13 @@ Status RunAggregate(const TableHandle& h, const QueryArgs& args) {
 
 Status RunQuery(const QueryArgs& given) {
   QueryArgs args = given;
+  if (args.format.empty() && FileExtension(args.output) == "feather") {
+    // Feather (v2) is Arrow's IPC *file* format, which readers of .feather expect; lakeindex writes
+    // the IPC stream, so it says so rather than write what they cannot open (or a text table).
+    return Status::InvalidArgument("--output: .feather is Arrow's IPC file format, which lakeindex does not write: "
+                                   "--output FILE.arrows writes an Arrow IPC stream (pyarrow.ipc.open_stream, "
+                                   "polars.read_ipc_stream)");
+  }
   if (args.format.empty()) args.format = FormatForExtension(args.output);
   if (args.format.empty()) args.format = "table";
   if (args.format != "table" && args.format != "csv" && args.format != "json" && args.format != "parquet" &&
