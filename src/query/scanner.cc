@@ -6,7 +6,6 @@
 #include <map>
 #include <iterator>
 #include <set>
-#include <tuple>
 
 #include "common/lru_cache.h"
 #include "common/thread_pool.h"
@@ -610,8 +609,12 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       if (!uncached.ok()) return uncached.status().WithContext(where());
       take = *uncached * 4 <= ChunkBytes(locations) * 3;
       step.pages = pages.size();
-      if (!take) std::tie(step.candidates, step.pages_total, step.bytes, step.bytes_total) =
-          std::make_tuple(RangeRows(candidate), locations.pages.size(), *uncached, ChunkBytes(locations));
+      if (!take) {  // why not, for explain: the take rule's numbers
+        step.candidates = RangeRows(candidate);
+        step.pages_total = locations.pages.size();
+        step.bytes = *uncached;
+        step.bytes_total = ChunkBytes(locations);
+      }
     }
     if (!take) candidate = {{0, rg_rows}};
   }

@@ -15,6 +15,21 @@ Result<bool> Missing(ObjectStore* store, const std::string& path) {
   return size.status();
 }
 
+// `entries` written at `written`'s path as the version that wrote it (`written.seq`: its entries
+// ADDED, the others EXISTING) wrote them; `content` 0 for data, 1 for deletes. The same length as
+// the manifest list records, or the rewrite is not the lost file.
+Status WriteAgain(ObjectStore* store, const Manifest& m, const WrittenManifest& written,
+                  const std::vector<Entry>& entries, int content) {
+  Manifest writer = m;
+  writer.version = written.seq;
+  ASSIGN_OR_RETURN(WrittenManifest again, WriteManifest(store, writer, entries, content, written.path));
+  if (again.length != written.length) {
+    return Status::Internal("iceberg: " + written.path + " written again has " + std::to_string(again.length) +
+                            " bytes, the manifest list says " + std::to_string(written.length));
+  }
+  return Status::OK();
+}
+
 // Data manifest `written` of version `m`'s snapshot, written again: the entries of the fragments
 // it lists, as the version that wrote it (`written.seq`) wrote them — a manifest is listed again
 // only while all its files stay as they were, so `m` still has them.
@@ -35,14 +50,7 @@ Status RewriteDataManifest(ObjectStore* store, const Manifest& m, const WrittenM
     return Status::Corruption("iceberg: " + written.path + " lists fragments version " + std::to_string(m.version) +
                               " does not have");
   }
-  Manifest writer = m;  // the version that wrote it: its entries ADDED, the others EXISTING
-  writer.version = written.seq;
-  ASSIGN_OR_RETURN(WrittenManifest again, WriteManifest(store, writer, entries, 0, written.path));
-  if (again.length != written.length) {
-    return Status::Internal("iceberg: " + written.path + " written again has " + std::to_string(again.length) +
-                            " bytes, the manifest list says " + std::to_string(written.length));
-  }
-  return Status::OK();
+  return WriteAgain(store, m, written, entries, /*content=*/0);
 }
 
 // The delete manifest `written` of version `m`'s snapshot, written again: one entry per fragment
@@ -58,14 +66,7 @@ Status RewriteDeleteManifest(ObjectStore* store, const Manifest& m, const Writte
     }
     entries.push_back(DeleteEntry(m.iceberg, f, *del));
   }
-  Manifest writer = m;
-  writer.version = written.seq;
-  ASSIGN_OR_RETURN(WrittenManifest again, WriteManifest(store, writer, entries, 1, written.path));
-  if (again.length != written.length) {
-    return Status::Internal("iceberg: " + written.path + " written again has " + std::to_string(again.length) +
-                            " bytes, the manifest list says " + std::to_string(written.length));
-  }
-  return Status::OK();
+  return WriteAgain(store, m, written, entries, /*content=*/1);
 }
 
 }  // namespace

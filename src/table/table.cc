@@ -1039,6 +1039,7 @@ Result<std::vector<std::string>> Table::Verify(const std::vector<VersionCheck>& 
   std::vector<std::string> files = ChecksummedFiles(manifest_);
   for (const std::string& prefix : ReferencedIndexPrefixes(manifest_)) {
     ASSIGN_OR_RETURN(std::vector<ObjectInfo> listed, store_->List(prefix));
+    const size_t before = files.size();
     std::set<std::string> there;
     for (const ObjectInfo& o : listed) there.insert(o.path);
     files.insert(files.end(), there.begin(), there.end());
@@ -1046,7 +1047,7 @@ Result<std::vector<std::string>> Table::Verify(const std::vector<VersionCheck>& 
     for (auto it = manifest_.checksums.lower_bound(prefix); it != manifest_.checksums.end() && it->first.starts_with(prefix); ++it) {
       if (!there.count(it->first)) files.push_back(it->first);
     }
-    if (files.empty() || !files.back().starts_with(prefix)) damaged.push_back(prefix + ": the index segment's files are missing");
+    if (files.size() == before) damaged.push_back(prefix + ": the index segment's files are missing");
   }
   std::set<std::string> bad;
   std::map<std::string, uint64_t> sizes;
