@@ -119,10 +119,10 @@ query::UpdateOptions LayoutIndexUpdate(const layout::LayoutOptions& options) {
 
 Result<LayoutResult> LayoutOnce(table::Table* table, layout::LayoutOptions options) {
   LayoutResult result;
-  result.bytes_before = Stats(*table).data_bytes;
+  result.bytes_before = table->manifest().data_bytes();
   options.write = WithIndexMaintenance(*table, std::move(options.write), LayoutIndexUpdate(options), &result.index_segments);
   ASSIGN_OR_RETURN(result.report, layout::LayoutTable(table, options));
-  result.bytes_after = Stats(*table).data_bytes;
+  result.bytes_after = table->manifest().data_bytes();
   return result;
 }
 

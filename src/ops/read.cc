@@ -173,8 +173,8 @@ TableStats Stats(const table::Table& table) {
   const table::Manifest& m = table.manifest();
   TableStats out;
   out.fragments = m.fragments.size();
+  out.data_bytes = m.data_bytes();
   for (const table::FragmentMeta& f : m.fragments) {
-    out.data_bytes += f.file_size;
     out.rows += f.live_rows();
     out.deleted_rows += f.rows - f.live_rows();
     for (const auto& [name, s] : f.stats) out.columns[name].Merge(s);

@@ -266,6 +266,12 @@ uint64_t Manifest::total_rows() const {
   return n;
 }
 
+uint64_t Manifest::data_bytes() const {
+  uint64_t n = 0;
+  for (const auto& f : fragments) n += f.file_size;
+  return n;
+}
+
 std::string ManifestPath(uint64_t version) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%s%020" PRIu64 ".manifest", kVersionsDir, version);

@@ -118,6 +118,7 @@ struct Manifest {
 
   const FragmentMeta* FindFragment(uint32_t id) const;
   uint64_t total_rows() const;  // live rows
+  uint64_t data_bytes() const;  // the data files' sizes, summed
 };
 
 std::string ManifestPath(uint64_t version);
