@@ -97,6 +97,29 @@ class TableTest(unittest.TestCase):
             self.assertEqual(f["deleted"], sorted(f["deleted"]))
         self.assertEqual(sum(len(f["deleted"]) for f in lakeindex.Table.open(t.path, version=1).files()), 0)
 
+    def test_prewarm_then_new_keys_read_nothing(self):
+        t = self.make("pw")
+        t.create_index("id")
+        t = lakeindex.Table.open(t.path)
+        cold = t.explain("id = 1500", analyze=True)
+        self.assertGreater(cold["bytes_read"], 0)
+        report = t.prewarm()
+        self.assertTrue(report["complete"], report)
+        self.assertGreater(report["data_bytes"], 0)
+        self.assertGreater(report["index_pages"], 0)
+        for key in (17, 4242, 19999, 777):  # never looked up before
+            warm = t.explain(f"id = {key}", analyze=True)
+            self.assertEqual((warm["bytes_read"], warm["index_bytes_read"], warm["io_requests"]), (0, 0, 0), key)
+            self.assertEqual(t.query(f"id = {key}", select=["id"])["id"].tolist(), [key])
+        self.assertEqual(t.prewarm()["data_bytes"], 0)  # all held already
+        only = lakeindex.Table.open(t.path).prewarm(columns=["x"], indexes=False, max_bytes=10**9)
+        self.assertEqual(only["index_bytes"], 0)
+        self.assertLess(only["data_bytes"], report["data_bytes"] / 3)
+        with self.assertRaisesRegex(ValueError, r"columns.*'xx'.*did you mean 'x'"):
+            t.prewarm(columns=["xx"])
+        with self.assertRaisesRegex(TypeError, "max_bytes must be an int"):
+            t.prewarm(max_bytes="1GB")
+
     def test_iceberg_metadata_from_create_or_enable(self):
         import json
         t = self.make("ice", iceberg=True)

@@ -23,6 +23,8 @@ uint64_t SegmentCoverage::Rows() const {
   return n;
 }
 
+Status IndexSegment::Prewarm(uint64_t, SearchCounters*) const { return Status::OK(); }
+
 Result<uint64_t> IndexSegment::Count(const ScalarQuery&, SearchCounters*) const {
   return Status::NotSupported("this index kind does not count from its directory");
 }

@@ -79,6 +79,10 @@ class IndexSegment {
   // Reads every byte of the segment and checks it, and against `coverage`; one line saying what
   // was checked ("btree, 12 leaf pages, 48000 rows"). Corruption naming `where` and the part.
   virtual Result<std::string> Verify(const SegmentCoverage& coverage, const std::string& where) const = 0;
+  // Reads what searches read lazily (a BTree's leaf pages) into the process cache, in order,
+  // while the bytes read stay within `max_bytes`: `counters` say what was read. A kind whose
+  // segment is held whole once opened reads nothing (the default).
+  virtual Status Prewarm(uint64_t max_bytes, SearchCounters* counters) const;
 };
 
 class IndexKind {

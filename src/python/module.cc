@@ -18,6 +18,7 @@
 #include "layout/otree/partitioned_layout.h"
 #include "python/convert.h"
 #include "ops/operations.h"
+#include "ops/prewarm.h"
 #include "ops/read.h"
 #include "query/aggregate.h"
 #include "query/order.h"
@@ -578,6 +579,20 @@ class PyTable {
     return d;
   }
 
+  py::dict Prewarm(const std::vector<std::string>& columns, bool data, bool indexes, std::optional<uint64_t> max_bytes) {
+    ops::PrewarmRequest request{columns, data, indexes, max_bytes};
+    const ops::PrewarmReport r = Check(Unlocked([&] { return ops::Prewarm(*table_, request); }));
+    py::dict d;
+    d["data_bytes"] = r.data_bytes;
+    d["data_pages"] = r.data_pages;
+    d["index_bytes"] = r.index_bytes;
+    d["index_pages"] = r.index_pages;
+    d["complete"] = r.complete;
+    d["cache_bytes"] = r.cache_bytes;
+    d["cache_capacity"] = r.cache_capacity;
+    return d;
+  }
+
   uint64_t version() const { return table_->version(); }
   std::string schema() const { return table_->schema().ToString(); }
   const std::string& path() const { return path_; }
@@ -919,6 +934,7 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
       .def("stats", &PyTable::Stats)
+      .def("prewarm", &PyTable::Prewarm, py::arg("columns"), py::arg("data"), py::arg("indexes"), py::arg("max_bytes"))
       .def("files", &PyTable::Files)
       .def_property_readonly("version", &PyTable::version)
       .def_property_readonly("schema", &PyTable::schema)

@@ -249,6 +249,10 @@ Result<T> MissingIsDamage(Result<T> r) {
   }
   return r;
 }
+Status MissingIsDamage(Status st) {
+  if (st.IsNotFound()) return Status::Corruption("an index file the version references is missing (" + st.message() + ")");
+  return st;
+}
 
 }  // namespace
 
@@ -442,6 +446,15 @@ Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const st
         return rows;
       };
     }
+    h.prewarm = [all](uint64_t max_bytes, index::SearchCounters* c) -> Status {
+      index::SearchCounters read;
+      for (const auto& segment : *all) {
+        if (read.bytes_read >= max_bytes) break;
+        RETURN_IF_ERROR(MissingIsDamage(segment->Prewarm(max_bytes - read.bytes_read, &read)));
+      }
+      if (c != nullptr) *c += read;
+      return Status::OK();
+    };
     if (kind->counts() && !stale) {
       h.count = [all](const index::ScalarQuery& q, index::SearchCounters* c) -> Result<uint64_t> {
         uint64_t n = 0;

@@ -43,6 +43,9 @@ struct IndexHandle {
   std::function<Result<std::vector<uint64_t>>(bool descending, uint64_t k, const std::function<bool(uint64_t)>& keep,
                                               index::SearchCounters*)>
       first_rows;
+  // Reads what its segments read lazily into the process cache, within `max_bytes` in all
+  // (IndexSegment::Prewarm).
+  std::function<Status(uint64_t max_bytes, index::SearchCounters*)> prewarm;
 };
 
 struct IndexPlan {

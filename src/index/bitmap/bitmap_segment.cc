@@ -99,6 +99,17 @@ Result<std::vector<std::shared_ptr<const RowSet>>> BitmapSegment::Bitmaps(const 
   return out;
 }
 
+Status BitmapSegment::Prewarm(uint64_t max_bytes, SearchCounters* counters) const {
+  std::vector<size_t> entries;
+  uint64_t bytes = 0;
+  for (size_t e = 0; e <= dict_.keys.size(); ++e) {  // the NULL rows' entry last
+    if (bytes + Ref(e).size > max_bytes) break;
+    bytes += Ref(e).size;
+    entries.push_back(e);
+  }
+  return Bitmaps(entries, true, counters).status();
+}
+
 Result<SearchResult> BitmapSegment::Search(const ScalarQuery& query, SearchCounters* counters) const {
   ASSIGN_OR_RETURN(std::vector<size_t> entries, Entries(query));
   const size_t null_entry = dict_.keys.size();

@@ -34,6 +34,8 @@ class BitmapSegment final : public IndexSegment {
   // Reads every bitmap anew and checks it (checksums, cardinalities, addresses inside the
   // covered fragments, no row in two entries).
   Result<std::string> Verify(const SegmentCoverage& coverage, const std::string& where) const override;
+  // The entries' bitmaps, in key order, kept as searches keep them, while they fit in max_bytes.
+  Status Prewarm(uint64_t max_bytes, SearchCounters* counters) const override;
 
   // Every entry's bitmap, the NULL rows' last, read anew (not kept).
   Result<std::vector<std::shared_ptr<const RowSet>>> AllBitmaps() const;

@@ -74,6 +74,8 @@ class BTreeSegment final : public IndexSegment {
   // Reads page_data's footer and every leaf page uncached (CRCs, order, min/max, row counts) and
   // checks each address lies in a fragment of `coverage`, and the rows add up.
   Result<std::string> Verify(const SegmentCoverage& coverage, const std::string& where) const override;
+  // Leaf pages from the first, through the cache, while the bytes read stay within max_bytes.
+  Status Prewarm(uint64_t max_bytes, SearchCounters* counters) const override;
 
   const BTreeSegmentInfo& info() const { return info_; }
   const PageDirectory& directory() const { return dir_; }
