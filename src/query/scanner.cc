@@ -13,6 +13,7 @@
 #include "query/binder.h"
 #include "query/evaluator.h"
 #include "query/parser.h"
+#include "query/page_pruning.h"
 #include "query/pruning.h"
 #include "query/row_gather.h"
 
@@ -61,29 +62,6 @@ class MapStatsProvider : public StatsProvider {
  private:
   std::map<int, ColumnStats> stats_;
   std::set<int> nan_known_;
-};
-
-// Statistics of one column only (a page of the page index): no allocation per page.
-class OneColumnStats : public StatsProvider {
- public:
-  const ColumnStats* Stats(int column_index) const override { return column_index == column_ && known_ ? &stats_ : nullptr; }
-  bool NanCountKnown(int column_index) const override { return column_index == column_ && nan_known_; }
-  // The page's statistics; known() is false when the page has none (its null count is unknown).
-  void SetPage(int column, const parquet::PageIndexEntry& page, const parquet::PageStatistics& stats, bool nan_known) {
-    column_ = column;
-    nan_known_ = nan_known;
-    known_ = stats.null_count.has_value();
-    if (!known_) return;
-    stats_.min = stats.null_page ? std::nullopt : stats.min;
-    stats_.max = stats.null_page ? std::nullopt : stats.max;
-    stats_.null_count = uint64_t(*stats.null_count);
-    stats_.row_count = uint64_t(page.num_rows);
-  }
-
- private:
-  int column_ = -1;
-  bool nan_known_ = false, known_ = false;
-  ColumnStats stats_;
 };
 
 }  // namespace
@@ -648,23 +626,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       auto pi = reader.SharedPageIndex(rg, file_columns[pos]);
       if (!pi.ok()) return pi.status().WithContext(where());
       if (!(*pi)->has_statistics) continue;
-      Ranges keep;
-      OneColumnStats page_stats;
-      const bool nan_known = open.no_nan.count(c) > 0;
-      const parquet::PageIndex& index = **pi;
-      for (size_t p = 0; p < index.pages.size(); ++p) {
-        const parquet::PageIndexEntry& page = index.pages[p];
-        page_stats.SetPage(c, page, index.stats[p], nan_known);
-        if (MayMatch(*filter_, page_stats)) {
-          uint64_t b = uint64_t(page.first_row_index), e = b + uint64_t(page.num_rows);
-          if (!keep.empty() && keep.back().second == b) {
-            keep.back().second = e;
-          } else {
-            keep.emplace_back(b, e);
-          }
-        }
-      }
-      candidate = Intersect(candidate, keep);
+      candidate = Intersect(candidate, PagesMayMatch(*filter_, c, **pi, open.no_nan.count(c) > 0));
     }
     if (candidate.empty()) {
       step.kind = StepKind::kRowGroupSkippedByPageIndex;
