@@ -159,22 +159,30 @@ void Keep(const parquet::PageIndexEntry& page, Ranges* keep) {
 
 // The pages meeting `iv`: NULLs never make a comparison TRUE; NaN (above every number, as in
 // DuckDB) does when the interval has no upper end, and may hide in a page unless `nan_known`.
+// The type of the pages' min/max Values (FillPageBounds made bounds only when it is one type).
+std::optional<TypeId> StatsType(const parquet::PageIndex& index) {
+  for (const parquet::PageStatistics& s : index.stats) {
+    if (s.min && !s.min->is_null()) return s.min->type();
+  }
+  return std::nullopt;
+}
+
 template <typename T>
-Ranges Typed(const Interval<T>& iv, const parquet::PageIndex& index, TypeId type, bool nan_known) {
+Ranges Typed(const Interval<T>& iv, const parquet::PageIndex& index, bool nan_known) {
   const bool nan_may_match = std::is_same_v<T, double> && !nan_known && !iv.hi;
   Ranges keep;
   if (iv.Empty()) return keep;
   for (size_t p = 0; p < index.pages.size(); ++p) {
-    const parquet::PageStatistics& s = index.stats[p];
-    bool may;
-    if (!s.null_count) {
-      may = true;  // no statistics
-    } else if (s.null_page) {
+    const parquet::PageIndex::Bound& b = index.bounds[p];
+    bool may = true;  // kUnknown: no statistics, or no min/max
+    if (b.state == parquet::PageIndex::Bound::kNullPage) {
       may = false;
-    } else if (!s.min || !s.max || s.min->is_null() || s.max->is_null() || s.min->type() != type || s.max->type() != type) {
-      may = true;
-    } else {
-      may = iv.Meets(Get<T>(*s.min), Get<T>(*s.max)) || nan_may_match;
+    } else if (b.state == parquet::PageIndex::Bound::kBounded) {
+      if constexpr (std::is_same_v<T, double>) {
+        may = iv.Meets(b.min_d, b.max_d) || nan_may_match;
+      } else {
+        may = iv.Meets(b.min_i, b.max_i);
+      }
     }
     if (may) Keep(index.pages[p], &keep);
   }
@@ -203,10 +211,14 @@ Ranges PagesMayMatch(const Expr& filter, int column, const parquet::PageIndex& i
       }
       return TypeId::kBool;
     }();
-    if (DomainOf(type) == Domain::kDouble) {
-      if (auto iv = AsInterval<double>(mine, type)) return Typed(*iv, index, type, nan_known);
-    } else if (DomainOf(type) == Domain::kInt) {
-      if (auto iv = AsInterval<int64_t>(mine, type)) return Typed(*iv, index, type, nan_known);
+    // The pages' bounds are numbers of the column's own type (FillPageBounds): the statistics'
+    // Values carry the column's type, as the literals bound to it do.
+    const bool bounds = index.bounds.size() == index.pages.size() && !index.bounds.empty() &&
+                        StatsType(index) == type;
+    if (bounds && DomainOf(type) == Domain::kDouble) {
+      if (auto iv = AsInterval<double>(mine, type)) return Typed(*iv, index, nan_known);
+    } else if (bounds && DomainOf(type) == Domain::kInt) {
+      if (auto iv = AsInterval<int64_t>(mine, type)) return Typed(*iv, index, nan_known);
     }
   }
   // The general evaluator, on the whole filter as before (its other columns' statistics unknown).

@@ -88,6 +88,42 @@ uint64_t TailStart(const FileMetaData& meta, uint64_t footer_start) {
 
 }  // namespace
 
+void FillPageBounds(PageIndex* index) {
+  index->bounds.clear();
+  if (!index->has_statistics || index->stats.size() != index->pages.size()) return;
+  std::optional<TypeId> type;
+  for (const PageStatistics& s : index->stats) {
+    for (const std::optional<Value>* v : {&s.min, &s.max}) {
+      if (!*v || (*v)->is_null()) continue;
+      if (type && *type != (*v)->type()) return;  // mixed: left to the general evaluator
+      type = (*v)->type();
+    }
+  }
+  if (!type) return;
+  const bool floating = *type == TypeId::kFloat || *type == TypeId::kDouble;
+  const bool integer = *type == TypeId::kInt32 || *type == TypeId::kInt64 || *type == TypeId::kDate ||
+                       *type == TypeId::kTimestamp || *type == TypeId::kTimestampTz || *type == TypeId::kTimestampNs;
+  if (!floating && !integer) return;
+  index->bounds.resize(index->stats.size());
+  for (size_t p = 0; p < index->stats.size(); ++p) {
+    const PageStatistics& s = index->stats[p];
+    PageIndex::Bound& b = index->bounds[p];
+    if (!s.null_count) continue;  // no statistics: kUnknown
+    if (s.null_page) {
+      b.state = PageIndex::Bound::kNullPage;
+    } else if (s.min && s.max && !s.min->is_null() && !s.max->is_null()) {
+      b.state = PageIndex::Bound::kBounded;
+      if (floating) {
+        b.min_d = s.min->double_value();
+        b.max_d = s.max->double_value();
+      } else {
+        b.min_i = s.min->int_value();
+        b.max_i = s.max->int_value();
+      }
+    }
+  }
+}
+
 Result<uint64_t> TailOffset(const uint8_t* data, size_t size, std::string_view path) {
   std::string where(path);
   if (size < 4 + kFooterTailSize) return Status::Corruption("parquet file '" + where + "': too small");
@@ -380,7 +416,9 @@ Result<std::shared_ptr<const PageIndex>> ParquetReader::CachedPageIndex(int rg, 
       for (size_t i = 0; uniform && i + 1 < n; ++i) uniform = index.pages[i].num_rows == first;
       if (uniform) index.uniform_rows = first;
     }
-    const size_t charge = PageIndexCharge(index) + index.row_ends.capacity() * sizeof(int64_t);
+    FillPageBounds(&index);
+    const size_t charge = PageIndexCharge(index) + index.row_ends.capacity() * sizeof(int64_t) +
+                          index.bounds.capacity() * sizeof(PageIndex::Bound);
     return std::make_pair(std::make_shared<const PageIndex>(std::move(index)), charge);
   };
   std::optional<LruCache::Key> full = CacheKey(CacheItem::kPageIndex, rg, column, 0);

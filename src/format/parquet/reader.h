@@ -74,7 +74,19 @@ struct PageIndex {
   // When every page but the last holds this many rows (as our writers cut them), row r lies in
   // page r / uniform_rows: no search. 0 otherwise. Filled by the reader with row_ends.
   int64_t uniform_rows = 0;
+  // With statistics of a number or temporal column (FillPageBounds): each page's min and max as
+  // plain numbers, so that page pruning compares them without touching a Value.
+  struct Bound {
+    enum State : uint8_t { kUnknown, kNullPage, kBounded };  // kUnknown: no usable min/max
+    State state = kUnknown;
+    double min_d = 0, max_d = 0;    // float and double columns
+    int64_t min_i = 0, max_i = 0;   // integer and temporal columns
+  };
+  std::vector<Bound> bounds;  // empty, or one per page
 };
+// Fills index->bounds from index->stats when the pages' min/max are numbers (their Values' type
+// is float/double, or an integer or temporal type); leaves it empty otherwise.
+void FillPageBounds(PageIndex* index);
 
 // The tail of a Parquet file: [first byte of its page index (of its footer when it has none),
 // end of file). It holds every byte of metadata that no page CRC covers. `data` is a whole file
