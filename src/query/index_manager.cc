@@ -1,6 +1,7 @@
 #include "query/index_manager.h"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -361,14 +362,17 @@ Result<std::shared_ptr<const index::IndexSegment>> OpenSegment(const table::Tabl
 
 }  // namespace
 
-void PrefetchForQueries(const table::Table& table, const std::string& where) {
+namespace {
+
+// Opens, together, the segments of the indexes `wanted` picks and, while their page indexes and
+// footers come to at most kPrefetchTailBytes in all, every data file.
+void Prefetch(const table::Table& table, const std::function<bool(const IndexMeta&)>& wanted) {
   std::vector<std::function<void()>> reads;
-  auto columns = FilterColumns(table, where);
   auto indexes = index::ReadIndexes(table.manifest());
-  if (columns.ok() && !columns->empty() && indexes.ok()) {
+  if (indexes.ok()) {
     for (const IndexMeta& meta : *indexes) {
       const index::IndexKind* kind = index::FindIndexKind(meta.type);
-      if (kind == nullptr || std::find(columns->begin(), columns->end(), meta.column) == columns->end()) continue;
+      if (kind == nullptr || !wanted(meta)) continue;
       for (const SegmentMeta& seg : meta.segments) {
         reads.push_back([&table, kind, uuid = seg.uuid] { (void)OpenSegment(table, *kind, uuid); });
       }
@@ -384,6 +388,23 @@ void PrefetchForQueries(const table::Table& table, const std::string& where) {
     }
   }
   ParallelForThreads(reads.size(), kRemoteFanOut, [&](size_t i) { reads[i](); });
+}
+
+}  // namespace
+
+void PrefetchForQueries(const table::Table& table, const std::string& where) {
+  auto columns = FilterColumns(table, where);
+  Prefetch(table, [&](const IndexMeta& meta) {
+    return columns.ok() && std::find(columns->begin(), columns->end(), meta.column) != columns->end();
+  });
+}
+
+void PrefetchForAnyQuery(const table::Table& table) {
+  size_t segments = 0;
+  if (auto indexes = index::ReadIndexes(table.manifest()); indexes.ok()) {
+    for (const IndexMeta& meta : *indexes) segments += meta.segments.size();
+  }
+  Prefetch(table, [&](const IndexMeta&) { return segments <= kPrefetchAnyQuerySegments; });
 }
 
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns) {
