@@ -1,7 +1,6 @@
 #include "query/index_manager.h"
 
 #include <algorithm>
-#include <functional>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -362,17 +361,17 @@ Result<std::shared_ptr<const index::IndexSegment>> OpenSegment(const table::Tabl
 
 }  // namespace
 
-namespace {
-
-// Opens, together, the segments of the indexes `wanted` picks and, while their page indexes and
-// footers come to at most kPrefetchTailBytes in all, every data file.
-void Prefetch(const table::Table& table, const std::function<bool(const IndexMeta&)>& wanted) {
+// PrefetchForQueries, or with `every_index` the directories of every index (not only those on
+// the columns `where` names).
+static void Prefetch(const table::Table& table, const std::string& where, bool every_index) {
   std::vector<std::function<void()>> reads;
+  auto columns = FilterColumns(table, where);
   auto indexes = index::ReadIndexes(table.manifest());
-  if (indexes.ok()) {
+  if (columns.ok() && indexes.ok()) {
     for (const IndexMeta& meta : *indexes) {
       const index::IndexKind* kind = index::FindIndexKind(meta.type);
-      if (kind == nullptr || !wanted(meta)) continue;
+      const bool named = std::find(columns->begin(), columns->end(), meta.column) != columns->end();
+      if (kind == nullptr || !(every_index || named)) continue;
       for (const SegmentMeta& seg : meta.segments) {
         reads.push_back([&table, kind, uuid = seg.uuid] { (void)OpenSegment(table, *kind, uuid); });
       }
@@ -390,21 +389,14 @@ void Prefetch(const table::Table& table, const std::function<bool(const IndexMet
   ParallelForThreads(reads.size(), kRemoteFanOut, [&](size_t i) { reads[i](); });
 }
 
-}  // namespace
-
-void PrefetchForQueries(const table::Table& table, const std::string& where) {
-  auto columns = FilterColumns(table, where);
-  Prefetch(table, [&](const IndexMeta& meta) {
-    return columns.ok() && std::find(columns->begin(), columns->end(), meta.column) != columns->end();
-  });
-}
+void PrefetchForQueries(const table::Table& table, const std::string& where) { Prefetch(table, where, false); }
 
 void PrefetchForAnyQuery(const table::Table& table) {
   size_t segments = 0;
   if (auto indexes = index::ReadIndexes(table.manifest()); indexes.ok()) {
     for (const IndexMeta& meta : *indexes) segments += meta.segments.size();
   }
-  Prefetch(table, [&](const IndexMeta&) { return segments <= kPrefetchAnyQuerySegments; });
+  Prefetch(table, "", segments <= kPrefetchAnyQuerySegments);
 }
 
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns) {
