@@ -5,6 +5,8 @@ lakeindex package, Python types out of stats() and versions(), Arrow out of ever
 import datetime
 import decimal
 import os
+import subprocess
+import sys
 import traceback
 import unittest
 import uuid
@@ -359,6 +361,15 @@ class ApiTest(unittest.TestCase):
             expect = want.loc[key] if row["city"] is not None else want[want.index.isna()].iloc[0]
             self.assertEqual(row["count(*)"], int(expect["count"]))
             self.assertAlmostEqual(row["avg(x)"], float(expect["mean"]), places=12)
+
+
+class ImportTest(unittest.TestCase):
+    def test_import_leaves_numpy_and_json_to_their_first_use(self):
+        # A new process's `import lakeindex` is part of a cold lookup's time: it loads neither
+        # numpy (the first query's result does) nor json (index options do).
+        probe = "import sys, lakeindex; print(','.join(m for m in ('numpy', 'json', 'pandas') if m in sys.modules))"
+        got = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+        self.assertEqual(got.stdout.strip(), "")
 
 
 if __name__ == "__main__":

@@ -237,6 +237,31 @@ class LocalStore final : public ObjectStore {
     return out;
   }
 
+  // One resolve and one open for all the ranges (ReadRange per range would resolve, open, stat and
+  // close the file each time: five system calls more per range of a take).
+  Result<std::vector<std::string>> ReadRanges(std::string_view path, const std::vector<ByteRange>& ranges) override {
+    ASSIGN_OR_RETURN(std::string full, Resolve(path));
+    Fd fd(-1);
+    struct stat st;
+    RETURN_IF_ERROR(OpenObject(full, &fd, &st));
+    // No posix_fadvise(POSIX_FADV_RANDOM): measured on a 10M-row table whose files were evicted
+    // (POSIX_FADV_DONTNEED), cold point lookups brought the same bytes into the page cache with and
+    // without it (4,435,968 B for 3,696,273 B of preads: the rest is rounding to 4 KiB pages): the
+    // kernel reads a lone small pread as it is, without readahead.
+    const uint64_t size = uint64_t(st.st_size);
+    std::vector<std::string> out;
+    out.reserve(ranges.size());
+    for (const ByteRange& r : ranges) {
+      if (r.offset > size || r.length > size - r.offset) return RangeError(full, r.offset, r.length, size);
+      std::string bytes(size_t(r.length), '\0');
+      size_t got = 0;
+      RETURN_IF_ERROR(PreadFully(fd.get(), full, bytes.data(), bytes.size(), r.offset, &got));
+      if (got != bytes.size()) return RangeError(full, r.offset, r.length, r.offset + got);
+      out.push_back(std::move(bytes));
+    }
+    return out;
+  }
+
   Result<uint64_t> Size(std::string_view path) override {
     ASSIGN_OR_RETURN(std::string full, Resolve(path));
     struct stat st;

@@ -212,6 +212,7 @@ TEST_F(LocalStoreTest, SymlinksLeavingTheRootAreRefused) {
   for (const char* key : {"escape_dir/secret", "escape_file", "escape_dir/new", "sub/up/x"}) {
     EXPECT_TRUE(store_->Read(key).status().IsInvalidArgument()) << key;
     EXPECT_TRUE(store_->Size(key).status().IsInvalidArgument()) << key;
+    EXPECT_TRUE(store_->ReadRanges(key, {{0, 1}, {2, 1}}).status().IsInvalidArgument()) << key;
     EXPECT_TRUE(store_->Write(key, "x").IsInvalidArgument()) << key;
     EXPECT_TRUE(store_->CreateIfAbsent(key, "x").IsInvalidArgument()) << key;
     EXPECT_TRUE(store_->Delete(key).IsInvalidArgument()) << key;
@@ -297,6 +298,11 @@ TEST_F(LocalStoreTest, ReadRangeOfTruncatedFileIsCorruption) {
       << r.status().ToString();
   EXPECT_NE(r.status().message().find("[30, +20)"), std::string::npos) << r.status().ToString();
   EXPECT_NE(r.status().message().find("size 40"), std::string::npos) << r.status().ToString();
+  // ReadRanges (one open for all its ranges) names the range that falls past the end the same way.
+  Result<std::vector<std::string>> rs = store_->ReadRanges("f", {{0, 10}, {30, 20}});
+  ASSERT_FALSE(rs.ok());
+  EXPECT_TRUE(rs.status().IsCorruption());
+  EXPECT_NE(rs.status().message().find("[30, +20)"), std::string::npos) << rs.status().ToString();
 }
 
 }  // namespace

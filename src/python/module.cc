@@ -46,7 +46,7 @@ Result<std::unique_ptr<table::Table>> OpenAt(const std::string& path, std::optio
   table::Table::OpenOptions options;
   if (store_out) {
     *store_out = store;
-    options.prefetch = [](const table::Table& t) { query::PrefetchForQueries(t, ""); };
+    options.prefetch = [](const table::Table& t) { query::PrefetchForAnyQuery(t); };
   }
   auto t = table::Table::Open(store, version, options);
   if (!t.ok() && t.status().IsNotFound() && !version) return Status::NotFound("no lakeindex table at '" + path + "'");

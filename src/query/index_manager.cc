@@ -365,14 +365,17 @@ Result<std::shared_ptr<const index::IndexSegment>> OpenSegment(const table::Tabl
 
 }  // namespace
 
-void PrefetchForQueries(const table::Table& table, const std::string& where) {
+// PrefetchForQueries, or with `every_index` the directories of every index (not only those on
+// the columns `where` names).
+static void Prefetch(const table::Table& table, const std::string& where, bool every_index) {
   std::vector<std::function<void()>> reads;
   auto columns = FilterColumns(table, where);
   auto indexes = index::ReadIndexes(table.manifest());
-  if (columns.ok() && !columns->empty() && indexes.ok()) {
+  if (columns.ok() && indexes.ok()) {
     for (const IndexMeta& meta : *indexes) {
       const index::IndexKind* kind = index::FindIndexKind(meta.type);
-      if (kind == nullptr || std::find(columns->begin(), columns->end(), meta.column) == columns->end()) continue;
+      const bool named = std::find(columns->begin(), columns->end(), meta.column) != columns->end();
+      if (kind == nullptr || !(every_index || named)) continue;
       for (const SegmentMeta& seg : meta.segments) {
         reads.push_back([&table, kind, uuid = seg.uuid] { (void)OpenSegment(table, *kind, uuid); });
       }
@@ -388,6 +391,16 @@ void PrefetchForQueries(const table::Table& table, const std::string& where) {
     }
   }
   ParallelForThreads(reads.size(), kRemoteFanOut, [&](size_t i) { reads[i](); });
+}
+
+void PrefetchForQueries(const table::Table& table, const std::string& where) { Prefetch(table, where, false); }
+
+void PrefetchForAnyQuery(const table::Table& table) {
+  size_t segments = 0;
+  if (auto indexes = index::ReadIndexes(table.manifest()); indexes.ok()) {
+    for (const IndexMeta& meta : *indexes) segments += meta.segments.size();
+  }
+  Prefetch(table, "", segments <= kPrefetchAnyQuerySegments);
 }
 
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns) {

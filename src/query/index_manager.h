@@ -105,6 +105,13 @@ Result<std::vector<IndexHandle>> OpenIndexesFor(const table::Table& table, const
 // and reported, by the query that needs it.
 void PrefetchForQueries(const table::Table& table, const std::string& where);
 inline constexpr uint64_t kPrefetchTailBytes = 8ull << 20;
+// The same for a table opened before its queries are known (the Python module's Table.open):
+// the directories of every index, while the table has at most kPrefetchAnyQuerySegments index
+// segments in all (a few requests more in the open's round trip, where the first lookup would
+// otherwise wait one round trip of its own for its index's directory), and the data files' as
+// PrefetchForQueries.
+void PrefetchForAnyQuery(const table::Table& table);
+inline constexpr size_t kPrefetchAnyQuerySegments = 8;
 
 // Opens the indexes on columns that `filter` mentions (all when `columns` is empty).
 Result<std::vector<IndexHandle>> OpenIndexes(const table::Table& table, const std::vector<std::string>& columns);

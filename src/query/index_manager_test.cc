@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <tuple>
 
 #include "index/btree/btree_reader.h"
@@ -331,6 +332,58 @@ TEST(IndexManagerTest, OnARemoteStoreALookupTakesFourRoundTripsFromAColdOpen) {
     EXPECT_EQ(rows_of(**cold), expected) << where;
     EXPECT_EQ(remote->counters().round_trips.load(), 4u) << where;
   }
+}
+
+// A table opened before its filter is known (the Python module's Table.open): with
+// PrefetchForAnyQuery the index's directory rides in the open's second round trip, as the
+// command line's does with the filter, so the cold lookup is four round trips, not five (the
+// directory in a round trip of its own before the leaf). More index segments than
+// kPrefetchAnyQuerySegments are left to the queries.
+TEST(IndexManagerTest, AnOpenForAnyQueryFetchesTheIndexDirectoriesWithTheVersion) {
+  auto base = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto t = EventsTable(base, 20000, /*sorted_ids=*/false, 5000);
+  ASSERT_TRUE(AddIndex(t.get(), "id", "btree", 256).ok());
+  auto ids = t->ReadAll({0});
+  ASSERT_TRUE(ids.ok());
+  const int64_t id = ids->column(0).Get<int64_t>(12345);
+  const std::string where = "id = " + std::to_string(id);
+  auto lookup = [&](const std::function<void(const table::Table&)>& prefetch) {
+    auto remote = std::make_shared<InstrumentedStore>(base);
+    remote->SetLatencyMicros(50000);  // requests sent together overlap even on a loaded machine
+    table::Table::OpenOptions open;
+    open.prefetch = prefetch;
+    auto cold = table::Table::Open(remote, std::nullopt, open);
+    EXPECT_TRUE(cold.ok()) << cold.status().ToString();
+    ScanRequest request;
+    request.where = where;
+    request.select = {"id"};
+    auto indexes = OpenIndexesFor(**cold, where);
+    EXPECT_TRUE(indexes.ok());
+    request.indexes = std::move(*indexes);
+    auto scanner = Scanner::Make(cold->get(), request);
+    EXPECT_TRUE(scanner.ok()) << scanner.status().ToString();
+    std::vector<int64_t> got;
+    Batch batch;
+    for (int guard = 0; scanner.ok() && guard < 1000; ++guard) {
+      auto more = (*scanner)->Next(&batch);
+      EXPECT_TRUE(more.ok());
+      if (!more.ok() || !*more) break;
+      for (size_t r = 0; r < batch.num_rows(); ++r) got.push_back(batch.column(0).Get<int64_t>(r));
+    }
+    EXPECT_EQ(got, std::vector<int64_t>{id});
+    return remote->counters().round_trips.load();
+  };
+  EXPECT_EQ(lookup([](const table::Table& table) { PrefetchForAnyQuery(table); }), 4u);
+  EXPECT_EQ(lookup([](const table::Table& table) { PrefetchForQueries(table, ""); }), 5u);  // the open before
+  // Past the bound, the directories wait for the query that needs them.
+  for (uint64_t i = 0; i < kPrefetchAnyQuerySegments; ++i) {
+    IndexOptions more;
+    more.column = "score";
+    more.type = "btree";
+    more.name = "score_" + std::to_string(i);
+    ASSERT_TRUE(CreateIndex(t.get(), more).ok()) << more.name;
+  }
+  EXPECT_EQ(lookup([](const table::Table& table) { PrefetchForAnyQuery(table); }), 5u);
 }
 
 std::unique_ptr<table::Table> IndexedEventsTable(std::shared_ptr<ObjectStore> store) {
