@@ -429,7 +429,14 @@ def driver(args):
     env = dict(os.environ)
     version = subprocess.run([args.cli, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     version = version[0] if version else "?"
+    here = os.path.dirname(me)
+    head = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
     emit({"bench": "cold_lookups_setup", "rows": nrows, "lakeindex_version": version, "sizes": sizes,
+          "cli": os.path.abspath(args.cli), "checkout": head + (" (+ uncommitted changes)" if dirty else ""),
+          "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load_start": os.getloadavg(),
           "lance": lance_info, "python": sys.version.split()[0],
           "engines": engines, "cold_keys": args.cold_keys, "warm_keys": args.warm_keys, "scan_keys": args.scan_keys})
 
@@ -497,6 +504,8 @@ def driver(args):
                 log(f"  {e} warm {l['kind']} {l['set']}: rows {l['rows']} not as expected")
             emit({"bench": "cold_lookups", "regime": "warm", "engine": e, "rows_table": nrows, **l})
         emit({"bench": "cold_lookups_warm_engine", "engine": e, "rows_table": nrows, **lines[-1]})
+    emit({"bench": "cold_lookups_end", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+          "load_end": os.getloadavg()})
     out.close()
     report = render(out_path)
     with open(os.path.join(data, "cold_lookups.md"), "w") as f:
@@ -540,7 +549,13 @@ def render(jsonl):
     cold = [l for l in lines if l.get("regime") == "cold"]
     warm = [l for l in lines if l.get("regime") == "warm"]
     engines = setup["engines"]
-    o = [f"Data: events, {size} ({setup['lakeindex_version']}); on-disk bytes: "
+    end = next((l for l in lines if l["bench"] == "cold_lookups_end"), {})
+    load = f"load average (1/5/15 min) {' '.join(f'{x:.1f}' for x in setup.get('load_start', []))} at the start"
+    if end:
+        load += f", {' '.join(f'{x:.1f}' for x in end['load_end'])} at the end"
+    o = [f"Run {setup.get('date', '?')} → {end.get('date', '?')}, {load}; `{setup.get('cli', '?')}` "
+         f"(checkout {setup.get('checkout', '?')}), Python {setup.get('python', '?')}.", "",
+         f"Data: events, {size} ({setup['lakeindex_version']}); on-disk bytes: "
          + ", ".join(f"{k} {fmt_bytes(v)}" for k, v in setup["sizes"].items() if v) + "."
          + (f" Lance: {setup['lance']}." if setup.get("lance") else ""), ""]
     o.append(f"**Cold** ({size}; a new process per query; median (p90) over {setup['cold_keys']} keys, DuckDB "
