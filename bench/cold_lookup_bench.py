@@ -565,8 +565,8 @@ def render(jsonl):
              "in a new process too); *lazy*: modules the engine imported during open+query (their imports are in "
              "open+query's time and read); ratios of the open+query medians (CLI: of wall).")
     o.append("")
-    o.append("| query | engine | rows | open+query ms | wall ms | import ms | read | lazy | ÷ SQLite | ÷ pylance |")
-    o.append("|---|---|---|---|---|---|---|---|---|---|")
+    o.append("| data | query | engine | rows | open+query ms | wall ms | import ms | read | lazy | ÷ SQLite | ÷ pylance |")
+    o.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for kind in kKinds:
         med = {}
         for e in engines:
@@ -595,7 +595,7 @@ def render(jsonl):
                 lazy = f"{median([l.get('lazy_modules', 0) for l in xs]):g}"
                 walls = [l["wall_ms"] for l in xs]
                 rs, rl = ratio(med[e], med.get("sqlite")), ratio(med[e], med.get("lance"))
-            o.append(f"| {kind} | {e} | {rows:g} | {oq} | {fmt_ms(median(walls))} ({fmt_ms(p90(walls))}) | {imp} | "
+            o.append(f"| {size} | {kind} | {e} | {rows:g} | {oq} | {fmt_ms(median(walls))} ({fmt_ms(p90(walls))}) | {imp} | "
                      f"{read} | {lazy} | {rs} | {rl} |")
     o.append("")
     o.append(f"**Warm** ({size}; one process per engine, the table opened once, 3 untimed lookups first). "
@@ -603,9 +603,9 @@ def render(jsonl):
              "up before in the process, each once; *cached*: as many other keys, each looked up once untimed, then "
              "timed. Median (p90) µs a lookup; *read*: median /proc/self/io rchar a lookup; ratios of the medians.")
     o.append("")
-    o.append("| query | engine | rows | new µs | new read | cached µs | cached read | new ÷ SQLite | new ÷ pylance | "
-             "cached ÷ SQLite | cached ÷ pylance |")
-    o.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    o.append("| data | query | engine | rows | new µs | new read | cached µs | cached read | new ÷ SQLite | "
+             "new ÷ pylance | cached ÷ SQLite | cached ÷ pylance |")
+    o.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for kind in kKinds:
         med = {}
         for e in engines:
@@ -625,11 +625,11 @@ def render(jsonl):
                 cells.append(fmt_bytes(median([l["rchar"] for l in xs[s]])))
             rows = median([l["rows"] for l in xs["new"]])
             rat = [ratio(med.get((e, s)), med.get((peer, s))) for s in ["new", "cached"] for peer in ["sqlite", "lance"]]
-            o.append(f"| {kind} | {e} | {rows:g} | {' | '.join(cells)} | {' | '.join(rat)} |")
+            o.append(f"| {size} | {kind} | {e} | {rows:g} | {' | '.join(cells)} | {' | '.join(rat)} |")
     we = [l for l in lines if l["bench"] == "cold_lookups_warm_engine"]
     if we:
         o.append("")
-        o.append("Warm processes' open and first lookup (ms): " + "; ".join(
+        o.append(f"Warm processes' open and first lookup ({size}, ms): " + "; ".join(
             f"{l['engine']} open {fmt_ms(l['open_ms'])}, first {fmt_ms(l['first_query_ms'])}" for l in we) + ".")
     ok = all(l.get("ok", True) for l in cold + warm)
     o.append("")
