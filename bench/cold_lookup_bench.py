@@ -37,8 +37,8 @@ Regimes:
         modules imported during open+query are counted), and the process's wall time measured by
         this driver, which holds everything. Every file is read
         once first, so the files are in the OS page cache; the processes' own caches are empty.
-  warm  one process per engine, the table opened once, 3 untimed lookups first; then the *new*
-        keys, each looked up once (never looked up before in the process), and the *cached* keys,
+  warm  one process per engine and query, the table opened once, 3 untimed lookups first; then the *new*
+        keys, each looked up once (never looked up before in the process), then the *cached* keys,
         each looked up once untimed and then timed.
 Bytes: /proc/self/io `rchar` of the query (bytes the process got from read/pread syscalls, the
 page cache's included; `read_bytes`, storage reads, is about 0 with the files cached and is kept in
@@ -47,7 +47,7 @@ Writes DIR/cold_lookups.jsonl (one line per measurement) and prints a markdown r
 it also writes to DIR/cold_lookups.md.
 
     python bench/cold_lookup_bench.py one ENGINE TARGET WHERE    (a cold worker: one query, one JSON line)
-    python bench/cold_lookup_bench.py warm ENGINE TARGET KEYS.json  (a warm worker)
+    python bench/cold_lookup_bench.py warm ENGINE TARGET KEYS.json QUERY  (a warm worker)
 """
 
 import time
@@ -187,36 +187,41 @@ def worker_one(engine, target, where):
                       "syscr": io1["syscr"] - io0["syscr"], "lazy_modules": lazy}))
 
 
-def worker_warm(engine, target, keys_path):
+def worker_warm(engine, target, keys_path, kind):
+    """One process for one engine and one query: the new keys first (so that no timed lookup of
+    them found its keys' pages put there by the cached set's), then the cached keys."""
     with open(keys_path) as f:
         keys = json.load(f)
     mod = import_engine(engine)
     t0 = time.perf_counter()
     handle = open_engine(engine, mod, target)
     open_ms = (time.perf_counter() - t0) * 1e3
+    k = keys["kinds"][kind]
     first_ms = None
-    for kind in keys["kinds"]:
-        k = keys["kinds"][kind]
-        for q in k["warmup"]:
+    for q in k["warmup"]:
+        t = time.perf_counter()
+        run_query(engine, handle, q["where"])
+        if first_ms is None:
+            first_ms = (time.perf_counter() - t) * 1e3
+    limit = keys["scan_keys"] if engine == "duckdb" else None
+
+    def timed(label, qs):
+        for q in qs:
+            io0 = proc_io()
             t = time.perf_counter()
-            run_query(engine, handle, q["where"])
-            if first_ms is None:
-                first_ms = (time.perf_counter() - t) * 1e3
-        limit = keys["scan_keys"] if engine == "duckdb" else None
-        sets = {"new": k["warm_new"][:limit], "cached": k["warm_cached"][:limit]}
-        for q in sets["cached"]:
-            run_query(engine, handle, q["where"])
-        for label, qs in sets.items():
-            for q in qs:
-                io0 = proc_io()
-                t = time.perf_counter()
-                rows, id_sum = run_query(engine, handle, q["where"])
-                us = (time.perf_counter() - t) * 1e6
-                io1 = proc_io()
-                print(json.dumps({"kind": kind, "set": label, "us": us, "rows": rows, "id_sum": id_sum,
-                                  "ok": rows == q["rows"] and id_sum == q["id_sum"],
-                                  "rchar": io1["rchar"] - io0["rchar"], "syscr": io1["syscr"] - io0["syscr"]}))
-    print(json.dumps({"open_ms": open_ms, "first_query_ms": first_ms}))
+            rows, id_sum = run_query(engine, handle, q["where"])
+            us = (time.perf_counter() - t) * 1e6
+            io1 = proc_io()
+            print(json.dumps({"kind": kind, "set": label, "us": us, "rows": rows, "id_sum": id_sum,
+                              "ok": rows == q["rows"] and id_sum == q["id_sum"],
+                              "rchar": io1["rchar"] - io0["rchar"], "syscr": io1["syscr"] - io0["syscr"]}))
+
+    timed("new", k["warm_new"][:limit])
+    cached = k["warm_cached"][:limit]
+    for q in cached:
+        run_query(engine, handle, q["where"])
+    timed("cached", cached)
+    print(json.dumps({"kind": kind, "open_ms": open_ms, "first_query_ms": first_ms}))
 
 
 # ---- the driver ---------------------------------------------------------------------------------
@@ -492,18 +497,20 @@ def driver(args):
 
     # warm: one process per engine
     warm_engines = [e for e in engines if e != "lakeindex_cli"]
-    for e in warm_engines:
-        log(f"warm {e}")
-        r = subprocess.run([py, me, "warm", e, targets[e], keys_path], capture_output=True, text=True, env=env)
-        if r.returncode != 0:
-            raise SystemExit(f"{e} warm worker: {r.stderr.strip()[-2000:]}")
-        lines = [json.loads(l) for l in r.stdout.strip().splitlines()]
-        for l in lines[:-1]:
-            if not l["ok"]:
-                bad += 1
-                log(f"  {e} warm {l['kind']} {l['set']}: rows {l['rows']} not as expected")
-            emit({"bench": "cold_lookups", "regime": "warm", "engine": e, "rows_table": nrows, **l})
-        emit({"bench": "cold_lookups_warm_engine", "engine": e, "rows_table": nrows, **lines[-1]})
+    for kind in kKinds:
+        log(f"warm {kind}: {' '.join(warm_engines)}")
+        for e in warm_engines:
+            r = subprocess.run([py, me, "warm", e, targets[e], keys_path, kind], capture_output=True, text=True,
+                               env=env)
+            if r.returncode != 0:
+                raise SystemExit(f"{e} warm worker, {kind}: {r.stderr.strip()[-2000:]}")
+            lines = [json.loads(l) for l in r.stdout.strip().splitlines()]
+            for l in lines[:-1]:
+                if not l["ok"]:
+                    bad += 1
+                    log(f"  {e} warm {l['kind']} {l['set']}: rows {l['rows']} not as expected")
+                emit({"bench": "cold_lookups", "regime": "warm", "engine": e, "rows_table": nrows, **l})
+            emit({"bench": "cold_lookups_warm_engine", "engine": e, "rows_table": nrows, **lines[-1]})
     emit({"bench": "cold_lookups_end", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
           "load_end": os.getloadavg()})
     out.close()
@@ -598,10 +605,11 @@ def render(jsonl):
             o.append(f"| {size} | {kind} | {e} | {rows:g} | {oq} | {fmt_ms(median(walls))} ({fmt_ms(p90(walls))}) | {imp} | "
                      f"{read} | {lazy} | {rs} | {rl} |")
     o.append("")
-    o.append(f"**Warm** ({size}; one process per engine, the table opened once, 3 untimed lookups first). "
-             f"*new*: {setup['warm_keys']} keys (DuckDB {min(setup['scan_keys'], setup['warm_keys'])}) never looked "
-             "up before in the process, each once; *cached*: as many other keys, each looked up once untimed, then "
-             "timed. Median (p90) µs a lookup; *read*: median /proc/self/io rchar a lookup; ratios of the medians.")
+    o.append(f"**Warm** ({size}; one process per engine and query, the table opened once, 3 untimed lookups "
+             f"first). *new*: {setup['warm_keys']} keys (DuckDB {min(setup['scan_keys'], setup['warm_keys'])}) never "
+             "looked up before in the process, each once, timed first; *cached*: as many other keys, each looked up "
+             "once untimed, then timed. Median (p90) µs a lookup; *read*: median /proc/self/io rchar a lookup (0 "
+             "when a lookup found all it needed in the process's own cache); ratios of the medians.")
     o.append("")
     o.append("| data | query | engine | rows | new µs | new read | cached µs | cached read | new ÷ SQLite | "
              "new ÷ pylance | cached ÷ SQLite | cached ÷ pylance |")
@@ -626,10 +634,10 @@ def render(jsonl):
             rows = median([l["rows"] for l in xs["new"]])
             rat = [ratio(med.get((e, s)), med.get((peer, s))) for s in ["new", "cached"] for peer in ["sqlite", "lance"]]
             o.append(f"| {size} | {kind} | {e} | {rows:g} | {' | '.join(cells)} | {' | '.join(rat)} |")
-    we = [l for l in lines if l["bench"] == "cold_lookups_warm_engine"]
+    we = [l for l in lines if l["bench"] == "cold_lookups_warm_engine" and l.get("kind", "score_eq") == "score_eq"]
     if we:
         o.append("")
-        o.append(f"Warm processes' open and first lookup ({size}, ms): " + "; ".join(
+        o.append(f"Warm processes' open and first lookup (score_eq, {size}, ms): " + "; ".join(
             f"{l['engine']} open {fmt_ms(l['open_ms'])}, first {fmt_ms(l['first_query_ms'])}" for l in we) + ".")
     ok = all(l.get("ok", True) for l in cold + warm)
     o.append("")
@@ -643,7 +651,7 @@ def main():
         worker_one(*sys.argv[2:5])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "warm":
-        worker_warm(*sys.argv[2:5])
+        worker_warm(*sys.argv[2:6])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "report":
         sys.stdout.write(render(sys.argv[2]))
