@@ -242,5 +242,34 @@ TEST(TakeCostTest, AnIndexNeverReadsMoreThanTheScanAtAnyDensity) {
   }
 }
 
+// On a store with a network round trip per request (latency injected: S3's hint), a take of
+// rows scattered over the whole table is one run per column (1 MiB holes), plus the dictionaries:
+// a few requests, not one per page.
+TEST(TakeCostTest, AScatteredTakeOnARemoteStoreIsARequestOrTwoPerColumn) {
+  auto base = FlightsLike(60000, 5);
+  auto store = std::make_shared<InstrumentedStore>(base);
+  store->SetLatencyMicros(1);
+  ASSERT_EQ(store->read_hint(), kRemoteReadHint);
+  auto t = table::Table::Open(store);
+  ASSERT_TRUE(t.ok());
+  ScanRequest request;
+  request.where = "tail = 'K40'";
+  auto indexes = OpenIndexes(**t, {});
+  ASSERT_TRUE(indexes.ok());
+  request.indexes = std::move(*indexes);
+  const table::FragmentMeta& frag = (*t)->manifest().fragments.at(0);
+  ASSERT_TRUE((*t)->OpenDataFile(frag).ok());  // the footer and page index: not counted below
+  store->counters().Reset();
+  auto scanner = Scanner::Make(t->get(), request);
+  ASSERT_TRUE(scanner.ok());
+  Batch batch;
+  uint64_t rows = 0;
+  while (*(*scanner)->Next(&batch)) rows += batch.num_rows();
+  EXPECT_GT(rows, 10u);
+  EXPECT_TRUE(Has((*scanner)->plan(), "holes of up to 1,048,576 bytes)")) << Joined((*scanner)->plan());
+  // 6 columns: at most a run and a dictionary each, and the index's leaf page.
+  EXPECT_LE(store->counters().read_requests.load(), 2u * 6u + 1u);
+}
+
 }  // namespace
 }  // namespace lakeindex::query
