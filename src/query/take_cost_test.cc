@@ -271,5 +271,35 @@ TEST(TakeCostTest, AScatteredTakeOnARemoteStoreIsARequestOrTwoPerColumn) {
   EXPECT_LE(store->counters().read_requests.load(), 2u * 6u + 1u);
 }
 
+// Rows the caller gives (ScanRequest::rows) are what is asked for: however densely they cover the
+// pages, they are taken, never replaced by a scan (which, with no filter to apply, would return
+// every row).
+TEST(TakeCostTest, GivenRowsOnEveryPageAreTakenNotScanned) {
+  auto base = FlightsLike(20000, 6);
+  auto t = table::Table::Open(base);
+  ASSERT_TRUE(t.ok());
+  const uint32_t frag = (*t)->manifest().fragments.at(0).id;
+  std::vector<uint64_t> addresses;
+  std::vector<int64_t> want;
+  for (uint32_t r = 0; r < 20000; r += 3) {
+    addresses.push_back(MakeRowAddress(frag, r));
+    want.push_back(int64_t(r));
+  }
+  for (const std::string& where : {std::string(""), std::string("distance >= 0")}) {
+    ScanRequest request;
+    request.select = {"id"};
+    request.where = where;
+    request.rows = RowSet::Of(addresses);
+    auto scanner = Scanner::Make(t->get(), request);
+    ASSERT_TRUE(scanner.ok());
+    std::vector<int64_t> got;
+    Batch batch;
+    while (*(*scanner)->Next(&batch)) {
+      for (size_t r = 0; r < batch.num_rows(); ++r) got.push_back(batch.column(0).Get<int64_t>(r));
+    }
+    EXPECT_EQ(got, want) << where;
+  }
+}
+
 }  // namespace
 }  // namespace lakeindex::query
