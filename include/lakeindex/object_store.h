@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -136,7 +137,27 @@ class ObjectStore {
   // Whether each request costs a network round trip (S3, or a store with injected latency):
   // readers then send independent requests together rather than one after another.
   virtual bool remote() const { return false; }
+
+  // How a reader should cut scattered reads of one object (the pages of a take) into requests:
+  // ranges at most `max_hole` bytes apart share one request (the hole read and dropped), a merged
+  // request grows to at most `max_range` bytes (a single larger range is still one request), and
+  // up to `parallel` requests go out at once. The hole is what one more request costs, in bytes:
+  // nothing on a local disk (a pread is microseconds), about latency × bandwidth on S3 (MBs).
+  // Wrappers forward their inner store's hint. The planner prices a take with it too
+  // (query/take_cost.h), so that both read and estimate cut the same runs.
+  struct ReadHint {
+    uint64_t max_hole = 0;
+    uint64_t max_range = UINT64_MAX;
+    uint32_t parallel = 1;
+    bool operator==(const ReadHint&) const = default;
+  };
+  virtual ReadHint read_hint() const { return ReadHint{}; }
 };
+
+// The hint of a store where each request costs a network round trip: what object_store (Rust)
+// and iceberg-rust use against S3 (1 MiB holes); an 8 MiB cap keeps a merge from becoming a
+// whole-object read, and the merged requests go out on up to 16 connections.
+inline constexpr ObjectStore::ReadHint kRemoteReadHint{1 << 20, 8 << 20, 16};
 
 // The XXH64 (seed 0) of the object at `path`, whose size is `size` (as Size gives it), read in
 // pieces of 8 MiB: what ObjectWriter::checksum and WrittenChecksums record for it when written.
@@ -213,6 +234,10 @@ class InstrumentedStore : public ObjectStore {
   void AdoptWrittenChecksums(const std::map<std::string, uint64_t>& checksums);
   std::string Describe() const override;
   bool remote() const override { return latency_us_.load() > 0 || base_->remote(); }
+  // The base store's hint; kRemoteReadHint when latency is injected over a local store (it then
+  // stands for a remote one); or the hint set here (tests: a local table read as S3 would be).
+  ReadHint read_hint() const override;
+  void SetReadHint(std::optional<ReadHint> hint);
 
  private:
   class Writer;
@@ -230,6 +255,7 @@ class InstrumentedStore : public ObjectStore {
   StoreOp fail_op_ = StoreOp::kAny;
   uint64_t fail_at_ = 0;
   uint64_t seen_[6] = {0, 0, 0, 0, 0, 0};
+  std::optional<ReadHint> hint_;  // guarded by mu_
 };
 
 }  // namespace lakeindex

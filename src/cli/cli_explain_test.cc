@@ -26,8 +26,8 @@ TEST(CliExplainTest, AnIndexAnswerReadWholeSaysWhyAndWhatWasRead) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("candidate rows (exact)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("row group 0: read whole (60000 rows), not the index's "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(" candidate rows: they lie on "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("over the 3/4 a take may cost), so a scan is cheaper"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" candidate rows on "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-byte scan: scanning; "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("pages read: 0 of 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("row groups read: 1 of 1 (1 of them whole: column chunks at once"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("bytes read: "), std::string::npos) << r.out;

@@ -243,4 +243,18 @@ std::string InstrumentedStore::Describe() const {
   return base_->Describe();  // where the objects are; the counting is no part of it
 }
 
+ObjectStore::ReadHint InstrumentedStore::read_hint() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (hint_) return *hint_;
+  }
+  if (latency_us_.load() > 0 && !base_->remote()) return kRemoteReadHint;
+  return base_->read_hint();
+}
+
+void InstrumentedStore::SetReadHint(std::optional<ReadHint> hint) {
+  std::lock_guard<std::mutex> lock(mu_);
+  hint_ = hint;
+}
+
 }  // namespace lakeindex

@@ -201,5 +201,26 @@ TEST_F(InstrumentedStoreTest, LatencyIsAddedToEachRequest) {
   store_.SetLatencyMicros(0);
 }
 
+// The read hint: the base store's (a local one's: no holes); a remote one's when latency makes
+// the wrapper stand for a remote store; the one set on it above both.
+TEST_F(InstrumentedStoreTest, ReadHintIsTheBaseStoresUnlessLatencyOrASetHint) {
+  EXPECT_EQ(store_.read_hint(), base_->read_hint());
+  EXPECT_EQ(store_.read_hint().max_hole, 0u);
+  auto dir = ::testing::TempDir() + "/hint_local";
+  auto local = OpenLocalStore(dir);
+  ASSERT_TRUE(local.ok());
+  InstrumentedStore over_local{std::shared_ptr<ObjectStore>(std::move(*local))};
+  EXPECT_EQ(over_local.read_hint().max_hole, 0u);
+  EXPECT_GT(over_local.read_hint().max_range, 0u);
+  store_.SetLatencyMicros(1);
+  EXPECT_EQ(store_.read_hint(), kRemoteReadHint);
+  const ObjectStore::ReadHint set{123, 4567, 2};
+  store_.SetReadHint(set);
+  EXPECT_EQ(store_.read_hint(), set);
+  store_.SetReadHint(std::nullopt);
+  store_.SetLatencyMicros(0);
+  EXPECT_EQ(store_.read_hint(), base_->read_hint());
+}
+
 }  // namespace
 }  // namespace lakeindex

@@ -247,11 +247,11 @@ class S3Store final : public ObjectStore {
     return std::move(resp.body);
   }
 
-  // Ranges sorted and merged when less than kMergeGap apart (a gap costs transfer time; a
-  // request costs a first-byte latency of tens of ms on S3), at most kMaxMerged a request; the
+  // Ranges sorted and merged when at most the hint's hole apart (a gap costs transfer time; a
+  // request costs a first-byte latency of tens of ms on S3), at most its max_range a request; the
   // merged requests go out together on up to kRemoteFanOut connections: one round trip.
-  static constexpr uint64_t kMergeGap = 512 << 10;
-  static constexpr uint64_t kMaxMerged = 32 << 20;
+  static constexpr uint64_t kMergeGap = kRemoteReadHint.max_hole;
+  static constexpr uint64_t kMaxMerged = kRemoteReadHint.max_range;
 
   Result<std::vector<std::string>> ReadRanges(std::string_view path, const std::vector<ByteRange>& ranges) override {
     RETURN_IF_ERROR(ValidateObjectPath(path));
@@ -478,6 +478,7 @@ class S3Store final : public ObjectStore {
   }
 
   bool remote() const override { return true; }
+  ReadHint read_hint() const override { return kRemoteReadHint; }
 
   std::string What(const Call& call) const {
     const std::string object = !call.path.empty() ? "'" + call.path + "'" : call.method == "POST" ? "batch delete" : "listing";

@@ -121,12 +121,15 @@ TEST(IndexManagerTest, BTreeColdEqualityReadsOneLeafPageAndMatchesTheScan) {
   options.column = "id";
   options.type = "btree";
   ASSERT_TRUE(CreateIndex(t.get(), options).ok());
-  // Selective filters read fewer rows; 10% of the rows, scattered, touch every page, so the
-  // scanner reads whole row groups there (same rows read as without the index).
+  // Selective filters read fewer rows; 10% of the rows, scattered, touch every page, so taking
+  // them would read every byte the scan reads: on a new open (no page decoded yet) the scanner
+  // reads whole row groups there (same rows read as without the index).
   for (const auto& [where, selective] : std::vector<std::pair<std::string, bool>>{
            {"id = 123457", true}, {"id IN (5, 99999, 7) OR id < 3", true}, {"NOT (id >= 10) AND score > 0", true},
            {"id BETWEEN 10 AND 20000", false}}) {
-    auto with = Count(*t, where, true);
+    auto reopened = table::Table::Open(store);
+    ASSERT_TRUE(reopened.ok());
+    auto with = Count(selective ? *t : **reopened, where, true);
     auto without = Count(*t, where, false);
     ASSERT_TRUE(with.ok() && without.ok()) << where;
     EXPECT_EQ(with->first, without->first) << where;

@@ -5,13 +5,20 @@
 namespace lakeindex::query {
 namespace {
 
-// Why a row group holding the index's candidates was not read by taking them: the take rule of
-// Scanner::ScanRowGroup (the pages holding them must cost at most 3/4 of the column chunk).
+// The take-or-scan choice's numbers (query/take_cost.h): "(index would read X of a Y-byte scan:
+// taking; R requests, holes of up to H bytes)".
+std::string Choice(const PlanStep& s) {
+  const bool taking = s.kind == StepKind::kRowGroupTake;
+  return " (index would read " + Grouped(s.bytes) + " of a " + Grouped(s.bytes_total) + "-byte scan: " +
+         (taking ? "taking; " : "scanning; ") + Grouped(s.requests) + " requests, holes of up to " + Grouped(s.hole) +
+         " bytes)";
+}
+
+// Why a row group holding the index's candidates was not read by taking them.
 std::string NotTaken(const PlanStep& s) {
   if (s.candidates == 0) return "";
-  return ", not the index's " + Grouped(s.candidates) + " candidate rows: they lie on " + Grouped(s.pages) + " of " +
-         Grouped(s.pages_total) + " pages (" + Grouped(s.bytes) + " of the column chunk's " + Grouped(s.bytes_total) +
-         " bytes to read, over the 3/4 a take may cost), so a scan is cheaper";
+  return ", not the index's " + Grouped(s.candidates) + " candidate rows on " + Grouped(s.pages) + " of " +
+         Grouped(s.pages_total) + " pages" + Choice(s);
 }
 
 }  // namespace
@@ -39,11 +46,14 @@ std::string PlanStep::ToString() const {
     case StepKind::kRowGroupSkippedByPageIndex:
       return rg + ": skipped by the page index";
     case StepKind::kRowGroupTake:
-      return rg + ": take " + std::to_string(rows) + " rows from " + std::to_string(pages) + " pages";
+      return rg + ": take " + std::to_string(rows) + " rows from " + std::to_string(pages) + " pages" +
+             (bytes_total > 0 ? Choice(*this) : "");
     case StepKind::kRowGroupPages:
       return rg + ": read " + std::to_string(rows) + " rows of the pages the page index kept" + NotTaken(*this);
     case StepKind::kRowGroupWhole:
       return rg + ": read whole (" + std::to_string(rows) + " rows)" + NotTaken(*this);
+    case StepKind::kRowGroupScan:
+      return rg + ": scan (" + std::to_string(rows) + " rows)" + NotTaken(*this);
   }
   return note;
 }

@@ -24,6 +24,7 @@ enum class StepKind : uint8_t {
   kRowGroupTake,           // candidate rows read page by page (`rows` rows, `pages` pages of the first column)
   kRowGroupPages,          // pages selected by the page index (`rows` rows)
   kRowGroupWhole,          // whole column chunks (`rows` rows)
+  kRowGroupScan,           // plain explain: the index's candidates here are not taken (`rows` rows scanned)
 };
 
 struct PlanStep {
@@ -33,13 +34,13 @@ struct PlanStep {
   uint64_t rows = 0;
   uint64_t pages = 0;
   std::string note;  // kNote only
-  // A row group the index's candidates were in, read otherwise than by taking them
-  // (kRowGroupWhole, kRowGroupPages): why — the candidate rows lie on `pages` of `pages_total`
-  // pages of the first column read, whose uncached bytes (`bytes` of the chunk's `bytes_total`)
-  // are more than a take may cost (Scanner::ScanRowGroup).
+  // A row group holding the index's candidates (take_cost.h's choice): the `candidates` lie on
+  // `pages` of `pages_total` pages of the first column read; taking them would read `bytes` in
+  // `requests` requests (runs with holes of up to `hole` bytes), scanning `bytes_total`.
   uint64_t candidates = 0;
   uint64_t pages_total = 0;
   uint64_t bytes = 0, bytes_total = 0;
+  uint64_t requests = 0, hole = 0;
 
   bool is_fragment_decision() const { return kind >= StepKind::kFragmentEmpty && kind <= StepKind::kFragmentScan; }
   std::string ToString() const;

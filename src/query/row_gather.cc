@@ -107,7 +107,7 @@ void PrefetchColumns(const parquet::ParquetReader& reader, int rg, const std::ve
     auto pages = PagesOf(**locations, ranges, reader.path());
     if (pages.ok()) wanted.push_back({rg, column, std::move(*pages)});
   }
-  (void)reader.LoadPages(wanted, kCoalesceHoleBytes);
+  (void)reader.LoadPages(wanted, reader.read_hint());
 }
 
 Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, const Ranges& ranges, Column* out,
@@ -119,7 +119,7 @@ Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, cons
   counters->pages_total += index->pages.size();
   counters->pages_read += pages.size();
   ASSIGN_OR_RETURN(parquet::ParquetReader::PageSpan decoded,
-                   reader.ReadPagesShared(chunk, rg, column, pages, kCoalesceHoleBytes, &counters->pages_loaded));
+                   reader.ReadPagesShared(chunk, rg, column, pages, reader.read_hint(), &counters->pages_loaded));
   // Calls visit(page, first row, rows) for each run of `ranges` within one decoded page, in order.
   auto walk = [&](auto&& visit) {
     size_t k = 0;

@@ -3,8 +3,9 @@
 //
 // Rows are given as sorted, disjoint ranges of offsets inside the row group. Every data page
 // holding some of them is fetched and decoded once (through the reader's LruCache, so a hot
-// page is not decoded again by the next query), pages at most kCoalesceHoleBytes apart share one
-// ranged read, and the rows are appended in order.
+// page is not decoded again by the next query), pages are fetched in the runs the store's
+// read_hint() asks for (ObjectStore::ReadHint: no holes locally, 1 MiB ones on S3), and the rows
+// are appended in order.
 // Thread safety: functions; the reader may be shared.
 #pragma once
 
@@ -18,13 +19,6 @@
 namespace lakeindex::query {
 
 using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // sorted, disjoint [begin, end)
-
-// Pages of one column chunk at most this far apart are read with one request (the bytes between
-// are read and dropped): requests, not bytes, dominate the cost of scattered reads on object
-// stores. Measured on the demo's range lookup (2,045 rows of 2M, all columns): no coalescing
-// 16,730 requests / 14.3 MB; 4 KiB holes 8,672 / 28 MB; 8 KiB (Arrow's pre-buffer default)
-// 5,235 / 48 MB.
-inline constexpr uint64_t kCoalesceHoleBytes = 4 * 1024;
 
 uint64_t RangeRows(const Ranges& r);
 Ranges Intersect(const Ranges& a, const Ranges& b);

@@ -16,22 +16,9 @@
 #include "query/page_pruning.h"
 #include "query/pruning.h"
 #include "query/row_gather.h"
+#include "query/take_cost.h"
 
 namespace lakeindex::query {
-
-namespace {
-
-// The rows of fragment offsets `offsets` (ascending) that fall in the row group starting at
-// rg_first_row, as ranges of row-group rows.
-Ranges RowGroupRows(const std::vector<uint32_t>& offsets, uint64_t rg_first_row, uint64_t rg_rows) {
-  auto lo = std::lower_bound(offsets.begin(), offsets.end(), rg_first_row);
-  auto hi = std::lower_bound(lo, offsets.end(), rg_first_row + rg_rows);
-  std::vector<uint32_t> local(lo, hi);
-  for (uint32_t& r : local) r -= uint32_t(rg_first_row);
-  return RangesOf(local.data(), local.size());
-}
-
-}  // namespace
 
 namespace {
 
@@ -234,6 +221,7 @@ Status Scanner::Init(const ScanRequest& request) {
       index_candidates_[f.id] = none_from_index ? std::vector<uint32_t>{} : request.rows->OffsetsIn(f.id);
     }
     index_plan_.residual = filter_ != nullptr;  // the given rows are exact; a filter is checked on them
+    given_rows_ = true;
     plan_.push_back(Note("take " + std::to_string(request.rows->Cardinality()) + " given rows"));
   }
   // Fragments run on the pool when there is work to share: not for a take of a few rows, where
@@ -314,7 +302,7 @@ void Scanner::PrefetchPlan() const {
     }
   }
   ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) {
-    if (readers[i]) (void)readers[i]->LoadPages(wanted[i], kCoalesceHoleBytes);
+    if (readers[i]) (void)readers[i]->LoadPages(wanted[i], readers[i]->read_hint());
   });
 }
 
@@ -411,14 +399,7 @@ Result<std::shared_ptr<Scanner::OpenFragment>> Scanner::OpenFragmentAt(const tab
     return Status::Corruption(frag.file + ": has " + std::to_string(open->reader->num_rows()) +
                               " rows, the manifest says " + std::to_string(frag.rows));
   }
-  // Table column -> file column (the fragment was written with the table schema).
-  open->file_columns.reserve(read_columns_.size());
-  for (int c : read_columns_) {
-    const std::string& name = table_->schema().field(size_t(c)).name;
-    const int fc = open->reader->schema().FindField(name);
-    if (fc < 0) return Status::Corruption(frag.file + ": column '" + name + "' is missing");
-    open->file_columns.push_back(fc);
-  }
+  ASSIGN_OR_RETURN(open->file_columns, FileColumnsOf(*open->reader, table_->schema(), read_columns_, frag.file));
   ASSIGN_OR_RETURN(open->deleted, table_->Deletions(frag));
   out->counters.blocks_total += uint64_t(open->reader->num_row_groups());
   return open;
@@ -542,7 +523,15 @@ Status Scanner::PlanFragments() {
     std::set<int> no_nan;
     PlanStep step = DecideFragment(frag, &no_nan);
     if (step.kind == StepKind::kFragmentTake || step.kind == StepKind::kFragmentScan) ++counters_.fragments_scanned;
+    const bool take = step.kind == StepKind::kFragmentTake;
     plan_.push_back(std::move(step));
+    if (take) {  // what each row group's take would read against its scan, from the page index
+      ASSIGN_OR_RETURN(auto reader, table_->OpenDataFile(frag));
+      ASSIGN_OR_RETURN(auto fcs, FileColumnsOf(*reader, table_->schema(), read_columns_, frag.file));
+      const TakeColumns columns{fcs, num_filter_columns_, filter_output_, index_plan_.residual, given_rows_};
+      ASSIGN_OR_RETURN(auto steps, PlanTakeSteps(*reader, frag.id, columns, *IndexCandidates(frag.id)));
+      plan_.insert(plan_.end(), steps.begin(), steps.end());
+    }
   }
   return Status::OK();
 }
@@ -567,33 +556,18 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   step.row_group = rg;
 
   Ranges candidate = {{0, rg_rows}};
-  // Take: read only the rows the indexes selected in this row group, page by page, when the pages
-  // holding them cost less than the whole chunks: the bytes of those pages that are not already
-  // decoded in the cache (those are read and decoded) at most 3/4 of the chunk's, measured on the
-  // first read column (our writers cut every column at the same rows). A take then never reads
-  // more than the scan it replaces. Otherwise the row group is read whole and the (exact) filter
-  // evaluated on every row: the same answer.
+  // Take: read only the rows the indexes selected in this row group, page by page, when that reads
+  // fewer bytes than the scan (take_cost.h). Otherwise the row group is scanned and the (exact)
+  // filter evaluated on every row: the same answer.
   bool take = false;
   if (const std::vector<uint32_t>* from_index = IndexCandidates(fragment.id)) {
     candidate = RowGroupRows(*from_index, rg_first_row, rg_rows);
     if (candidate.empty()) return Status::OK();
-    take = true;
-    if (!read_columns_.empty()) {
-      auto chunk = reader.SharedChunk(rg, file_columns[0]);
-      if (!chunk.ok()) return chunk.status().WithContext(where());
-      const parquet::PageIndex& locations = *(*chunk)->locations;
-      ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(locations, candidate, fragment.file));
-      auto uncached = reader.UncachedPageBytes(**chunk, rg, file_columns[0], pages);
-      if (!uncached.ok()) return uncached.status().WithContext(where());
-      take = *uncached * 4 <= ChunkBytes(locations) * 3;
-      step.pages = pages.size();
-      if (!take) {  // why not, for explain: the take rule's numbers
-        step.candidates = RangeRows(candidate);
-        step.pages_total = locations.pages.size();
-        step.bytes = *uncached;
-        step.bytes_total = ChunkBytes(locations);
-      }
-    }
+    const TakeColumns columns{file_columns, num_filter_columns_, filter_output_, index_plan_.residual, given_rows_};
+    auto choice = ChooseTake(reader, rg, columns, candidate);
+    if (!choice.ok()) return choice.status().WithContext(where());
+    take = choice->take;
+    DescribeChoice(*choice, &step);
     if (!take) candidate = {{0, rg_rows}};
   }
   // Rows of an exact index answer with nothing left to check skip evaluation, as do row groups

@@ -161,6 +161,7 @@ class Scanner {
   bool count_only_ = false;
   bool moveable_output_ = true;  // no output column repeats a read column
   IndexPlan index_plan_;
+  bool given_rows_ = false;  // ScanRequest::rows: the candidates must be taken
   std::map<uint32_t, std::vector<uint32_t>> index_candidates_;  // covered fragment -> offsets
   std::optional<BlockSelection> blocks_;  // OTree tables: the blocks the layout selected
 

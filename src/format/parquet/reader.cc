@@ -585,7 +585,7 @@ Result<PageIndex> ParquetReader::ScanPageHeaders(int rg, int column) const {
 }
 
 Result<Column> ParquetReader::ReadPage(int rg, int column, int page) const {
-  ASSIGN_OR_RETURN(std::vector<Column> pages, ReadPages(rg, column, {page}, 0));
+  ASSIGN_OR_RETURN(std::vector<Column> pages, ReadPages(rg, column, {page}, ObjectStore::ReadHint{}));
   return std::move(pages[0]);
 }
 
@@ -648,10 +648,11 @@ struct LoosePages {
   std::vector<std::shared_ptr<const Column>> pages;
 };
 
-// Runs of the pages at positions `missing` of `pages` no more than max_hole bytes apart, each one
-// ranged read (the holes read and dropped).
+// Runs of the pages at positions `missing` of `pages` no more than hint.max_hole bytes apart, each
+// one ranged read (the holes read and dropped) of at most hint.max_range bytes (a larger page is
+// a run of its own).
 std::vector<ParquetReader::PageRun> PlanRuns(const PageIndex& index, const std::vector<int>& pages,
-                                             const std::vector<size_t>& missing, uint64_t max_hole) {
+                                             const std::vector<size_t>& missing, const ObjectStore::ReadHint& hint) {
   std::vector<ParquetReader::PageRun> runs;
   for (size_t i = 0; i < missing.size();) {
     const PageIndexEntry& head = index.pages[size_t(pages[missing[i]])];
@@ -660,8 +661,10 @@ std::vector<ParquetReader::PageRun> PlanRuns(const PageIndex& index, const std::
     size_t stop = i + 1;
     while (stop < missing.size()) {
       const PageIndexEntry& next = index.pages[size_t(pages[missing[stop]])];
-      if (uint64_t(next.offset) < end || uint64_t(next.offset) - end > max_hole) break;
-      end = uint64_t(next.offset) + uint64_t(next.compressed_size);
+      if (uint64_t(next.offset) < end || uint64_t(next.offset) - end > hint.max_hole) break;
+      const uint64_t next_end = uint64_t(next.offset) + uint64_t(next.compressed_size);
+      if (next_end - begin > hint.max_range) break;
+      end = next_end;
       ++stop;
     }
     runs.push_back({i, stop, begin, end - begin});
@@ -714,9 +717,38 @@ Result<uint64_t> ParquetReader::UncachedPageBytes(const ChunkPages& chunk, int r
   return bytes;
 }
 
+Result<ParquetReader::ReadCost> ParquetReader::PagesReadCost(const ChunkPages& chunk, int rg, int column,
+                                                             const std::vector<int>& pages,
+                                                             const ObjectStore::ReadHint& hint) const {
+  const PageIndex& index = *chunk.locations;
+  std::vector<size_t> missing;  // positions in `pages`, as ReadPagesShared finds them
+  {
+    std::lock_guard<std::mutex> lock(chunk.mu);
+    for (size_t k = 0; k < pages.size(); ++k) {
+      const int p = pages[k];
+      if (p < 0 || size_t(p) >= index.pages.size() || (k > 0 && p <= pages[k - 1])) {
+        return Status::InvalidArgument(Where(rg, column) + ": no page " + std::to_string(p) + " (or pages out of order)");
+      }
+      if (!chunk.cached || !chunk.pages[size_t(p)]) missing.push_back(k);
+    }
+  }
+  ReadCost cost;
+  if (missing.empty()) return cost;
+  for (const PageRun& run : PlanRuns(index, pages, missing, hint)) {
+    cost.bytes += run.length;
+    ++cost.requests;
+  }
+  ASSIGN_OR_RETURN(auto head, UncachedDictionaryRange(rg, column));
+  if (head) {
+    cost.bytes += head->second;
+    ++cost.requests;
+  }
+  return cost;
+}
+
 Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const std::vector<int>& pages,
-                                                    uint64_t max_hole) const {
-  ASSIGN_OR_RETURN(PageSpan span, ReadPagesShared(rg, column, pages, max_hole));
+                                                    const ObjectStore::ReadHint& hint) const {
+  ASSIGN_OR_RETURN(PageSpan span, ReadPagesShared(rg, column, pages, hint));
   std::vector<Column> out;
   out.reserve(span.pages.size());
   for (const Column* p : span.pages) out.push_back(*p);
@@ -725,14 +757,15 @@ Result<std::vector<Column>> ParquetReader::ReadPages(int rg, int column, const s
 
 
 Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(int rg, int column, const std::vector<int>& pages,
-                                                               uint64_t max_hole, uint64_t* loaded) const {
+                                                               const ObjectStore::ReadHint& hint, uint64_t* loaded) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const ChunkPages> chunk, SharedChunk(rg, column));
-  return ReadPagesShared(chunk, rg, column, pages, max_hole, loaded);
+  return ReadPagesShared(chunk, rg, column, pages, hint, loaded);
 }
 
 Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared_ptr<const ChunkPages>& shared, int rg,
                                                                int column, const std::vector<int>& pages,
-                                                               uint64_t max_hole, uint64_t* loaded) const {
+                                                               const ObjectStore::ReadHint& hint,
+                                                               uint64_t* loaded) const {
   const PageIndex& index = *shared->locations;
   for (size_t k = 0; k < pages.size(); ++k) {
     if (pages[k] < 0 || size_t(pages[k]) >= index.pages.size() || (k > 0 && pages[k] <= pages[k - 1])) {
@@ -757,7 +790,7 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared
   }
   if (missing.empty()) return out;
   if (loaded != nullptr) *loaded += missing.size();
-  std::vector<PageRun> runs = PlanRuns(index, pages, missing, max_hole);
+  std::vector<PageRun> runs = PlanRuns(index, pages, missing, hint);
   std::vector<ObjectStore::ByteRange> ranges;
   for (const PageRun& run : runs) ranges.push_back({run.offset, run.length});
   // The dictionary, when it is to be read too, in the same request batch (the last range).
@@ -840,7 +873,7 @@ uint64_t ParquetReader::ChunkBytes(int rg, int column) const {
   return 0;
 }
 
-Status ParquetReader::LoadPages(const std::vector<ChunkWant>& wanted, uint64_t max_hole) const {
+Status ParquetReader::LoadPages(const std::vector<ChunkWant>& wanted, const ObjectStore::ReadHint& hint) const {
   struct Load {
     const ChunkWant* want;
     std::shared_ptr<const ChunkPages> chunk;
@@ -868,7 +901,7 @@ Status ParquetReader::LoadPages(const std::vector<ChunkWant>& wanted, uint64_t m
       }
     }
     if (load.missing.empty()) continue;
-    load.runs = PlanRuns(index, want.pages, load.missing, max_hole);
+    load.runs = PlanRuns(index, want.pages, load.missing, hint);
     load.first_range = ranges.size();
     for (const PageRun& run : load.runs) ranges.push_back({run.offset, run.length});
     ASSIGN_OR_RETURN(auto head, UncachedDictionaryRange(want.rg, want.column));

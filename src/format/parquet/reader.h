@@ -144,11 +144,12 @@ class ParquetReader {
   // The rows of one data page (0-based among the chunk's data pages).
   Result<Column> ReadPage(int rg, int column, int page) const;
   // The rows of several data pages of one chunk (ascending page numbers, no repeats), one Column
-  // per page. Pages whose bytes are at most `max_hole` bytes apart are fetched with one ranged
-  // read (the hole read and dropped), so that scattered rows cost fewer requests.
-  Result<std::vector<Column>> ReadPages(int rg, int column, const std::vector<int>& pages, uint64_t max_hole) const;
+  // per page, fetched in the runs PlanRuns cuts with `hint` (normally the store's read_hint()):
+  // pages at most hint.max_hole bytes apart share one ranged read (the hole read and dropped).
+  Result<std::vector<Column>> ReadPages(int rg, int column, const std::vector<int>& pages,
+                                        const ObjectStore::ReadHint& hint) const;
   // The same without copies: pages held by the cache are shared, the others are read (with
-  // `max_hole` as above), decoded and, with OpenOptions::cache_pages, kept. `*loaded` (optional)
+  // `hint` as above), decoded and, with OpenOptions::cache_pages, kept. `*loaded` (optional)
   // is incremented by the number of pages that were read from the store. The pages stay valid as
   // long as the returned span lives.
   struct PageSpan {
@@ -169,8 +170,9 @@ class ParquetReader {
   };
   Result<std::shared_ptr<const ChunkPages>> SharedChunk(int rg, int column) const;
   Result<PageSpan> ReadPagesShared(const std::shared_ptr<const ChunkPages>& chunk, int rg, int column,
-                                   const std::vector<int>& pages, uint64_t max_hole, uint64_t* loaded = nullptr) const;
-  Result<PageSpan> ReadPagesShared(int rg, int column, const std::vector<int>& pages, uint64_t max_hole,
+                                   const std::vector<int>& pages, const ObjectStore::ReadHint& hint,
+                                   uint64_t* loaded = nullptr) const;
+  Result<PageSpan> ReadPagesShared(int rg, int column, const std::vector<int>& pages, const ObjectStore::ReadHint& hint,
                                    uint64_t* loaded = nullptr) const;
   // The pages of several chunks of this file that are not loaded yet, with the chunks'
   // dictionaries, fetched by one ReadRanges (on a remote store: requests sent together, nearby
@@ -182,12 +184,21 @@ class ParquetReader {
     int column;
     std::vector<int> pages;
   };
-  Status LoadPages(const std::vector<ChunkWant>& wanted, uint64_t max_hole) const;
+  Status LoadPages(const std::vector<ChunkWant>& wanted, const ObjectStore::ReadHint& hint) const;
   // One ranged read of pages of a chunk (the reader's own planning; public for its helpers).
   struct PageRun {
     size_t first, stop;  // positions in the chunk's missing pages
     uint64_t offset, length;
   };
+  // The store's hint for cutting reads of this file (ObjectStore::read_hint).
+  ObjectStore::ReadHint read_hint() const { return store_->read_hint(); }
+  // What ReadPagesShared(chunk, rg, column, pages, hint) would fetch: the bytes and requests of
+  // the runs of the pages the cache does not hold, and of the dictionary when it is not cached.
+  struct ReadCost {
+    uint64_t bytes = 0, requests = 0;
+  };
+  Result<ReadCost> PagesReadCost(const ChunkPages& chunk, int rg, int column, const std::vector<int>& pages,
+                                 const ObjectStore::ReadHint& hint) const;
   // Compressed bytes of a column chunk (its pages, dictionary included), from the footer.
   uint64_t ChunkBytes(int rg, int column) const;
   // Compressed bytes of those of `pages` (valid page numbers of the chunk) whose decoded form the

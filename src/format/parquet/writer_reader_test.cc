@@ -361,7 +361,7 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
       auto column_index = (*reader)->ReadPageIndex(0, c);
       ASSERT_TRUE(column_index.ok());
       instrumented->counters().Reset();
-      auto got = (*reader)->ReadPages(0, c, wanted, hole);
+      auto got = (*reader)->ReadPages(0, c, wanted, ObjectStore::ReadHint{hole});
       ASSERT_TRUE(got.ok()) << got.status().ToString();
       ASSERT_EQ(got->size(), wanted.size());
       EXPECT_EQ(instrumented->counters().read_requests.load(), hole == 0 ? 4u : 1u) << "column " << c;
@@ -373,8 +373,8 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
       }
     }
   }
-  EXPECT_TRUE((*reader)->ReadPages(0, 0, {6, 5}, 0).status().IsInvalidArgument());
-  EXPECT_TRUE((*reader)->ReadPages(0, 0, {64}, 0).status().IsInvalidArgument());
+  EXPECT_TRUE((*reader)->ReadPages(0, 0, {6, 5}, {}).status().IsInvalidArgument());
+  EXPECT_TRUE((*reader)->ReadPages(0, 0, {64}, {}).status().IsInvalidArgument());
 
   // LoadPages: the pages of several chunks, and the dictionary, in one batch of ranges; then
   // reading them reads nothing. Bad page lists are refused naming the chunk.
@@ -393,12 +393,12 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
     for (int p : wanted) want_bytes += uint64_t(column_index->pages[size_t(p)].compressed_size);
   }
   instrumented->counters().Reset();
-  ASSERT_TRUE((*fresh)->LoadPages(wants, 0).ok());
+  ASSERT_TRUE((*fresh)->LoadPages(wants, {}).ok());
   EXPECT_EQ(instrumented->counters().bytes_read.load(), want_bytes);
   instrumented->counters().Reset();
   for (int c = 0; c < 3; ++c) {
     uint64_t loaded = 0;
-    auto span = (*fresh)->ReadPagesShared(0, c, wanted, 0, &loaded);
+    auto span = (*fresh)->ReadPagesShared(0, c, wanted, {}, &loaded);
     ASSERT_TRUE(span.ok()) << span.status().ToString();
     EXPECT_EQ(loaded, 0u) << "column " << c;
     auto column_index = (*fresh)->ReadPageIndex(0, c);
@@ -410,10 +410,10 @@ TEST(ParquetRoundTripTest, SmallPagesDictionaryCodecAndDictionaryReadOnce) {
     }
   }
   EXPECT_EQ(instrumented->counters().read_requests.load(), 0u);
-  Status bad = (*fresh)->LoadPages({{0, 1, {7, 7}}}, 0);
+  Status bad = (*fresh)->LoadPages({{0, 1, {7, 7}}}, {});
   EXPECT_TRUE(bad.IsInvalidArgument()) << bad.ToString();
   EXPECT_NE(bad.message().find("t.parquet"), std::string::npos) << bad.ToString();
-  EXPECT_TRUE((*fresh)->LoadPages({{0, 2, {64}}}, 0).IsInvalidArgument());
+  EXPECT_TRUE((*fresh)->LoadPages({{0, 2, {64}}}, {}).IsInvalidArgument());
 }
 
 // The layout files' encodings: integers as DELTA_BINARY_PACKED, doubles as BYTE_STREAM_SPLIT,

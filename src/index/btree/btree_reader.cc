@@ -44,6 +44,7 @@ class WindowStore : public ObjectStore {
   }
   Result<std::string> Read(std::string_view path) override { return base_->Read(path); }
   bool remote() const override { return base_->remote(); }
+  ReadHint read_hint() const override { return base_->read_hint(); }
   Result<uint64_t> Size(std::string_view path) override { return base_->Size(path); }
   Status Write(std::string_view path, std::string_view data) override { return base_->Write(path, data); }
   Status CreateIfAbsent(std::string_view path, std::string_view data) override {
