@@ -209,6 +209,11 @@ Result<std::shared_ptr<const std::string>> ParquetReader::ColumnIndexes() const 
   return column_indexes_;
 }
 
+Status ParquetReader::LoadColumnIndexes() const {
+  if (!lazy_column_indexes_ || tail_offset_ == column_index_offset_) return Status::OK();
+  return ColumnIndexes().status();
+}
+
 Status ParquetReader::ParseFooter(const uint8_t* footer, size_t size) {
   Status st = thrift::ParseStruct(footer, size, &meta_, nullptr, footer_start_);
   if (!st.ok()) return st.WithContext("parquet file '" + path_ + "': footer");

@@ -134,6 +134,9 @@ class ParquetReader {
   // Bytes of ColumnIndexes read from the store so far (explain and tests): 0 until page
   // statistics are first needed, when opened with OpenOptions::offset_index_offset.
   uint64_t column_index_bytes_read() const { return column_index_bytes_read_.load(); }
+  // With OpenOptions::offset_index_offset: reads (and checks) the ColumnIndexes now if they are
+  // not held yet, so that a remote scan fetches them together with its pages. OK otherwise.
+  Status LoadColumnIndexes() const;
 
   // Reads the listed columns (schema indexes, any order, no duplicates) of one row group; an
   // empty list means every column. The Batch's schema holds the listed fields in that order.
