@@ -159,8 +159,8 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
     ASSIGN_OR_RETURN(std::vector<int> columns, meta->ColumnIndexes(file.schema()));
     uint64_t page_rows = meta->page_rows;
     if (page_rows == 0 && file.num_row_groups() > 0) {  // comparison layouts record none: the file's own
-      ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(0, columns[0]));
-      page_rows = index.pages.empty() ? parquet::WriteOptions{}.page_rows : uint64_t(index.pages[0].num_rows);
+      ASSIGN_OR_RETURN(auto index, file.SharedPageIndex(0, columns[0], /*statistics=*/false));
+      page_rows = index->pages.empty() ? parquet::WriteOptions{}.page_rows : uint64_t(index->pages[0].num_rows);
     }
     options = layout::parts::BlockWriteOptions(config, meta->columns, std::max<uint64_t>(page_rows, 1), meta->is_otree(),
                                                meta->row_groups == layout::kRowGroupsByRegion);
@@ -178,8 +178,8 @@ Result<table::RewrittenFile> RewritePortable(const table::Table& table, const pa
   auto page_rows_of = [&](int rg, std::optional<int> column) -> Result<std::vector<uint32_t>> {
     std::vector<uint32_t> sizes;
     if (!column) return sizes;
-    ASSIGN_OR_RETURN(parquet::PageIndex index, file.ReadPageIndex(rg, *column));
-    for (const parquet::PageIndexEntry& p : index.pages) sizes.push_back(uint32_t(p.num_rows));
+    ASSIGN_OR_RETURN(auto index, file.SharedPageIndex(rg, *column, /*statistics=*/false));  // locations only
+    for (const parquet::PageIndexEntry& p : index->pages) sizes.push_back(uint32_t(p.num_rows));
     return sizes;
   };
   ASSIGN_OR_RETURN(table::FragmentMeta written,

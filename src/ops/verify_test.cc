@@ -10,6 +10,8 @@
 #include <random>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "lakeindex/events.h"
 #include "ops/operations.h"
 #include "ops/read.h"
@@ -102,7 +104,13 @@ TEST(VerifyTest, EverySingleByteFlipInAFileTheVersionNamesIsNamed) {
     }
     WriteFile(path, original);
     ++flips_of_kind[KindOf(file)];
-    if (found.ok() || found.message().find(file) == std::string::npos) {
+    // A manifest is JSON under a checksum of its value: a flip of one whitespace byte into
+    // another (' ' into '\n' in the indentation) leaves the same manifest, and nothing to find.
+    const bool same_manifest = KindOf(file) == "manifest" && nlohmann::json::parse(damaged, nullptr, false) ==
+                                                                 nlohmann::json::parse(original, nullptr, false);
+    if (same_manifest) {
+      EXPECT_TRUE(found.ok()) << found.ToString();
+    } else if (found.ok() || found.message().find(file) == std::string::npos) {
       ++missed;
       ADD_FAILURE() << "byte " << at << " of " << file << " flipped: "
                     << (found.ok() ? "verify passed" : "the error does not name it: " + found.ToString());

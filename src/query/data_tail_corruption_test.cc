@@ -1,8 +1,11 @@
 // A data file's tail (page index + footer) carries no checksum of its own in Parquet; the
-// manifest records one (table/manifest.h "tail"). Every byte flip there must make every read of
-// the file — a filtered query that prunes on page statistics, a full read, `verify` — fail with
-// Corruption naming the file, never return a wrong answer.
+// manifest records them (table/manifest.h "tail"). Every byte flip there must make every read of
+// it — a filtered query that prunes on page statistics, a full read, `verify` — fail with
+// Corruption naming the file, never return a wrong answer. A full read does not read the
+// ColumnIndexes (table/data_tail.h): a flip there is found by what reads them.
 #include <gtest/gtest.h>
+
+#include <xxhash.h>
 
 #include "format/parquet/reader.h"
 #include "query/scanner.h"
@@ -57,6 +60,23 @@ TEST(DataTailCorruptionTest, ManifestRecordsTheTailOfEveryDataFile) {
     ASSERT_TRUE(offset.ok());
     EXPECT_EQ(f.tail->offset, *offset);
     EXPECT_LT(f.tail->offset + 8, f.file_size);
+    auto sum = [&](uint64_t begin, uint64_t end) { return XXH64(bytes.data() + begin, size_t(end - begin), 0); };
+    EXPECT_EQ(f.tail->xxh64, sum(f.tail->offset, f.file_size));
+    // The split: where the first OffsetIndex starts, every ColumnIndex before it.
+    ASSERT_TRUE(f.tail->split.has_value()) << f.file;
+    auto reader = parquet::ParquetReader::Open(store.get(), f.file);
+    ASSERT_TRUE(reader.ok());
+    uint64_t first_oi = f.file_size, ci_end = 0;
+    for (const parquet::RowGroup& g : (*reader)->metadata().row_groups) {
+      for (const parquet::ColumnChunk& cc : g.columns) {
+        first_oi = std::min(first_oi, uint64_t(*cc.offset_index_offset));
+        ci_end = std::max(ci_end, uint64_t(*cc.column_index_offset + *cc.column_index_length));
+      }
+    }
+    EXPECT_EQ(f.tail->split->oi_offset, first_oi);
+    EXPECT_EQ(ci_end, first_oi);
+    EXPECT_EQ(f.tail->split->ci_xxh64, sum(f.tail->offset, first_oi));
+    EXPECT_EQ(f.tail->split->oi_xxh64, sum(first_oi, f.file_size));
   }
   // The manifest written and re-read keeps it.
   auto reopened = Table::Open(store);
@@ -72,6 +92,7 @@ TEST(DataTailCorruptionTest, EveryByteFlipInTheTailIsCorruptionNamingTheFile) {
   const uint64_t expected_rows = *CountRows(*table, "x > 0.5 AND id < 0");
   ASSERT_EQ(*CountRows(*table, ""), 600u);
   ASSERT_TRUE(table->Verify().ok());
+  const Batch all = *table->ReadAll();
   size_t flips = 0;
   for (size_t offset = frag.tail->offset; offset < good.size(); ++offset) {
     for (uint8_t mask : {uint8_t(0x01), uint8_t(0x80)}) {
@@ -82,7 +103,13 @@ TEST(DataTailCorruptionTest, EveryByteFlipInTheTailIsCorruptionNamingTheFile) {
       ASSERT_TRUE(reopened.ok());
       auto count = CountRows(**reopened, "x > 0.5 AND id < 0");
       ExpectCorruptionNaming(count.status(), frag.file, offset);
-      ExpectCorruptionNaming((*reopened)->ReadAll().status(), frag.file, offset);
+      if (offset >= frag.tail->split->oi_offset) {
+        ExpectCorruptionNaming((*reopened)->ReadAll().status(), frag.file, offset);
+      } else {  // a ColumnIndex: a full read needs none, and reads none
+        auto read = (*reopened)->ReadAll();
+        ASSERT_TRUE(read.ok()) << "flip at offset " << offset << ": " << read.status().ToString();
+        EXPECT_TRUE(read->Equals(all)) << "flip at offset " << offset;
+      }
       ExpectCorruptionNaming((*reopened)->Verify().status(), frag.file, offset);
       ++flips;
     }
@@ -105,6 +132,36 @@ TEST(DataTailCorruptionTest, TruncatedOrExtendedFilesAreCorruption) {
     ExpectCorruptionNaming((*reopened)->Verify().status(), frag.file, bad.size());
     if (bad.size() < good.size()) ExpectCorruptionNaming((*reopened)->ReadAll().status(), frag.file, bad.size());
   }
+}
+
+TEST(DataTailCorruptionTest, TailsWithoutTheSplitReadAndCheckTheWholeTailAtOpen) {
+  // Manifests written before the split: the whole tail is read and checked at open, as then.
+  std::unique_ptr<Table> table;
+  auto store = SmallTable(&table);
+  Batch before = *table->ReadAll();
+  table::Transaction txn;
+  txn.operation = "unsplit tails";
+  txn.apply_extra = [](table::Manifest* m) {
+    for (FragmentMeta& f : m->fragments) f.tail->split.reset();
+    return Status::OK();
+  };
+  ASSERT_TRUE(table->Commit(std::move(txn)).ok());
+  auto reopened = Table::Open(store);
+  ASSERT_TRUE(reopened.ok());
+  const FragmentMeta frag = (*reopened)->manifest().fragments[0];
+  ASSERT_TRUE(frag.tail.has_value());
+  ASSERT_FALSE(frag.tail->split.has_value());
+  EXPECT_TRUE((*reopened)->ReadAll()->Equals(before));
+  EXPECT_TRUE((*reopened)->Verify().ok());
+  EXPECT_EQ(*CountRows(**reopened, ""), 600u);
+  // A ColumnIndex byte flipped: the open finds it, whatever is read.
+  const std::string good = *store->Read(frag.file);
+  std::string bad = good;
+  bad[size_t(frag.tail->offset) + 1] ^= 0x04;
+  ASSERT_TRUE(store->Write(frag.file, bad).ok());
+  auto damaged = Table::Open(store);
+  ASSERT_TRUE(damaged.ok());
+  ExpectCorruptionNaming((*damaged)->ReadAll().status(), frag.file, size_t(frag.tail->offset) + 1);
 }
 
 TEST(DataTailCorruptionTest, FragmentsWithoutATailStillRead) {

@@ -383,7 +383,7 @@ static void Prefetch(const table::Table& table, const std::string& where, bool e
   }
   uint64_t tail_bytes = 0;
   for (const table::FragmentMeta& f : table.manifest().fragments) {
-    tail_bytes += f.tail ? f.file_size - f.tail->offset : f.file_size;
+    tail_bytes += !f.tail ? f.file_size : f.file_size - (f.tail->split ? f.tail->split->oi_offset : f.tail->offset);  // what an open reads
   }
   if (tail_bytes <= kPrefetchTailBytes) {
     for (const table::FragmentMeta& f : table.manifest().fragments) {

@@ -301,8 +301,14 @@ void Scanner::PrefetchPlan() const {
       }
     }
   }
-  ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) {
-    if (readers[i]) (void)readers[i]->LoadPages(wanted[i], readers[i]->read_hint());
+  // A scan that will prune by page statistics reads the files' ColumnIndexes too: in the same
+  // round trip as the pages, not one more after them.
+  const bool page_statistics = filter_ != nullptr && (blocks_ || index_plan_.residual);
+  ParallelForThreads(files.size() * (page_statistics ? 2 : 1), kRemoteFanOut, [&](size_t task) {
+    const size_t i = task % files.size();
+    if (!readers[i]) return;
+    if (task < files.size()) (void)readers[i]->LoadPages(wanted[i], readers[i]->read_hint());
+    else (void)readers[i]->LoadColumnIndexes();
   });
 }
 

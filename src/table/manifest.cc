@@ -183,6 +183,23 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
       if (!parsed) return Status::Corruption(where + ": tail checksum '" + hash + "' is not 16 hex digits");
       t.xxh64 = *parsed;
       if (t.offset >= frag.file_size) return Status::Corruption(where + ": tail offset beyond the file size");
+      ASSIGN_OR_RETURN(const json* oi_offset, tf.Get("oi_offset", json::value_t::number_unsigned, /*optional=*/true));
+      if (oi_offset != nullptr) {
+        DataTail::Split split;
+        ASSIGN_OR_RETURN(split.oi_offset, tf.U64("oi_offset"));
+        for (auto [key, out] : {std::pair{"ci_xxh64", &split.ci_xxh64}, std::pair{"oi_xxh64", &split.oi_xxh64}}) {
+          ASSIGN_OR_RETURN(std::string sum, tf.Str(key));
+          auto value = ParseHex16(sum);
+          if (!value) return Status::Corruption(where + ": tail " + key + " '" + sum + "' is not 16 hex digits");
+          *out = *value;
+        }
+        if (split.oi_offset < t.offset || split.oi_offset >= frag.file_size) {
+          return Status::Corruption(where + ": tail oi_offset outside [offset, file size)");
+        }
+        t.split = split;
+      } else if (tail->contains("ci_xxh64") || tail->contains("oi_xxh64")) {
+        return Status::Corruption(where + ": tail checksums of a split without its oi_offset");
+      }
       frag.tail = t;
     }
     ASSIGN_OR_RETURN(const json* column_bytes, ff.Get("column_bytes", json::value_t::object, /*optional=*/true));
@@ -396,7 +413,15 @@ std::string SerializeManifest(const Manifest& m) {
     json stats = json::object();
     for (const auto& [name, s] : f.stats) stats[name] = StatsToJson(s);
     fj["stats"] = stats;
-    if (f.tail) fj["tail"] = {{"offset", f.tail->offset}, {"xxh64", Hex16(f.tail->xxh64)}};
+    if (f.tail) {
+      json tj = {{"offset", f.tail->offset}, {"xxh64", Hex16(f.tail->xxh64)}};
+      if (f.tail->split) {
+        tj["oi_offset"] = f.tail->split->oi_offset;
+        tj["ci_xxh64"] = Hex16(f.tail->split->ci_xxh64);
+        tj["oi_xxh64"] = Hex16(f.tail->split->oi_xxh64);
+      }
+      fj["tail"] = std::move(tj);
+    }
     if (!f.column_bytes.empty()) fj["column_bytes"] = f.column_bytes;
     frags.push_back(std::move(fj));
   }

@@ -9,7 +9,8 @@
 //   "next_fragment_id": u32             fragment ids are never reused
 //   "fragments": [{"id","file","rows","file_size","deletion":{"file","count"}|null,
 //                  "stats":{column: {"min","max","null_count","nan_count"}},
-//                  "tail":{"offset","xxh64":"<16 hex>"}}]   "tail" optional (older manifests)
+//                  "tail":{"offset","xxh64":"<16 hex>",      "tail" optional (older manifests)
+//                          "oi_offset","ci_xxh64","oi_xxh64"}}]  optional, all three or none
 //   "indexes": [...], "layout": {...}|null   owned by index/ and layout/ (opaque JSON here)
 //   "iceberg": {...}                    present when the table keeps Iceberg metadata; owned by
 //                                       table/iceberg.h (opaque JSON here)
@@ -67,9 +68,22 @@ struct DeletionRef {
 
 // The metadata tail of a data file (page index + footer, parquet::TailOffset): no page CRC covers
 // it, so its XXH64 is recorded when the file is written and checked whenever it is opened.
+// The tail is the ColumnIndexes (page statistics), then the OffsetIndexes (page locations), then
+// the footer. When `split` is recorded, a data file is opened by reading [oi_offset, file_size)
+// only, checked against oi_xxh64, and its ColumnIndexes [offset, oi_offset) are read when page
+// pruning first needs them, checked against ci_xxh64 (table/data_tail.h): an index take never
+// reads them. `xxh64` of the whole tail stays, for readers that predate the split, and `verify`
+// checks all three.
 struct DataTail {
   uint64_t offset = 0;  // first byte of the tail; it runs to the end of the file
   uint64_t xxh64 = 0;   // XXH64 (seed 0) of [offset, file_size)
+  struct Split {
+    uint64_t oi_offset = 0;  // first byte of the OffsetIndexes: offset <= oi_offset < file_size
+    uint64_t ci_xxh64 = 0;   // XXH64 (seed 0) of [offset, oi_offset)
+    uint64_t oi_xxh64 = 0;   // XXH64 (seed 0) of [oi_offset, file_size)
+    bool operator==(const Split&) const = default;
+  };
+  std::optional<Split> split;  // absent in manifests written before it existed
   bool operator==(const DataTail&) const = default;
 };
 

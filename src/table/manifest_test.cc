@@ -39,6 +39,7 @@ Manifest Sample() {
   n.max = Value::String("z");
   n.row_count = 100;
   f.stats["name"] = n;
+  f.tail = DataTail{3000, 0x0123456789abcdefull, DataTail::Split{3600, 0xfedcba9876543210ull, 42}};
   m.fragments.push_back(f);
   return m;
 }
@@ -56,6 +57,44 @@ TEST(ManifestTest, RoundTrips) {
   ASSERT_EQ(back->fragments.size(), 1u);
   EXPECT_EQ(back->fragments[0], m.fragments[0]);
   EXPECT_EQ(back->total_rows(), 97u);
+}
+
+// `edit` applied to the serialized manifest's first fragment's "tail", then re-sealed.
+Result<Manifest> WithTail(const std::function<void(nlohmann::json*)>& edit) {
+  nlohmann::json j = nlohmann::json::parse(SerializeManifest(Sample()));
+  j.erase("checksum");
+  edit(&j["fragments"][0]["tail"]);
+  j["checksum"] = ManifestChecksum(j);
+  return Parse(j.dump());
+}
+
+TEST(ManifestTest, TheTailsSplitIsOptionalAndChecked) {
+  // Written before the split existed: the tail alone.
+  auto old = WithTail([](nlohmann::json* t) {
+    for (const char* key : {"oi_offset", "ci_xxh64", "oi_xxh64"}) t->erase(key);
+  });
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  ASSERT_TRUE(old->fragments[0].tail.has_value());
+  EXPECT_EQ(old->fragments[0].tail->offset, 3000u);
+  EXPECT_EQ(old->fragments[0].tail->xxh64, 0x0123456789abcdefull);
+  EXPECT_FALSE(old->fragments[0].tail->split.has_value());
+  auto same = WithTail([](nlohmann::json*) {});
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->fragments[0], Sample().fragments[0]);
+  const std::vector<std::pair<std::string, std::function<void(nlohmann::json*)>>> bad = {
+      {"oi_offset", [](nlohmann::json* t) { (*t)["oi_offset"] = 2999; }},
+      {"oi_offset", [](nlohmann::json* t) { (*t)["oi_offset"] = 4096; }},
+      {"oi_offset", [](nlohmann::json* t) { (*t)["oi_offset"] = -1; }},
+      {"ci_xxh64", [](nlohmann::json* t) { (*t)["ci_xxh64"] = "12345"; }},
+      {"oi_xxh64", [](nlohmann::json* t) { t->erase("oi_xxh64"); }},
+      {"without its oi_offset", [](nlohmann::json* t) { t->erase("oi_offset"); }},
+  };
+  for (const auto& [what, edit] : bad) {
+    auto r = WithTail(edit);
+    ASSERT_FALSE(r.ok()) << what;
+    EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(what), std::string::npos) << r.status().ToString();
+  }
 }
 
 TEST(ManifestTest, InvalidUtf8StatsAreDroppedNotMangled) {

@@ -1,7 +1,5 @@
 #include "table/table.h"
 
-#include <xxhash.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,6 +12,7 @@
 #include "common/thread_pool.h"
 #include "common/uuid.h"
 #include "format/parquet/reader.h"
+#include "table/data_tail.h"
 #include "table/deletion_vector.h"
 #include "table/iceberg.h"
 
@@ -98,8 +97,7 @@ Result<FragmentMeta> DataFileStream::Finish() {
       if (rg.columns[c].meta_data) frag.column_bytes[schema.field(c).name] += uint64_t(rg.columns[c].meta_data->total_compressed_size);
     }
   }
-  const std::string& tail = writer_->tail();
-  frag.tail = DataTail{frag.file_size - tail.size(), XXH64(tail.data(), tail.size(), 0)};
+  frag.tail = RecordDataTail(frag.file_size, writer_->tail(), writer_->tail_column_index_bytes());
   writer_.reset();
   RETURN_IF_ERROR(sink_->Close());
   sink_.reset();
@@ -914,20 +912,7 @@ Result<std::shared_ptr<const void>> Table::SharedObject(
 }
 
 Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFileUncached(const FragmentMeta& fragment) const {
-  parquet::OpenOptions options;
-  // Data files are read at random by index lookups: their decoded pages are worth keeping.
-  options.cache_pages = true;
-  if (fragment.tail) {
-    options.file_size = fragment.file_size;
-    options.tail_offset = fragment.tail->offset;
-    options.check_tail = [&](const uint8_t* data, size_t size) {
-      if (XXH64(data, size, 0) == fragment.tail->xxh64) return Status::OK();
-      return Status::Corruption(fragment.file + ": checksum mismatch in the page index / footer [" +
-                                std::to_string(fragment.tail->offset) + ", " + std::to_string(fragment.file_size) +
-                                ") (the manifest recorded it when the file was written)");
-    };
-  }
-  auto opened = parquet::ParquetReader::Open(store_.get(), fragment.file, options);
+  auto opened = parquet::ParquetReader::Open(store_.get(), fragment.file, DataFileOpenOptions(fragment));
   if (!opened.ok() && opened.status().IsNotFound()) return MissingFile("data file", fragment.file, fragment, opened.status());
   ASSIGN_OR_RETURN(auto reader, std::move(opened));
   if (uint64_t(reader->num_rows()) != fragment.rows) {
@@ -1083,7 +1068,7 @@ Result<std::vector<std::string>> Table::Verify(const std::vector<VersionCheck>& 
       for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
         RETURN_IF_ERROR(reader->ReadRowGroup(rg, {}).status());  // decodes every page: CRCs and encodings
       }
-      return Status::OK();
+      return VerifyDataTail(store_.get(), f, *reader);
     }();
     RETURN_IF_ERROR(damage(checked));
     if (checked.ok()) report.push_back(f.file + ": ok (" + std::to_string(f.rows) + " rows)");

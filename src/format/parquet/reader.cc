@@ -168,10 +168,22 @@ Status ParquetReader::Init(const OpenOptions& options) {
     return Error("file of " + std::to_string(file_size_) + " bytes is too small to be Parquet");
   }
   if (options.tail_offset) {
-    tail_offset_ = *options.tail_offset;
-    if (tail_offset_ < 4 || tail_offset_ > file_size_ - kFooterTailSize) {
-      return Error("tail offset " + std::to_string(tail_offset_) + " lies outside the file of " +
+    const uint64_t tail_start = *options.tail_offset;
+    if (tail_start < 4 || tail_start > file_size_ - kFooterTailSize) {
+      return Error("tail offset " + std::to_string(tail_start) + " lies outside the file of " +
                    std::to_string(file_size_) + " bytes");
+    }
+    tail_offset_ = tail_start;
+    if (options.offset_index_offset) {  // the ColumnIndexes [tail_start, OffsetIndexes) wait
+      const uint64_t oi = *options.offset_index_offset;
+      if (oi < tail_start || oi > file_size_ - kFooterTailSize) {
+        return Error("offset index offset " + std::to_string(oi) + " lies outside the tail [" +
+                     std::to_string(tail_start) + ", " + std::to_string(file_size_) + ")");
+      }
+      lazy_column_indexes_ = true;
+      column_index_offset_ = tail_start;
+      check_column_indexes_ = options.check_column_indexes;
+      tail_offset_ = oi;
     }
     ASSIGN_OR_RETURN(tail_, store_->ReadRange(path_, tail_offset_, file_size_ - tail_offset_));
     if (tail_.size() != file_size_ - tail_offset_) return Error("short read of the tail");
@@ -181,7 +193,8 @@ Status ParquetReader::Init(const OpenOptions& options) {
     footer_start_ = file_size_ - kFooterTailSize - footer_len;
     if (footer_start_ < tail_offset_) return Error("footer starts before the tail");
     RETURN_IF_ERROR(ParseFooter(data + (footer_start_ - tail_offset_), footer_len));
-    if (TailStart(meta_, footer_start_) != tail_offset_) return Error("page index lies outside the tail");
+    if (TailStart(meta_, footer_start_) != tail_start) return Error("page index lies outside the tail");
+    if (lazy_column_indexes_) return CheckIndexRegions();
     return Status::OK();
   }
   ASSIGN_OR_RETURN(std::string tail, store_->ReadRange(path_, file_size_ - kFooterTailSize, kFooterTailSize));
@@ -192,6 +205,49 @@ Status ParquetReader::Init(const OpenOptions& options) {
   ASSIGN_OR_RETURN(std::string footer, store_->ReadRange(path_, footer_start_, footer_len));
   if (footer.size() != footer_len) return Error("short read of the footer");
   return ParseFooter(reinterpret_cast<const uint8_t*>(footer.data()), footer.size());
+}
+
+Status ParquetReader::CheckIndexRegions() const {
+  auto outside = [&](size_t rg, size_t c, const char* what, int64_t off, int32_t len, uint64_t begin, uint64_t end) {
+    return Error("row group " + std::to_string(rg) + " column '" + leaves_[c].name + "': " + what + " [" +
+                 std::to_string(off) + ", +" + std::to_string(len) + ") lies outside [" + std::to_string(begin) +
+                 ", " + std::to_string(end) + ")");
+  };
+  for (size_t rg = 0; rg < meta_.row_groups.size(); ++rg) {
+    for (size_t c = 0; c < leaves_.size(); ++c) {
+      const ColumnChunk& cc = meta_.row_groups[rg].columns[c];
+      if (cc.column_index_offset && cc.column_index_length) {
+        const int64_t off = *cc.column_index_offset;
+        const int32_t len = *cc.column_index_length;
+        if (off < int64_t(column_index_offset_) || len <= 0 || AddOverflows(uint64_t(off), uint64_t(len), tail_offset_)) {
+          return outside(rg, c, "column index", off, len, column_index_offset_, tail_offset_);
+        }
+      }
+      if (cc.offset_index_offset && cc.offset_index_length && *cc.offset_index_offset < int64_t(tail_offset_)) {
+        return outside(rg, c, "offset index", *cc.offset_index_offset, *cc.offset_index_length, tail_offset_, footer_start_);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const std::string>> ParquetReader::ColumnIndexes() const {
+  std::lock_guard<std::mutex> lock(column_index_mu_);
+  if (column_indexes_) return column_indexes_;
+  const uint64_t length = tail_offset_ - column_index_offset_;
+  ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, column_index_offset_, length));
+  column_index_bytes_read_ += bytes.size();
+  if (bytes.size() != length) return Error("short read of the column indexes");
+  if (check_column_indexes_) {
+    RETURN_IF_ERROR(check_column_indexes_(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  }
+  column_indexes_ = std::make_shared<const std::string>(std::move(bytes));
+  return column_indexes_;
+}
+
+Status ParquetReader::LoadColumnIndexes() const {
+  if (!lazy_column_indexes_ || tail_offset_ == column_index_offset_) return Status::OK();
+  return ColumnIndexes().status();
 }
 
 Status ParquetReader::ParseFooter(const uint8_t* footer, size_t size) {
@@ -442,9 +498,13 @@ Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column, bool statisti
                                 std::to_string(len) + ") lies outside the file");
     }
     std::string bytes;
+    std::shared_ptr<const std::string> column_indexes;
     std::string_view view;
     if (!tail_.empty() && uint64_t(off) >= tail_offset_) {
       view = std::string_view(tail_).substr(size_t(uint64_t(off) - tail_offset_), size_t(len));  // in range: footer_start_ bound
+    } else if (lazy_column_indexes_ && uint64_t(off) >= column_index_offset_) {  // a ColumnIndex (CheckIndexRegions)
+      ASSIGN_OR_RETURN(column_indexes, ColumnIndexes());
+      view = std::string_view(*column_indexes).substr(size_t(uint64_t(off) - column_index_offset_), size_t(len));
     } else {
       ASSIGN_OR_RETURN(bytes, store_->ReadRange(path_, uint64_t(off), uint64_t(len)));
       view = bytes;
@@ -680,7 +740,12 @@ std::vector<ParquetReader::PageRun> PlanRuns(const PageIndex& index, const std::
 // keeps the chunk's page locations alive, and is charged for them too.
 size_t ParquetReader::MemoryBytes() const {
   // A parsed column chunk's metadata (path, encodings, statistics, offsets) is a few hundred bytes.
-  return sizeof(*this) + tail_.capacity() + meta_.row_groups.size() * leaves_.size() * 256;
+  size_t column_indexes = 0;
+  {
+    std::lock_guard<std::mutex> lock(column_index_mu_);
+    if (column_indexes_) column_indexes = column_indexes_->capacity();
+  }
+  return sizeof(*this) + tail_.capacity() + column_indexes + meta_.row_groups.size() * leaves_.size() * 256;
 }
 
 size_t ParquetReader::ChunkPages::MemoryBytes() const {

@@ -3,7 +3,9 @@
 // Open() costs three requests: Size, the last 8 bytes (footer length + "PAR1"), the footer.
 // Open() with OpenOptions::tail_offset costs two (one when the size is known): the whole tail
 // (page index + footer) is read at once, checked by the caller's hook before any of it is
-// parsed, and later page-index reads are served from it.
+// parsed, and later page-index reads are served from it. With offset_index_offset as well, only
+// the OffsetIndexes and the footer are read at open; the ColumnIndexes (page statistics, which
+// only page pruning needs) are read with one more request the first time any is asked for.
 // ReadRowGroup() reads each selected column chunk with one ranged read; ReadPage() reads the
 // page index (cached), the chunk's dictionary page if any, and the one page.
 // See schema_mapping.h for the type mapping and column_reader.h for supported encodings.
@@ -15,6 +17,7 @@
 // Thread safety: after Open, every method may be called concurrently.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -98,6 +101,14 @@ struct OpenOptions {
   // `check_tail` (if any) before parsing them; an error from it is returned as is.
   std::optional<uint64_t> tail_offset;
   std::function<Status(const uint8_t* data, size_t size)> check_tail;
+  // With tail_offset: where the OffsetIndexes start, the tail's ColumnIndexes lying in
+  // [tail_offset, offset_index_offset). Open then reads [offset_index_offset, end of file) only
+  // and passes that to `check_tail`; the ColumnIndexes are read whole, with one request, when a
+  // page index with statistics is first asked for, and passed to `check_column_indexes` before
+  // any is parsed (the hook is kept by the reader: it must own what it captures). A file whose
+  // page index lies elsewhere is Corruption.
+  std::optional<uint64_t> offset_index_offset;
+  std::function<Status(const uint8_t* data, size_t size)> check_column_indexes;
   // The file's size when the caller knows it (saves the Size request); a file of another size
   // then reads as damaged.
   std::optional<uint64_t> file_size;
@@ -129,8 +140,15 @@ class ParquetReader {
   }
   const FileMetaData& metadata() const { return meta_; }
   // Bytes this reader holds: the file's tail when opened with OpenOptions::tail_offset (footer
-  // and page indexes: megabytes for a file of small pages) and its parsed footer (estimated).
+  // and page indexes: megabytes for a file of small pages; the ColumnIndexes only once read) and
+  // its parsed footer (estimated).
   size_t MemoryBytes() const;
+  // Bytes of ColumnIndexes read from the store so far (explain and tests): 0 until page
+  // statistics are first needed, when opened with OpenOptions::offset_index_offset.
+  uint64_t column_index_bytes_read() const { return column_index_bytes_read_.load(); }
+  // With OpenOptions::offset_index_offset: reads (and checks) the ColumnIndexes now if they are
+  // not held yet, so that a remote scan fetches them together with its pages. OK otherwise.
+  Status LoadColumnIndexes() const;
 
   // Reads the listed columns (schema indexes, any order, no duplicates) of one row group; an
   // empty list means every column. The Batch's schema holds the listed fields in that order.
@@ -217,6 +235,9 @@ class ParquetReader {
   // Parses the footer [footer_start_, file_size_ - 8) and validates the schema and row groups.
   Status ParseFooter(const uint8_t* footer, size_t size);
   Status CheckChunk(int rg, int column) const;
+  // With lazy ColumnIndexes: every ColumnIndex lies in [column_index_offset_, tail_offset_) and
+  // every OffsetIndex in the tail read at open, so that no page-index byte is read unchecked.
+  Status CheckIndexRegions() const;
   // [start, start + length) of a column chunk's pages in the file, validated.
   Result<std::pair<uint64_t, uint64_t>> ChunkRange(int rg, int column) const;
   Status ReadChunkInto(int rg, int column, Column* out) const;
@@ -231,9 +252,19 @@ class ParquetReader {
   std::string path_;
   uint64_t file_size_ = 0;
   uint64_t footer_start_ = 0;
-  // Bytes [tail_offset_, file_size_) when opened with OpenOptions::tail_offset, else empty.
+  // Bytes [tail_offset_, file_size_) when opened with OpenOptions::tail_offset, else empty
+  // (with offset_index_offset, tail_offset_ is that: the ColumnIndexes lie before it).
   uint64_t tail_offset_ = 0;
   std::string tail_;
+  // With OpenOptions::offset_index_offset: [column_index_offset_, tail_offset_) holds every
+  // ColumnIndex, read on first need by ColumnIndexes() and kept.
+  bool lazy_column_indexes_ = false;
+  uint64_t column_index_offset_ = 0;
+  std::function<Status(const uint8_t* data, size_t size)> check_column_indexes_;
+  mutable std::mutex column_index_mu_;
+  mutable std::shared_ptr<const std::string> column_indexes_;  // guarded by column_index_mu_
+  mutable std::atomic<uint64_t> column_index_bytes_read_{0};
+  Result<std::shared_ptr<const std::string>> ColumnIndexes() const;
   FileMetaData meta_;
   Schema schema_;
   std::vector<LeafColumn> leaves_;

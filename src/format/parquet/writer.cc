@@ -25,6 +25,7 @@ struct ParquetWriter::Impl {
   // regrowth.
   std::vector<std::string> parts;
   std::string tail;   // sink mode: a copy of the tail, once written
+  size_t tail_column_index_bytes = 0;  // sink mode: the tail's leading ColumnIndexes
   uint64_t size = 0;  // bytes of the file produced so far
   Status Append(std::string part) {
     size += part.size();
@@ -234,6 +235,8 @@ const std::vector<ColumnStats>& ParquetWriter::column_stats() const { return imp
 
 const std::string& ParquetWriter::tail() const { return impl_->tail; }
 
+size_t ParquetWriter::tail_column_index_bytes() const { return impl_->tail_column_index_bytes; }
+
 const FileMetaData& ParquetWriter::metadata() const { return impl_->meta; }
 
 Result<std::string> ParquetWriter::Finish() {
@@ -278,6 +281,7 @@ Result<uint64_t> ParquetWriter::WriteTail() {
       cc.column_index_length = int32_t(tail.size() - at);
     }
   }
+  const size_t column_index_bytes = tail.size();
   for (size_t rg = 0; rg < impl.indexes.size(); ++rg) {
     for (size_t c = 0; c < impl.indexes[rg].size(); ++c) {
       const auto& oi = impl.indexes[rg][c].offset_index;
@@ -297,7 +301,10 @@ Result<uint64_t> ParquetWriter::WriteTail() {
   std::memcpy(len, &footer_len, 4);
   tail.append(len, 4);
   tail.append(kMagic, 4);
-  if (impl.sink != nullptr) impl.tail = tail;
+  if (impl.sink != nullptr) {
+    impl.tail = tail;
+    impl.tail_column_index_bytes = column_index_bytes;
+  }
   status_ = impl.Append(std::move(tail));
   RETURN_IF_ERROR(status_);
   return impl.size;

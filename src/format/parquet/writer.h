@@ -167,6 +167,10 @@ class ParquetWriter {
   // Sink mode, after FinishToSink: the file's tail (page indexes and footer, what a reader's
   // TailOffset finds), which starts at bytes_written() - tail().size(). Empty otherwise.
   const std::string& tail() const;
+  // Sink mode, after FinishToSink: how many of tail()'s leading bytes are ColumnIndexes (page
+  // statistics); the OffsetIndexes and the footer follow them. A table records the split so that
+  // an open reads only what follows it (reader.h, OpenOptions::offset_index_offset).
+  size_t tail_column_index_bytes() const;
   // The file's metadata so far: every row group flushed (with its column chunks' offsets, sizes
   // and codecs), as the footer will hold it.
   const FileMetaData& metadata() const;
