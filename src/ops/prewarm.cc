@@ -63,7 +63,7 @@ Result<PrewarmReport> Prewarm(const table::Table& table, const PrewarmRequest& r
           report.complete = false;
           break;
         }
-        RETURN_IF_ERROR(reader->LoadPages({{rg, column, std::move(pages)}}, std::numeric_limits<uint64_t>::max()));
+        RETURN_IF_ERROR(reader->LoadPages({{rg, column, std::move(pages)}}, ObjectStore::ReadHint{std::numeric_limits<uint64_t>::max()}));
         report.data_bytes += bytes;
         report.data_pages += chunk->locations->pages.size();
       }

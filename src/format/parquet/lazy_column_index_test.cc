@@ -155,7 +155,7 @@ TEST(LazyColumnIndexTest, OpenAndTakeReadNoColumnIndexByte) {
   // A take: scattered pages of every column, by their locations only.
   for (int c = 0; c < 4; ++c) {
     for (int rg = 0; rg < 3; ++rg) {
-      auto pages = (*reader)->ReadPages(rg, c, {0, 2, 5}, 0);
+      auto pages = (*reader)->ReadPages(rg, c, {0, 2, 5}, ObjectStore::ReadHint{});
       ASSERT_TRUE(pages.ok()) << pages.status().ToString();
       for (size_t i = 0; i < 3; ++i) {
         const size_t page = std::vector<size_t>{0, 2, 5}[i];
