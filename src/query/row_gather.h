@@ -4,7 +4,8 @@
 // Rows are given as sorted, disjoint ranges of offsets inside the row group. Every data page
 // holding some of them is fetched and decoded once (through the reader's LruCache, so a hot
 // page is not decoded again by the next query), pages at most kCoalesceHoleBytes apart share one
-// ranged read, and the rows are appended in order.
+// ranged read, and the rows are appended in order. A few rows of a page that stores fixed-width
+// values PLAIN and uncompressed are read value by value instead (value_take.h).
 // Thread safety: functions; the reader may be shared.
 #pragma once
 
@@ -35,6 +36,7 @@ struct GatherCounters {
   uint64_t pages_total = 0;  // data pages of the chunks gathered from
   uint64_t pages_read = 0;   // pages that held requested rows
   uint64_t pages_loaded = 0; // of those, read from the store (not in the cache)
+  uint64_t pages_by_value = 0;  // of those, read value by value (value_take.h), not loaded
 };
 
 // Which pages of `index` hold rows of `ranges`: page numbers ascending. Corruption naming `file`
