@@ -289,6 +289,71 @@ TEST(ValueTakeTest, DamagedHeaderOrLevelsAreCorruptionOrTheOriginalValues) {
   }
 }
 
+// Files pyarrow writes (the project's venv): data pages v1 (with page CRCs) and v2, PLAIN and
+// uncompressed, with the conversions our own files never need: decimals as FIXED_LEN_BYTE_ARRAY,
+// millisecond and nanosecond timestamps, uint32, int16. The per-value reads equal the whole
+// decode of the same file.
+TEST(ValueTakeTest, PyArrowFilesV1AndV2EqualTheirWholeDecode) {
+  const std::string python = std::string(LAKEINDEX_SOURCE_DIR) + "/.venv/bin/python";
+  lakeindex::testing::TempDir dir;
+  const std::string script = dir.path() + "/write.py";
+  {
+    std::ofstream f(script);
+    f << R"PY(
+import sys, decimal, random
+import pyarrow as pa, pyarrow.parquet as pq
+random.seed(52)
+n = 3000
+def maybe(v, i):
+    return None if (i % 7 == 3 or 600 <= i < 640) else v
+cols = {
+    "dec": pa.array([maybe(decimal.Decimal(random.randint(-10**9, 10**9)) / 100, i) for i in range(n)], pa.decimal128(10, 2)),
+    "dec_req": pa.array([decimal.Decimal(random.randint(-10**9, 10**9)) / 100 for i in range(n)], pa.decimal128(10, 2)),
+    "ts_ms": pa.array([random.randint(-10**12, 10**12) for i in range(n)], pa.timestamp("ms")),
+    "ts_ns": pa.array([maybe(random.randint(-10**12, 10**12) * 1000, i) for i in range(n)], pa.timestamp("ns")),
+    "u32": pa.array([maybe(random.randint(0, 2**32 - 1), i) for i in range(n)], pa.uint32()),
+    "i16": pa.array([random.randint(-2**15, 2**15 - 1) for i in range(n)], pa.int16()),
+    "f32": pa.array([float("nan") if i == 5 else -0.0 if i == 6 else random.random() for i in range(n)], pa.float32()),
+    "f64": pa.array([maybe(float("nan") if i == 9 else random.random(), i) for i in range(n)], pa.float64()),
+    "d32": pa.array([maybe(random.randint(-10**5, 10**5), i) for i in range(n)], pa.date32()),
+}
+required = {"dec_req", "ts_ms", "i16", "f32"}
+schema = pa.schema([pa.field(k, v.type, nullable=k not in required) for k, v in cols.items()])
+table = pa.table(cols, schema=schema)
+for version in ("1.0", "2.0"):
+    pq.write_table(table, sys.argv[1] + "/v" + version[0] + ".parquet", compression="none", use_dictionary=False,
+                   data_page_version=version, write_page_index=True, data_page_size=2048, write_batch_size=128,
+                   write_page_checksum=True)
+)PY";
+  }
+  const std::string cmd = python + " " + script + " " + dir.path();
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "pyarrow (the project's venv, scripts/python-env.sh) failed: " << cmd;
+  for (const char* name : {"v1.parquet", "v2.parquet"}) {
+    SCOPED_TRACE(name);
+    std::ifstream in(dir.path() + "/" + name, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto opened = Open(bytes, name);
+    const ParquetReader& reader = *opened->reader;
+    auto whole = reader.ReadRowGroup(0, {});
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    ASSERT_EQ(whole->num_rows(), 3000u);
+    std::vector<uint32_t> rows = {0, 3, 5, 6, 9, 599, 600, 639, 640, 2999};
+    lakeindex::testing::Rng rng(3);
+    for (int i = 0; i < 30; ++i) rows.push_back(uint32_t(rng.Next() % 3000));
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    for (size_t c = 0; c < whole->num_columns(); ++c) {
+      SCOPED_TRACE(whole->schema().field(c).name);
+      EXPECT_GT(reader.ValueWidth(0, int(c)), 0u);
+      Column got(whole->schema().field(c).type);
+      GatherCounters counters;
+      ASSERT_TRUE(Gather(reader, int(c), rows, &got, &counters).ok());
+      EXPECT_GT(counters.pages_by_value * 2, rows.size());
+      EXPECT_TRUE(got.Equals(Expected(whole->column(c), rows)));
+    }
+  }
+}
+
 // The parser alone: a prefix too short for the header or the levels is "not addressable" (the
 // caller then reads the page whole), never an out-of-bounds read.
 TEST(ValueTakeTest, ParserRefusesEveryTruncatedPrefix) {
