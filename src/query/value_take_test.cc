@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "common/lru_cache.h"
@@ -320,6 +322,21 @@ cols = {
 required = {"dec_req", "ts_ms", "i16", "f32"}
 schema = pa.schema([pa.field(k, v.type, nullable=k not in required) for k, v in cols.items()])
 table = pa.table(cols, schema=schema)
+# The values as pyarrow has them, for an independent check: integers (decimals unscaled, ms
+# timestamps in microseconds, ns as they are, dates in days), floats as their IEEE bits.
+import struct
+with open(sys.argv[1] + "/expected.txt", "w") as out:
+    for name, arr in cols.items():
+        for i, v in enumerate(arr.to_pylist()):
+            if v is None: s = "null"
+            elif name.startswith("dec"): s = str(int(v * 100))
+            elif name == "ts_ms": s = str(arr[i].value * 1000)
+            elif name == "ts_ns": s = str(arr[i].value)
+            elif name == "d32": s = str(arr[i].value)
+            elif name == "f32": s = str(struct.unpack("<I", struct.pack("<f", v))[0])
+            elif name == "f64": s = str(struct.unpack("<Q", struct.pack("<d", v))[0])
+            else: s = str(v)
+            out.write(name + " " + str(i) + " " + s + "\n")
 for version in ("1.0", "2.0"):
     pq.write_table(table, sys.argv[1] + "/v" + version[0] + ".parquet", compression="none", use_dictionary=False,
                    data_page_version=version, write_page_index=True, data_page_size=2048, write_batch_size=128,
@@ -328,6 +345,34 @@ for version in ("1.0", "2.0"):
   }
   const std::string cmd = python + " " + script + " " + dir.path();
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "pyarrow (the project's venv, scripts/python-env.sh) failed: " << cmd;
+  std::map<std::string, std::vector<std::string>> expected;  // column -> its rows as pyarrow has them
+  {
+    std::ifstream in(dir.path() + "/expected.txt");
+    std::string name, value;
+    size_t row;
+    while (in >> name >> row >> value) {
+      expected[name].resize(row + 1);
+      expected[name][row] = value;
+    }
+  }
+  // Row i of `got` (the value of row `row`) in the form of expected.txt.
+  auto render = [](const Column& got, size_t i) -> std::string {
+    const Value v = got.GetValue(i);
+    if (v.is_null()) return "null";
+    if (got.type() == TypeId::kFloat) {
+      const float f = float(v.double_value());
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      return std::to_string(bits);
+    }
+    if (got.type() == TypeId::kDouble) {
+      const double d = v.double_value();
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      return std::to_string(bits);
+    }
+    return std::to_string(v.int_value());
+  };
   for (const char* name : {"v1.parquet", "v2.parquet"}) {
     SCOPED_TRACE(name);
     std::ifstream in(dir.path() + "/" + name, std::ios::binary);
@@ -350,6 +395,9 @@ for version in ("1.0", "2.0"):
       ASSERT_TRUE(Gather(reader, int(c), rows, &got, &counters).ok());
       EXPECT_GT(counters.pages_by_value * 2, rows.size());
       EXPECT_TRUE(got.Equals(Expected(whole->column(c), rows)));
+      const std::vector<std::string>& want = expected[whole->schema().field(c).name];
+      ASSERT_EQ(want.size(), 3000u);
+      for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(render(got, i), want[rows[i]]) << "row " << rows[i];
     }
   }
 }
