@@ -31,6 +31,8 @@ Result<ValueTake> TakeValues(const parquet::ParquetReader& reader, const parquet
     size_t r = 0;  // first range that may reach the page
     for (int p : *pages) {
       if (chunk.cached && chunk.pages[size_t(p)]) continue;  // decoded already: free
+      // Read value by value before: a page asked for again is worth decoding once and keeping.
+      if (chunk.cached && !chunk.read_by_value.empty() && chunk.read_by_value[size_t(p)]) continue;
       const parquet::PageIndexEntry& e = index.pages[size_t(p)];
       const uint64_t begin = uint64_t(e.first_row_index), end = begin + uint64_t(e.num_rows);
       while (r < ranges.size() && ranges[r].second <= begin) ++r;
@@ -62,6 +64,11 @@ Result<ValueTake> TakeValues(const parquet::ParquetReader& reader, const parquet
     }
   }
   *pages = std::move(rest);
+  if (chunk.cached && !take.pages.empty()) {
+    std::lock_guard<std::mutex> lock(chunk.mu);
+    if (chunk.read_by_value.empty()) chunk.read_by_value.resize(index.pages.size());
+    for (int p : take.pages) chunk.read_by_value[size_t(p)] = true;
+  }
   return take;
 }
 

@@ -5,7 +5,9 @@
 // decoded whole. Used by GatherRows (row_gather.h).
 //
 // When: the page holds at most kMaxValueRowsPerPage of the wanted rows, its decoded form is not
-// in the cache (then it costs nothing more), what the values' reads take is at most a quarter of
+// in the cache (then it costs nothing more) and no take of it has been read value by value
+// before (a page asked for twice is decoded and kept, so that a hot key costs no reads), what
+// the values' reads take is at most a quarter of
 // the page, and the take touches at most kMaxValuePages pages of the chunk (a wide take reads
 // pages whole, in fewer requests, and keeps them in the cache for the next).
 // Thread safety: functions; the reader may be shared.

@@ -153,6 +153,9 @@ class ParquetReader {
     bool cached;                                 // held by the cache (else this read's own)
     mutable std::mutex mu;
     mutable std::vector<std::shared_ptr<const Column>> pages;  // decoded pages; guarded by mu
+    // Pages a take has read value by value (query/value_take.h; empty until one has): the next
+    // take of such a page decodes it whole, and the cache keeps it. Guarded by mu.
+    mutable std::vector<bool> read_by_value;
     size_t MemoryBytes() const;
   };
   Result<std::shared_ptr<const ChunkPages>> SharedChunk(int rg, int column) const;
