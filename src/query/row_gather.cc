@@ -1,6 +1,7 @@
 #include "query/row_gather.h"
 
 #include "common/thread_pool.h"
+#include "query/value_take.h"
 
 #include <algorithm>
 #include <string>
@@ -118,17 +119,21 @@ Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, cons
   out->Reserve(out->length() + size_t(RangeRows(ranges)));
   counters->pages_total += index->pages.size();
   counters->pages_read += pages.size();
+  ASSIGN_OR_RETURN(ValueTake values, TakeValues(reader, *chunk, rg, column, ranges, &pages));  // value_take.h
+  counters->pages_by_value += values.pages.size();
   ASSIGN_OR_RETURN(parquet::ParquetReader::PageSpan decoded,
                    reader.ReadPagesShared(chunk, rg, column, pages, reader.read_hint(), &counters->pages_loaded));
   // Calls visit(page, first row, rows) for each run of `ranges` within one decoded page, in order.
   auto walk = [&](auto&& visit) {
     size_t k = 0;
     return WalkPages(*index, ranges, reader.path(), [&](size_t p, uint64_t from, uint64_t to) {
+      size_t at = 0;
+      if (const Column* page = values.Next(int(p), size_t(to - from), &at)) return visit(page, at, size_t(to - from));
       while (pages[k] != int(p)) ++k;  // pages ascend with the rows
       visit(decoded.pages[k], size_t(from - uint64_t(index->pages[p].first_row_index)), size_t(to - from));
     });
   };
-  if (decoded.pages.size() <= 1) {  // a lookup's one page: nothing to overlap
+  if (decoded.pages.size() + values.pages.size() <= 1) {  // a lookup's one page: nothing to overlap
     return walk([&](const Column* page, size_t from, size_t n) { out->AppendSlice(*page, from, n); });
   }
   // Page visits are bound by memory latency (the page's Column, then its values: dependent cache
@@ -140,7 +145,7 @@ Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, cons
     size_t from, count;
   };
   std::vector<Visit> visits;
-  visits.reserve(decoded.pages.size());
+  visits.reserve(decoded.pages.size() + values.pages.size());
   RETURN_IF_ERROR(walk([&](const Column* page, size_t from, size_t n) { visits.push_back({page, from, n}); }));
   constexpr size_t kFar = 16, kNear = 8;
   for (size_t i = 0; i < std::min(kFar, visits.size()); ++i) __builtin_prefetch(visits[i].page);

@@ -5,7 +5,8 @@
 // holding some of them is fetched and decoded once (through the reader's LruCache, so a hot
 // page is not decoded again by the next query), pages are fetched in the runs the store's
 // read_hint() asks for (ObjectStore::ReadHint: no holes locally, 1 MiB ones on S3), and the rows
-// are appended in order.
+// are appended in order. A few rows of a page that stores fixed-width values PLAIN and
+// uncompressed are read value by value instead (value_take.h).
 // Thread safety: functions; the reader may be shared.
 #pragma once
 
@@ -29,6 +30,7 @@ struct GatherCounters {
   uint64_t pages_total = 0;  // data pages of the chunks gathered from
   uint64_t pages_read = 0;   // pages that held requested rows
   uint64_t pages_loaded = 0; // of those, read from the store (not in the cache)
+  uint64_t pages_by_value = 0;  // of those, read value by value (value_take.h), not loaded
 };
 
 // Which pages of `index` hold rows of `ranges`: page numbers ascending. Corruption naming `file`

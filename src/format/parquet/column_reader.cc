@@ -356,20 +356,34 @@ Status ColumnChunkDecoder::DecodeDataPage(const PageHeader& h, const uint8_t* pa
     k = PackLevels(buf_->def.data(), n, buf_->valid_bits.data());
     if (k != n) valid = buf_->valid_bits.data();
   }
-  Status st;
-  switch (leaf_.physical) {
-    case PhysicalType::kBoolean: st = DecodeValues<uint8_t>(encoding, values, values_size, n, valid, k, out); break;
-    case PhysicalType::kInt32: st = DecodeValues<int32_t>(encoding, values, values_size, n, valid, k, out); break;
-    case PhysicalType::kInt64: st = DecodeValues<int64_t>(encoding, values, values_size, n, valid, k, out); break;
-    case PhysicalType::kFloat: st = DecodeValues<float>(encoding, values, values_size, n, valid, k, out); break;
-    case PhysicalType::kDouble: st = DecodeValues<double>(encoding, values, values_size, n, valid, k, out); break;
-    case PhysicalType::kByteArray:
-    case PhysicalType::kFixedLenByteArray: st = DecodeValues<std::string_view>(encoding, values, values_size, n, valid, k, out); break;
-    default: st = Status::NotSupported("physical type");
-  }
-  RETURN_IF_ERROR(st);
+  RETURN_IF_ERROR(DecodeAny(encoding, values, values_size, n, valid, k, out));
   *rows = num_values;
   return CheckDecimals(*out, first_row);
+}
+
+Status ColumnChunkDecoder::DecodeAny(Encoding encoding, const uint8_t* values, size_t values_size, size_t n,
+                                     const uint8_t* valid, size_t k, Column* out) {
+  switch (leaf_.physical) {
+    case PhysicalType::kBoolean: return DecodeValues<uint8_t>(encoding, values, values_size, n, valid, k, out);
+    case PhysicalType::kInt32: return DecodeValues<int32_t>(encoding, values, values_size, n, valid, k, out);
+    case PhysicalType::kInt64: return DecodeValues<int64_t>(encoding, values, values_size, n, valid, k, out);
+    case PhysicalType::kFloat: return DecodeValues<float>(encoding, values, values_size, n, valid, k, out);
+    case PhysicalType::kDouble: return DecodeValues<double>(encoding, values, values_size, n, valid, k, out);
+    case PhysicalType::kByteArray:
+    case PhysicalType::kFixedLenByteArray: return DecodeValues<std::string_view>(encoding, values, values_size, n, valid, k, out);
+    default: return Status::NotSupported("physical type");
+  }
+}
+
+Status ColumnChunkDecoder::DecodePlainValues(const uint8_t* values, size_t size, size_t num_rows, const uint8_t* valid,
+                                             size_t k, Column* out) {
+  const size_t first_row = out->length();
+  buf_ = &ThreadPageBuffers();
+  Status st = DecodeAny(Encoding::kPlain, values, size, num_rows, valid, k, out);
+  if (st.ok()) st = CheckDecimals(*out, first_row);
+  buf_->ReleaseIfHuge();
+  buf_ = nullptr;
+  return st;
 }
 
 Status ColumnChunkDecoder::CheckDecimals(const Column& out, size_t first_row) const {

@@ -57,6 +57,13 @@ class ColumnChunkDecoder {
   Status DecodePage(const uint8_t* data, size_t size, size_t* pos, uint64_t file_offset,
                     int64_t max_rows, Column* out, int64_t* rows);
 
+  // Appends `num_rows` rows whose non-NULL values are the k PLAIN values data[0, size) (`valid`
+  // as for DecodeValues below, nullptr = no NULLs), exactly as a PLAIN data page of those rows
+  // would: conversions, decimal checks and errors alike. Per-value reads (value_reader.h) decode
+  // through it.
+  Status DecodePlainValues(const uint8_t* data, size_t size, size_t num_rows, const uint8_t* valid, size_t k,
+                           Column* out);
+
   bool has_dictionary() const { return has_dictionary_; }
   // The dictionary loaded from the chunk's dictionary page (nullptr before one was decoded).
   // Another decoder of the same chunk can take it with UseDictionary instead of decoding the
@@ -79,6 +86,9 @@ class ColumnChunkDecoder {
   template <typename P>
   Status DecodeValues(Encoding encoding, const uint8_t* data, size_t size, size_t num_values,
                       const uint8_t* valid, size_t k, Column* out);
+  // DecodeValues for the leaf's physical type.
+  Status DecodeAny(Encoding encoding, const uint8_t* data, size_t size, size_t num_values, const uint8_t* valid,
+                   size_t k, Column* out);
   // Fast path for a PLAIN page of fixed-width values without levels: decompresses straight
   // into the column (no page buffer, no copy). *done = false (and nothing appended) when the
   // page does not qualify (encoding, codec, conversion, or a size other than n values).

@@ -184,6 +184,9 @@ class ParquetReader {
     bool cached;                                 // held by the cache (else this read's own)
     mutable std::mutex mu;
     mutable std::vector<std::shared_ptr<const Column>> pages;  // decoded pages; guarded by mu
+    // Pages a take has read value by value (query/value_take.h; empty until one has): the next
+    // take of such a page decodes it whole, and the cache keeps it. Guarded by mu.
+    mutable std::vector<bool> read_by_value;
     size_t MemoryBytes() const;
   };
   Result<std::shared_ptr<const ChunkPages>> SharedChunk(int rg, int column) const;
@@ -222,6 +225,21 @@ class ParquetReader {
   // Compressed bytes of those of `pages` (valid page numbers of the chunk) whose decoded form the
   // cache does not hold: what ReadPagesShared would read for them.
   Result<uint64_t> UncachedPageBytes(const ChunkPages& chunk, int rg, int column, const std::vector<int>& pages) const;
+  // Per-value reads (value_reader.h; defined in value_reader.cc). ValueWidth: the bytes of one
+  // value of chunk (rg, column) when its footer allows pages that ReadValues can address (fixed
+  // width, uncompressed, no dictionary; on a remote store, REQUIRED only), else 0.
+  size_t ValueWidth(int rg, int column) const;
+  struct ValueWant {
+    int page;                     // data page number in the chunk
+    std::vector<uint32_t> rows;   // offsets within the page, ascending, no repeats
+  };
+  // The rows of `wants` read value by value from the chunk's pages (located by `index`, its
+  // SharedPageIndex): (*out)[k] holds want k's rows in order, decoded as the page decode would,
+  // or nullopt when its page is not addressable (ParseValuePage) and must be decoded whole.
+  // Costs one ReadRanges (REQUIRED: headers and values together) or two (OPTIONAL: headers and
+  // levels, then values). A read error or short read is returned; no page CRC is checked.
+  Status ReadValues(int rg, int column, const PageIndex& index, const std::vector<ValueWant>& wants,
+                    std::vector<std::optional<Column>>* out) const;
   // The page index as kept in the cache (no copy).
   // With `statistics` false only the page locations are needed (min/max/null counts may be
   // absent): a lookup of a column the filter does not test skips decoding its ColumnIndex.
