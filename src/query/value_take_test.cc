@@ -225,7 +225,7 @@ TEST(ValueTakeTest, CompressedDictionaryCachedRereadAndCrowdedPagesTakeThePagePa
   auto opened = Open(WriteFile(batch, parquet::Codec::kUncompressed, false));
   const int c = 6;  // r_double
   // A page the cache holds is used, not read again value by value.
-  ASSERT_TRUE(opened->reader->ReadPagesShared(0, c, {1}, 0).ok());
+  ASSERT_TRUE(opened->reader->ReadPagesShared(0, c, {1}, ObjectStore::ReadHint{}).ok());
   opened->store->counters().Reset();
   Column got(TypeId::kDouble);
   GatherCounters counters;
