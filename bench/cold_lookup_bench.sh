@@ -11,7 +11,8 @@
 # Environment: LOOKUP_ROWS (default 2000000), LOOKUP_SEED (42), COLD_KEYS (keys a query, each a new
 # process per engine, 10), WARM_KEYS (keys of each warm set, new and cached, 50), SCAN_KEYS (at
 # most this many keys for DuckDB's full scans, 5), COLD_ENGINES (default "lakeindex_py
-# lakeindex_cli lance sqlite duckdb"). A smoke run: LOOKUP_ROWS=20000 COLD_KEYS=2 WARM_KEYS=3.
+# lakeindex_prewarm lakeindex_cli lance sqlite duckdb"; lakeindex_prewarm, the module with
+# Table.prewarm() after the open, runs warm only). A smoke run: LOOKUP_ROWS=20000 COLD_KEYS=2 WARM_KEYS=3.
 # Python: .venv-bench (pylance, DuckDB, pyarrow, numpy; pinned in bench/requirements.txt), made
 # here by scripts/python-env.sh --bench when missing or stale (BENCH_PYTHON overrides it: a Python
 # with numpy, pyarrow, duckdb, and pylance when "lance" is among the engines).
@@ -28,7 +29,7 @@ build_arg=${1:-build}
 build=$(cd "$build_arg" && pwd)
 rows=${LOOKUP_ROWS:-2000000}
 seed=${LOOKUP_SEED:-42}
-engines=${COLD_ENGINES:-lakeindex_py lakeindex_cli lance sqlite duckdb}
+engines=${COLD_ENGINES:-lakeindex_py lakeindex_prewarm lakeindex_cli lance sqlite duckdb}
 cli=$build/lakeindex
 
 log() { echo "[cold_lookups $(date +%H:%M:%S)] $*" >&2; }
