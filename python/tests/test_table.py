@@ -103,6 +103,8 @@ class TableTest(unittest.TestCase):
         t = lakeindex.Table.open(t.path)
         cold = t.explain("id = 1500", analyze=True)
         self.assertGreater(cold["bytes_read"], 0)
+        # Cold, the random doubles' PLAIN uncompressed pages are read value by value.
+        self.assertGreater(cold["pages_read_by_value"], 0, cold)
         report = t.prewarm()
         self.assertTrue(report["complete"], report)
         self.assertGreater(report["data_bytes"], 0)
@@ -110,6 +112,7 @@ class TableTest(unittest.TestCase):
         for key in (17, 4242, 19999, 777):  # never looked up before
             warm = t.explain(f"id = {key}", analyze=True)
             self.assertEqual((warm["bytes_read"], warm["index_bytes_read"], warm["io_requests"]), (0, 0, 0), key)
+            self.assertEqual(warm["pages_read_by_value"], 0, key)  # the pages are held whole
             self.assertEqual(t.query(f"id = {key}", select=["id"])["id"].tolist(), [key])
         self.assertEqual(t.prewarm()["data_bytes"], 0)  # all held already
         only = lakeindex.Table.open(t.path).prewarm(columns=["x"], indexes=False, max_bytes=10**9)

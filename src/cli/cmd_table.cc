@@ -412,8 +412,12 @@ Status RunExplain(const QueryArgs& args) {
     }
     std::printf("\n");
     if (c.pages_total > 0) {
-      std::printf("pages read: %llu of %llu%s\n", static_cast<unsigned long long>(c.pages_read),
+      std::printf("pages read: %llu of %llu%s", static_cast<unsigned long long>(c.pages_read),
                   static_cast<unsigned long long>(c.pages_total), c.blocks_whole > 0 ? " (of the columns read page by page)" : "");
+      if (c.pages_by_value > 0) {
+        std::printf(" (%llu of them value by value)", static_cast<unsigned long long>(c.pages_by_value));
+      }
+      std::printf("\n");
     }
     std::printf("rows read: %llu\nrows returned: %llu\nbytes read: %llu in %llu requests\nelapsed: %.1f ms\n",
                 static_cast<unsigned long long>(c.rows_read), static_cast<unsigned long long>(c.rows_returned),

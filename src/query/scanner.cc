@@ -86,6 +86,7 @@ void Scanner::Merge(UnitOutput&& unit) {
   counters_.blocks_whole += unit.counters.blocks_whole;
   counters_.pages_total += unit.counters.pages_total;
   counters_.pages_read += unit.counters.pages_read;
+  counters_.pages_by_value += unit.counters.pages_by_value;
   counters_.rows_read += unit.counters.rows_read;
   counters_.rows_returned += unit.counters.rows_returned;
   for (auto& line : unit.plan) plan_.push_back(std::move(line));
@@ -647,6 +648,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       Status st = GatherRows(reader, rg, file_columns[i], rows, &(*cols)[i], &g);
       if (!st.ok()) return st.WithContext(where());
       gathered.pages_read += g.pages_read;
+      gathered.pages_by_value += g.pages_by_value;
       gathered.pages_loaded += g.pages_loaded;
       if (!pages_counted[i]) gathered.pages_total += g.pages_total;  // once per chunk, not per window
       pages_counted[i] = true;
@@ -766,6 +768,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   }
   out->counters.pages_total += gathered.pages_total;
   out->counters.pages_read += gathered.pages_read;
+  out->counters.pages_by_value += gathered.pages_by_value;
   return Status::OK();
 }
 
@@ -782,6 +785,7 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
   j["blocks_read_whole"] = c.blocks_whole;
   j["pages_total"] = c.pages_total;
   j["pages_read"] = c.pages_read;
+  j["pages_read_by_value"] = c.pages_by_value;
   j["index_pages_read"] = c.index.pages_read;
   j["index_pages_total"] = c.index.pages_total;
   j["index_pages_selected"] = c.index.pages_selected;
