@@ -24,6 +24,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lookup_table.sh
+. "$root/bench/lookup_table.sh"
 build_arg=${1:-build}
 [[ $build_arg = /* ]] || build_arg=$root/$build_arg
 build=$(cd "$build_arg" && pwd)
@@ -53,24 +55,7 @@ if [[ ! -f $src ]]; then
   "$cli" gen --rows "$rows" --seed "$seed" --output "$src.tmp.parquet" >&2
   mv "$src.tmp.parquet" "$src"
 fi
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-# The same table, made the same way, as bench/lookup_bench.sh's.
-if [[ ! -f $table.build.json || $table.build.json -ot $cli || $table.build.json -ot $src ]]; then
-  log "creating the lakeindex table $table (1M rows per file, BTree on id, score, name)"
-  rm -rf "$table"
-  t0=$(now)
-  "$cli" create "$table" --from "$src" --rows-per-file 1000000 >&2
-  t1=$(now)
-  idx=()
-  for c in id score name; do
-    a=$(now)
-    "$cli" index create "$table" --column "$c" --type btree >&2
-    b=$(now)
-    idx+=("\"$c\": $(secs "$a" "$b")")
-  done
-  printf '{"load_s": %s, "index_s": {%s}}\n' "$(secs "$t0" "$t1")" "$(IFS=,; echo "${idx[*]}")" >"$table.build.json"
-fi
+ensure_lookup_table "$cli" "$src" "$table"  # the same table as bench/lookup_bench.sh's
 
 PYTHONPATH=$build/python:$root/python${PYTHONPATH:+:$PYTHONPATH} "$python" "$root/bench/cold_lookup_bench.py" run \
   --data "$data" --src "$src" --table "$table" --cli "$cli" --seed "$seed" \

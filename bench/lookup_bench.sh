@@ -20,6 +20,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lookup_table.sh
+. "$root/bench/lookup_table.sh"
 build_arg=${1:-build}
 [[ $build_arg = /* ]] || build_arg=$root/$build_arg
 build=$(cd "$build_arg" && pwd)
@@ -68,22 +70,8 @@ if [[ ! -f $queries || $queries -ot $src ]]; then
   mv "$queries.tmp" "$queries"
 fi
 
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-if has lakeindex && [[ ! -f $table.build.json || $table.build.json -ot $cli ]]; then
-  log "creating the lakeindex table $table (1M rows per file, BTree on id, score, name)"
-  rm -rf "$table"
-  t0=$(now)
-  "$cli" create "$table" --from "$src" --rows-per-file 1000000 >&2
-  t1=$(now)
-  idx=()
-  for c in id score name; do
-    a=$(now)
-    "$cli" index create "$table" --column "$c" --type btree >&2
-    b=$(now)
-    idx+=("\"$c\": $(secs "$a" "$b")")
-  done
-  printf '{"load_s": %s, "index_s": {%s}}\n' "$(secs "$t0" "$t1")" "$(IFS=,; echo "${idx[*]}")" >"$table.build.json"
+if has lakeindex; then
+  ensure_lookup_table "$cli" "$src" "$table"
 fi
 
 : >"$out"

@@ -50,7 +50,8 @@ Result<PrewarmReport> Prewarm(const table::Table& table, const PrewarmRequest& r
     if (read() >= max_bytes) report.complete = false;  // an index may have more pages
   }
   // Then the data, chunk by chunk: each one ranged read of the whole chunk (no holes to skip).
-  for (const table::FragmentMeta& fragment : request.data ? table.manifest().fragments : std::vector<table::FragmentMeta>{}) {
+  const std::vector<table::FragmentMeta> none;
+  for (const table::FragmentMeta& fragment : request.data ? table.manifest().fragments : none) {
     ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(fragment));
     for (int rg = 0; rg < reader->num_row_groups() && report.complete; ++rg) {
       for (int column : columns) {

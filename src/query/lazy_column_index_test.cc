@@ -59,6 +59,17 @@ Result<std::pair<Batch, ScanCounters>> Query(const Table& t, const std::string& 
 }
 
 // Bytes of ColumnIndexes each data file's reader (the table's cached one) has read.
+// Commits a version whose manifest records the tails as manifests before the split did.
+Status Unsplit(Table* table) {
+  table::Transaction txn;
+  txn.operation = "unsplit tails";
+  txn.apply_extra = [](table::Manifest* m) {
+    for (FragmentMeta& f : m->fragments) f.tail->split.reset();
+    return Status::OK();
+  };
+  return table->Commit(std::move(txn));
+}
+
 std::vector<uint64_t> ColumnIndexBytesRead(const Table& t) {
   std::vector<uint64_t> out;
   for (const FragmentMeta& f : t.manifest().fragments) out.push_back((*t.OpenDataFile(f))->column_index_bytes_read());
@@ -103,13 +114,7 @@ TEST(LazyColumnIndexTest, AnExactBtreeTakeReadsNoColumnIndex) {
   };
   const std::vector<Lookup> split = lookups();
   // The same lookups under a manifest written before the split: the whole tail at open.
-  table::Transaction txn;
-  txn.operation = "unsplit tails";
-  txn.apply_extra = [](table::Manifest* m) {
-    for (FragmentMeta& f : m->fragments) f.tail->split.reset();
-    return Status::OK();
-  };
-  ASSERT_TRUE(created->Commit(std::move(txn)).ok());
+  ASSERT_TRUE(Unsplit(created.get()).ok());
   const std::vector<Lookup> whole = lookups();
   for (size_t i = 0; i < rows.size(); ++i) {
     // Only the file holding the row is opened; it no longer reads its ColumnIndexes.
@@ -142,13 +147,7 @@ TEST(LazyColumnIndexTest, PagePruningReadsEveryColumnIndexOfAFileWithOneMoreRequ
     EXPECT_EQ(ci_read[i], fragments[i].tail->split->oi_offset - fragments[i].tail->offset) << fragments[i].file;
   }
   // The same table under a manifest written before the split: the whole tail at open.
-  table::Transaction txn;
-  txn.operation = "unsplit tails";
-  txn.apply_extra = [](table::Manifest* m) {
-    for (FragmentMeta& f : m->fragments) f.tail->split.reset();
-    return Status::OK();
-  };
-  ASSERT_TRUE(created->Commit(std::move(txn)).ok());
+  ASSERT_TRUE(Unsplit(created.get()).ok());
   auto [old_rows, old_counters, old_requests, old_bytes, old_ci_read] = run();
   EXPECT_TRUE(rows.Equals(old_rows));
   EXPECT_EQ(counters.pages_read, old_counters.pages_read);
