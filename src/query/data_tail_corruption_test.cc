@@ -1,8 +1,9 @@
 // A data file's tail (page index + footer) carries no checksum of its own in Parquet; the
 // manifest records them (table/manifest.h "tail"). Every byte flip there must make every read of
 // it — a filtered query that prunes on page statistics, a full read, `verify` — fail with
-// Corruption naming the file, never return a wrong answer. A full read does not read the
-// ColumnIndexes (table/data_tail.h): a flip there is found by what reads them.
+// Corruption naming the file, never return a wrong answer. A full read reads no page index, and
+// a scan pruned by page statistics none of the page map's blocks (table/data_tail.h): a flip
+// there is found by what reads them (a lookup, verify).
 #include <gtest/gtest.h>
 
 #include <xxhash.h>
@@ -101,11 +102,36 @@ TEST(DataTailCorruptionTest, EveryByteFlipInTheTailIsCorruptionNamingTheFile) {
       ASSERT_TRUE(store->Write(frag.file, bad).ok());
       auto reopened = Table::Open(store);  // fresh: nothing cached from the good file
       ASSERT_TRUE(reopened.ok());
+      // The regions: ColumnIndexes, OffsetIndexes, the page map's blocks, its header and the footer.
+      const auto& map = *frag.tail->split->map;
+      const bool in_blocks = offset >= map.offset && offset < map.header_offset;
       auto count = CountRows(**reopened, "x > 0.5 AND id < 0");
-      ExpectCorruptionNaming(count.status(), frag.file, offset);
-      if (offset >= frag.tail->split->oi_offset) {
+      if (in_blocks) {  // pruning locates pages by the OffsetIndexes it reads: no block is read
+        ASSERT_TRUE(count.ok()) << "flip at offset " << offset << ": " << count.status().ToString();
+        EXPECT_EQ(*count, expected_rows) << "flip at offset " << offset;
+        // A lookup (of a table that has not read the OffsetIndexes) reads the blocks: the damaged
+        // one is Corruption.
+        auto fresh = Table::Open(store);
+        ASSERT_TRUE(fresh.ok());
+        auto reader = (*fresh)->OpenDataFile(frag);
+        ASSERT_TRUE(reader.ok());
+        Status located;
+        for (int rg = 0; rg < (*reader)->num_row_groups() && located.ok(); ++rg) {
+          for (int c = 0; c < 3 && located.ok(); ++c) {
+            auto chunk = (*reader)->SharedChunk(rg, c);
+            ASSERT_TRUE(chunk.ok());
+            std::vector<int> pages((*chunk)->locations->pages.size());
+            for (size_t p = 0; p < pages.size(); ++p) pages[p] = int(p);
+            located = (*reader)->LocatePages(**chunk, rg, c, pages);
+          }
+        }
+        ExpectCorruptionNaming(located, frag.file, offset);
+      } else {
+        ExpectCorruptionNaming(count.status(), frag.file, offset);
+      }
+      if (offset >= map.header_offset) {  // read at open
         ExpectCorruptionNaming((*reopened)->ReadAll().status(), frag.file, offset);
-      } else {  // a ColumnIndex: a full read needs none, and reads none
+      } else {  // a full read needs no page index, and reads none
         auto read = (*reopened)->ReadAll();
         ASSERT_TRUE(read.ok()) << "flip at offset " << offset << ": " << read.status().ToString();
         EXPECT_TRUE(read->Equals(all)) << "flip at offset " << offset;

@@ -3,6 +3,8 @@
 // the rows are those of a brute-force read.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lakeindex/events.h"
 #include "query/index_manager.h"
 #include "query/scanner.h"
@@ -58,18 +60,24 @@ Result<std::pair<Batch, ScanCounters>> Query(const Table& t, const std::string& 
   return std::make_pair(std::move(all), scanner->counters());
 }
 
-// Bytes of ColumnIndexes each data file's reader (the table's cached one) has read.
-// Commits a version whose manifest records the tails as manifests before the split did.
-Status Unsplit(Table* table) {
+// Commits a version whose manifest records the tails as an older writer did: without their page
+// map (`map`), or without the split as well.
+Status Rewrite(Table* table, bool drop_split) {
   table::Transaction txn;
-  txn.operation = "unsplit tails";
-  txn.apply_extra = [](table::Manifest* m) {
-    for (FragmentMeta& f : m->fragments) f.tail->split.reset();
+  txn.operation = drop_split ? "unsplit tails" : "unmap tails";
+  txn.apply_extra = [drop_split](table::Manifest* m) {
+    for (FragmentMeta& f : m->fragments) {
+      if (drop_split) f.tail->split.reset();
+      else f.tail->split->map.reset();
+    }
     return Status::OK();
   };
   return table->Commit(std::move(txn));
 }
+Status Unsplit(Table* table) { return Rewrite(table, /*drop_split=*/true); }
+Status Unmap(Table* table) { return Rewrite(table, /*drop_split=*/false); }
 
+// Bytes of ColumnIndexes each data file's reader (the table's cached one) has read.
 std::vector<uint64_t> ColumnIndexBytesRead(const Table& t) {
   std::vector<uint64_t> out;
   for (const FragmentMeta& f : t.manifest().fragments) out.push_back((*t.OpenDataFile(f))->column_index_bytes_read());
@@ -91,6 +99,7 @@ TEST(LazyColumnIndexTest, AnExactBtreeTakeReadsNoColumnIndex) {
   struct Lookup {
     Batch rows;
     uint64_t requests, bytes;
+    uint64_t map_bytes = 0;  // of the page map's blocks, by the file holding the row
   };
   // Each lookup cold (a table just opened, no data file open yet): its rows and what it read.
   auto lookups = [&]() {
@@ -105,6 +114,11 @@ TEST(LazyColumnIndexTest, AnExactBtreeTakeReadsNoColumnIndex) {
       out.push_back({taken->first, store->counters().read_requests.load(), store->counters().bytes_read.load()});
       EXPECT_LE(taken->second.pages_read, taken->second.pages_total / 4) << where;  // a take, not a scan
       for (uint64_t bytes : ColumnIndexBytesRead(**fresh)) EXPECT_EQ(bytes, 0u) << where;
+      const FragmentMeta& f = (*fresh)->manifest().fragments[row / 10000];
+      auto reader = (*fresh)->OpenDataFile(f);
+      EXPECT_TRUE(reader.ok());
+      EXPECT_EQ((*reader)->offset_index_bytes_read(), 0u) << where;  // with a page map, not even the OffsetIndexes
+      out.back().map_bytes = (*reader)->page_map_bytes_read();
       auto scanned = Query(**brute, where, /*use_indexes=*/false);
       EXPECT_TRUE(scanned.ok()) << scanned.status().ToString();
       EXPECT_EQ(taken->first.num_rows(), 1u) << where;
@@ -112,16 +126,29 @@ TEST(LazyColumnIndexTest, AnExactBtreeTakeReadsNoColumnIndex) {
     }
     return out;
   };
+  for (const FragmentMeta& f : fragments) ASSERT_TRUE(f.tail->split->map) << f.file;
+  const std::vector<Lookup> mapped = lookups();
+  // The same lookups under a manifest written before the page map: the OffsetIndexes at open.
+  ASSERT_TRUE(Unmap(created.get()).ok());
   const std::vector<Lookup> split = lookups();
-  // The same lookups under a manifest written before the split: the whole tail at open.
+  // And before the split: the whole tail at open.
   ASSERT_TRUE(Unsplit(created.get()).ok());
   const std::vector<Lookup> whole = lookups();
   for (size_t i = 0; i < rows.size(); ++i) {
     // Only the file holding the row is opened; it no longer reads its ColumnIndexes.
     const FragmentMeta& f = fragments[rows[i] / 10000];
     EXPECT_TRUE(split[i].rows.Equals(whole[i].rows)) << rows[i];
+    EXPECT_TRUE(mapped[i].rows.Equals(whole[i].rows)) << rows[i];
     EXPECT_EQ(split[i].requests, whole[i].requests) << rows[i];
     EXPECT_EQ(whole[i].bytes - split[i].bytes, f.tail->split->oi_offset - f.tail->offset) << rows[i];
+    // With the map: its header and the footer at open, then one block, in one more request.
+    EXPECT_EQ(split[i].map_bytes, 0u);
+    const uint64_t page = rows[i] % 10000 / 256, pages = (10000 + 255) / 256;  // 40 pages of 256 rows a file
+    const uint64_t block_pages = std::min<uint64_t>(16, pages - page / 16 * 16);
+    EXPECT_EQ(mapped[i].map_bytes, 4 * 9 * (block_pages + 1) + 4) << rows[i];  // 9 columns, the next page, a CRC
+    EXPECT_EQ(mapped[i].requests, split[i].requests + 1) << rows[i];
+    EXPECT_EQ(split[i].bytes - mapped[i].bytes, f.tail->split->map->header_offset - f.tail->split->oi_offset -
+                                                    mapped[i].map_bytes) << rows[i];
   }
 }
 
@@ -139,14 +166,26 @@ TEST(LazyColumnIndexTest, PagePruningReadsEveryColumnIndexOfAFileWithOneMoreRequ
     return {result->first, result->second, store->counters().read_requests.load(), store->counters().bytes_read.load(),
             ColumnIndexBytesRead(**fresh)};
   };
+  const auto fragments = created->manifest().fragments;
+  // With the page map, pruning reads the OffsetIndexes too, in the ColumnIndexes' request: all of
+  // the tail but the map's blocks, in as many requests.
+  auto [map_rows, map_counters, map_requests, map_bytes, map_ci_read] = run();
+  ASSERT_TRUE(Unmap(created.get()).ok());
   auto [rows, counters, requests, bytes, ci_read] = run();
   ASSERT_GT(rows.num_rows(), 0u);
   ASSERT_LT(counters.pages_read, counters.pages_total / 4);  // pruned by page statistics
-  const auto& fragments = created->manifest().fragments;
   for (size_t i = 0; i < fragments.size(); ++i) {
     EXPECT_EQ(ci_read[i], fragments[i].tail->split->oi_offset - fragments[i].tail->offset) << fragments[i].file;
+    EXPECT_EQ(map_ci_read[i], ci_read[i]) << fragments[i].file;
   }
-  // The same table under a manifest written before the split: the whole tail at open.
+  EXPECT_TRUE(map_rows.Equals(rows));
+  EXPECT_EQ(map_counters.pages_read, counters.pages_read);
+  EXPECT_EQ(map_requests, requests);
+  uint64_t blocks = 0;
+  for (const FragmentMeta& f : fragments) blocks += f.tail->split->map->header_offset - f.tail->split->map->offset;
+  EXPECT_EQ(map_bytes + blocks, bytes);
+  // The same table under a manifest written before the split: the whole tail at open (the page
+  // map's OffsetIndexes, read for the page statistics' pruning, are this version's tail).
   ASSERT_TRUE(Unsplit(created.get()).ok());
   auto [old_rows, old_counters, old_requests, old_bytes, old_ci_read] = run();
   EXPECT_TRUE(rows.Equals(old_rows));

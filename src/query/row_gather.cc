@@ -103,9 +103,9 @@ uint64_t ChunkBytes(const parquet::PageIndex& index) {
 void PrefetchColumns(const parquet::ParquetReader& reader, int rg, const std::vector<int>& columns, const Ranges& ranges) {
   std::vector<parquet::ParquetReader::ChunkWant> wanted;
   for (int column : columns) {
-    auto locations = reader.SharedPageIndex(rg, column, /*statistics=*/false);
-    if (!locations.ok()) continue;
-    auto pages = PagesOf(**locations, ranges, reader.path());
+    auto chunk = reader.SharedChunk(rg, column);
+    if (!chunk.ok()) continue;
+    auto pages = PagesOf(*(*chunk)->locations, ranges, reader.path());
     if (pages.ok()) wanted.push_back({rg, column, std::move(*pages)});
   }
   (void)reader.LoadPages(wanted, reader.read_hint());
@@ -116,6 +116,7 @@ Status GatherRows(const parquet::ParquetReader& reader, int rg, int column, cons
   ASSIGN_OR_RETURN(std::shared_ptr<const parquet::ParquetReader::ChunkPages> chunk, reader.SharedChunk(rg, column));
   const parquet::PageIndex* index = chunk->locations.get();
   ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(*index, ranges, reader.path()));
+  RETURN_IF_ERROR(reader.LocatePages(*chunk, rg, column, pages));  // a page map's chunk: where they lie
   out->Reserve(out->length() + size_t(RangeRows(ranges)));
   counters->pages_total += index->pages.size();
   counters->pages_read += pages.size();

@@ -267,10 +267,12 @@ void Scanner::PrefetchPlan() const {
     auto reader = table_->OpenDataFile(*files[i]);
     if (reader.ok()) readers[i] = std::move(*reader);
   });
+  // Per file, the pages to load and their bytes (a file with a page map reads the blocks that
+  // locate them here: the files' blocks in parallel, one round trip).
   std::vector<std::vector<parquet::ParquetReader::ChunkWant>> wanted(files.size());
-  uint64_t bytes = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!readers[i]) continue;
+  std::vector<uint64_t> file_bytes(files.size());
+  ParallelForThreads(files.size(), kRemoteFanOut, [&](size_t i) {
+    if (!readers[i]) return;
     const parquet::ParquetReader& reader = *readers[i];
     // Per row group, the rows to read: all of a selected block, or the index's rows.
     std::vector<std::pair<int, Ranges>> reads;
@@ -292,16 +294,19 @@ void Scanner::PrefetchPlan() const {
       const int fc = reader.schema().FindField(table_->schema().field(size_t(c)).name);
       if (fc < 0) continue;
       for (const auto& [rg, rows] : reads) {
-        auto locations = reader.SharedPageIndex(rg, fc, /*statistics=*/false);
-        if (!locations.ok()) continue;
-        auto pages = PagesOf(**locations, rows, reader.path());
-        if (!pages.ok()) continue;
-        bytes += PageBytes(**locations, *pages);
-        if (bytes > budget) return;  // too much to hold: the scan reads it as it goes
+        auto chunk = reader.SharedChunk(rg, fc);
+        if (!chunk.ok()) continue;
+        auto pages = PagesOf(*(*chunk)->locations, rows, reader.path());
+        if (!pages.ok() || !reader.LocatePages(**chunk, rg, fc, *pages).ok()) continue;
+        file_bytes[i] += PageBytes(*(*chunk)->locations, *pages);
+        if (file_bytes[i] > budget) return;
         wanted[i].push_back({rg, fc, std::move(*pages)});
       }
     }
-  }
+  });
+  uint64_t bytes = 0;
+  for (uint64_t b : file_bytes) bytes += b;
+  if (bytes > budget) return;  // too much to hold: the scan reads it as it goes
   // A scan that will prune by page statistics reads the files' ColumnIndexes too: in the same
   // round trip as the pages, not one more after them.
   const bool page_statistics = filter_ != nullptr && (blocks_ || index_plan_.residual);

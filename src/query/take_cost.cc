@@ -21,19 +21,59 @@ Result<TakeChoice> ChooseTake(const parquet::ParquetReader& reader, int rg, cons
     c.take = true;
     return c;
   }
-  // What the take reads of each column: the candidates' pages, in the hint's runs.
-  std::vector<parquet::ParquetReader::ReadCost> pages_cost(fcs.size());
   const size_t nf = columns.num_filter_columns;
+  // The chunks and the candidates' pages in each (rows only: no page located yet).
+  std::vector<std::shared_ptr<const parquet::ParquetReader::ChunkPages>> chunks(fcs.size());
+  std::vector<std::vector<int>> chunk_pages(fcs.size());
+  bool unlocated = false;
   for (size_t i = 0; i < fcs.size(); ++i) {
     auto chunk = reader.SharedChunk(rg, fcs[i]);
     if (!chunk.ok()) return chunk.status().WithContext(ChunkWhere(reader, rg, fcs[i]));
-    const parquet::PageIndex& locations = *(*chunk)->locations;
-    ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(locations, candidates, reader.path()));
-    if (i == 0) {
-      c.pages = pages.size();
-      c.pages_total = locations.pages.size();
+    chunks[i] = std::move(*chunk);
+    ASSIGN_OR_RETURN(chunk_pages[i], PagesOf(*chunks[i]->locations, candidates, reader.path()));
+    unlocated = unlocated || chunks[i]->unlocated != nullptr;
+  }
+  c.pages = chunk_pages[0].size();
+  c.pages_total = chunks[0]->locations->pages.size();
+  if (unlocated && !columns.given_rows) {
+    // A page map locates pages only once its blocks are read. Priced first with every page at its
+    // chunk's mean size: a take that comes out no cheaper than the scan so (2% spared) is not
+    // priced exactly,
+    // so that a row group the scan reads anyway costs no block of the map either.
+    auto share = [&](size_t i) -> uint64_t {  // the candidates' pages, and the holes the hint reads with them
+      const parquet::PageIndex& index = *chunks[i]->locations;
+      const std::vector<int>& pages = chunk_pages[i];
+      if (index.pages.empty() || pages.empty()) return 0;
+      const double mean = double(ChunkBytes(index)) / double(index.pages.size());
+      double bytes = mean;
+      for (size_t k = 1; k < pages.size(); ++k) {
+        const double hole = mean * double(pages[k] - pages[k - 1] - 1);
+        bytes += mean + (hole <= double(c.hint.max_hole) ? hole : 0);
+      }
+      return uint64_t(bytes);
+    };
+    uint64_t take = 0, scan = 0;
+    for (size_t i = 0; i < fcs.size(); ++i) {
+      const bool take_reads = i >= nf || columns.residual || (i < columns.filter_output.size() && columns.filter_output[i]);
+      const uint64_t dictionary = reader.ChunkBytes(rg, fcs[i]) - ChunkBytes(*chunks[i]->locations);
+      if (take_reads) take += share(i) + dictionary;
+      scan += i < nf ? reader.ChunkBytes(rg, fcs[i]) : 0;
     }
-    auto cost = reader.PagesReadCost(**chunk, rg, fcs[i], pages, c.hint);
+    if (nf < fcs.size()) {
+      const bool whole = share(nf) * 4 > ChunkBytes(*chunks[nf]->locations) * 3;
+      for (size_t i = nf; i < fcs.size(); ++i) scan += whole ? reader.ChunkBytes(rg, fcs[i]) : share(i);
+    }
+    if (take * 50 >= scan * 49) {  // within 2% is no saving worth a block's read (and means are rounded)
+      c.take_bytes = take;
+      c.scan_bytes = scan;
+      c.scan_requests = fcs.size();
+      return c;
+    }
+  }
+  // What the take reads of each column: the candidates' pages, in the hint's runs.
+  std::vector<parquet::ParquetReader::ReadCost> pages_cost(fcs.size());
+  for (size_t i = 0; i < fcs.size(); ++i) {
+    auto cost = reader.PagesReadCost(*chunks[i], rg, fcs[i], chunk_pages[i], c.hint);
     if (!cost.ok()) return cost.status().WithContext(ChunkWhere(reader, rg, fcs[i]));
     pages_cost[i] = *cost;
     const bool take_reads = i >= nf || columns.residual || (i < columns.filter_output.size() && columns.filter_output[i]);
@@ -49,10 +89,8 @@ Result<TakeChoice> ChooseTake(const parquet::ParquetReader& reader, int rg, cons
     ++c.scan_requests;
   }
   if (nf < fcs.size()) {
-    ASSIGN_OR_RETURN(std::shared_ptr<const parquet::PageIndex> first,
-                     reader.SharedPageIndex(rg, fcs[nf], /*statistics=*/false));
-    ASSIGN_OR_RETURN(std::vector<int> pages, PagesOf(*first, candidates, reader.path()));
-    const bool whole = PageBytes(*first, pages) * 4 > ChunkBytes(*first) * 3;
+    const parquet::PageIndex& first = *chunks[nf]->locations;  // its pages located by PagesReadCost above
+    const bool whole = PageBytes(first, chunk_pages[nf]) * 4 > ChunkBytes(first) * 3;
     for (size_t i = nf; i < fcs.size(); ++i) {
       c.scan_bytes += whole ? reader.ChunkBytes(rg, fcs[i]) : pages_cost[i].bytes;
       c.scan_requests += whole ? 1 : pages_cost[i].requests;

@@ -7,7 +7,9 @@
 // whole, then the other columns for the passing rows (whole chunks when those rows' pages hold
 // over 3/4 of the first one's bytes, else those pages, cut by the same hint) — what
 // Scanner::ScanRowGroup does. Both are estimated from the page index the open reader already
-// holds, with no data page read, and the take is chosen only when it reads fewer bytes: an index
+// holds (with a page map, the blocks that locate the candidates' pages: first priced with every
+// page at its chunk's mean size, and scanned without reading any block when the take comes out
+// no cheaper so), with no data page read, and the take is chosen only when it reads fewer bytes: an index
 // never makes a query read more than the scan it replaces. (The scan's page pruning by statistics
 // is not counted: it can lower the filter column's bytes only to the pages that may match, which
 // hold every candidate, so the take is never dearer than a pruned scan either.)

@@ -24,19 +24,28 @@ std::function<Status(const uint8_t*, size_t)> Check(std::string file, const char
 
 }  // namespace
 
-DataTail RecordDataTail(uint64_t file_size, std::string_view tail, uint64_t column_index_bytes) {
+DataTail RecordDataTail(uint64_t file_size, std::string_view tail, const parquet::ParquetWriter::TailParts& parts) {
   DataTail t;
   t.offset = file_size - tail.size();
   t.xxh64 = Xxh64(tail);
   DataTail::Split split;
-  split.oi_offset = t.offset + column_index_bytes;
-  split.ci_xxh64 = Xxh64(tail.substr(0, column_index_bytes));
-  split.oi_xxh64 = Xxh64(tail.substr(column_index_bytes));
+  const size_t ci = parts.column_indexes;
+  split.oi_offset = t.offset + ci;
+  split.ci_xxh64 = Xxh64(tail.substr(0, ci));
+  split.oi_xxh64 = Xxh64(tail.substr(ci));
+  if (parts.page_map_header > 0) {
+    DataTail::Split::PageMap map;
+    map.offset = split.oi_offset + parts.offset_indexes;
+    map.header_offset = map.offset + parts.page_map_blocks;
+    map.oi_xxh64 = Xxh64(tail.substr(ci, parts.offset_indexes));
+    map.header_xxh64 = Xxh64(tail.substr(ci + parts.offset_indexes + parts.page_map_blocks));
+    split.map = map;
+  }
   t.split = split;
   return t;
 }
 
-parquet::OpenOptions DataFileOpenOptions(const FragmentMeta& fragment) {
+parquet::OpenOptions DataFileOpenOptions(const FragmentMeta& fragment, bool page_map) {
   parquet::OpenOptions options;
   // Data files are read at random by index lookups: their decoded pages are worth keeping.
   options.cache_pages = true;
@@ -49,10 +58,18 @@ parquet::OpenOptions DataFileOpenOptions(const FragmentMeta& fragment) {
     return options;
   }
   options.offset_index_offset = tail.split->oi_offset;
-  options.check_tail = Check(fragment.file, "offset index / footer", tail.split->oi_offset, fragment.file_size,
-                             tail.split->oi_xxh64);
   options.check_column_indexes = Check(fragment.file, "column index", tail.offset, tail.split->oi_offset,
                                        tail.split->ci_xxh64);
+  if (const auto& map = tail.split->map; map && page_map) {
+    options.page_map = parquet::OpenOptions::PageMapAt{map->offset, map->header_offset};
+    options.check_tail = Check(fragment.file, "page map header / footer", map->header_offset, fragment.file_size,
+                               map->header_xxh64);
+    options.check_offset_indexes = Check(fragment.file, "offset index", tail.split->oi_offset, map->offset,
+                                         map->oi_xxh64);
+    return options;
+  }
+  options.check_tail = Check(fragment.file, "offset index / footer", tail.split->oi_offset, fragment.file_size,
+                             tail.split->oi_xxh64);
   return options;
 }
 
@@ -70,13 +87,20 @@ Status VerifyDataTail(ObjectStore* store, const FragmentMeta& fragment, const pa
     RETURN_IF_ERROR(Check(fragment.file, "column index", tail.offset, tail.split->oi_offset, tail.split->ci_xxh64)(data, ci_bytes));
     RETURN_IF_ERROR(Check(fragment.file, "offset index / footer", tail.split->oi_offset, fragment.file_size,
                           tail.split->oi_xxh64)(data + ci_bytes, bytes.size() - ci_bytes));
+    if (const auto& map = tail.split->map) {  // offsets checked by manifest.cc: within the tail
+      auto at = [&](uint64_t offset) { return data + (offset - tail.offset); };
+      RETURN_IF_ERROR(Check(fragment.file, "offset index", tail.split->oi_offset, map->offset, map->oi_xxh64)(
+          at(tail.split->oi_offset), size_t(map->offset - tail.split->oi_offset)));
+      RETURN_IF_ERROR(Check(fragment.file, "page map header / footer", map->header_offset, fragment.file_size,
+                            map->header_xxh64)(at(map->header_offset), size_t(fragment.file_size - map->header_offset)));
+    }
   }
   for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
     for (int c = 0; c < int(reader.schema().num_fields()); ++c) {
       RETURN_IF_ERROR(reader.SharedPageIndex(rg, c, /*statistics=*/true).status());
     }
   }
-  return Status::OK();
+  return reader.CheckPageMap();
 }
 
 }  // namespace lakeindex::table

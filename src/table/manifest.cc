@@ -196,6 +196,23 @@ Result<Manifest> ParseManifestJson(const json& j, const std::string& src) {
         if (split.oi_offset < t.offset || split.oi_offset >= frag.file_size) {
           return Status::Corruption(where + ": tail oi_offset outside [offset, file size)");
         }
+        ASSIGN_OR_RETURN(const json* map, tf.Get("page_map", json::value_t::object, /*optional=*/true));
+        if (map != nullptr) {
+          Fields mf(*map, where + " tail page_map");
+          DataTail::Split::PageMap pm;
+          ASSIGN_OR_RETURN(pm.offset, mf.U64("offset"));
+          ASSIGN_OR_RETURN(pm.header_offset, mf.U64("header_offset"));
+          for (auto [key, out] : {std::pair{"oi_xxh64", &pm.oi_xxh64}, std::pair{"header_xxh64", &pm.header_xxh64}}) {
+            ASSIGN_OR_RETURN(std::string sum, mf.Str(key));
+            auto value = ParseHex16(sum);
+            if (!value) return Status::Corruption(where + ": tail page_map " + key + " '" + sum + "' is not 16 hex digits");
+            *out = *value;
+          }
+          if (pm.offset < split.oi_offset || pm.header_offset < pm.offset || pm.header_offset >= frag.file_size) {
+            return Status::Corruption(where + ": tail page_map offsets outside [oi_offset, file size)");
+          }
+          split.map = pm;
+        }
         t.split = split;
       } else if (tail->contains("ci_xxh64") || tail->contains("oi_xxh64")) {
         return Status::Corruption(where + ": tail checksums of a split without its oi_offset");
@@ -419,6 +436,12 @@ std::string SerializeManifest(const Manifest& m) {
         tj["oi_offset"] = f.tail->split->oi_offset;
         tj["ci_xxh64"] = Hex16(f.tail->split->ci_xxh64);
         tj["oi_xxh64"] = Hex16(f.tail->split->oi_xxh64);
+        if (const auto& pm = f.tail->split->map) {
+          tj["page_map"] = {{"offset", pm->offset},
+                            {"header_offset", pm->header_offset},
+                            {"oi_xxh64", Hex16(pm->oi_xxh64)},
+                            {"header_xxh64", Hex16(pm->header_xxh64)}};
+        }
       }
       fj["tail"] = std::move(tj);
     }

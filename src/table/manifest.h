@@ -74,6 +74,12 @@ struct DeletionRef {
 // pruning first needs them, checked against ci_xxh64 (table/data_tail.h): an index take never
 // reads them. `xxh64` of the whole tail stays, for readers that predate the split, and `verify`
 // checks all three.
+// When `split->map` is recorded, the file has a page map (format/parquet/page_map.h) between its
+// OffsetIndexes and its footer: an open reads only [map.header_offset, file_size) (the map's
+// header and the footer, checked against map.header_xxh64), a lookup reads the map's blocks it
+// needs (each with its own CRC), and the OffsetIndexes [oi_offset, map.offset) are read, checked
+// against map.oi_xxh64, only when something needs every page of a chunk. oi_xxh64 still covers
+// [oi_offset, file_size), so readers that predate the map open the file as before.
 struct DataTail {
   uint64_t offset = 0;  // first byte of the tail; it runs to the end of the file
   uint64_t xxh64 = 0;   // XXH64 (seed 0) of [offset, file_size)
@@ -81,6 +87,14 @@ struct DataTail {
     uint64_t oi_offset = 0;  // first byte of the OffsetIndexes: offset <= oi_offset < file_size
     uint64_t ci_xxh64 = 0;   // XXH64 (seed 0) of [offset, oi_offset)
     uint64_t oi_xxh64 = 0;   // XXH64 (seed 0) of [oi_offset, file_size)
+    struct PageMap {
+      uint64_t offset = 0;         // first byte of its blocks: oi_offset <= offset <= header_offset
+      uint64_t header_offset = 0;  // its header, which runs to the footer: < file_size
+      uint64_t oi_xxh64 = 0;       // XXH64 (seed 0) of [oi_offset, offset): the OffsetIndexes alone
+      uint64_t header_xxh64 = 0;   // XXH64 (seed 0) of [header_offset, file_size)
+      bool operator==(const PageMap&) const = default;
+    };
+    std::optional<PageMap> map;  // absent for files without one, and in older manifests
     bool operator==(const Split&) const = default;
   };
   std::optional<Split> split;  // absent in manifests written before it existed

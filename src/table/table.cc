@@ -97,7 +97,7 @@ Result<FragmentMeta> DataFileStream::Finish() {
       if (rg.columns[c].meta_data) frag.column_bytes[schema.field(c).name] += uint64_t(rg.columns[c].meta_data->total_compressed_size);
     }
   }
-  frag.tail = RecordDataTail(frag.file_size, writer_->tail(), writer_->tail_column_index_bytes());
+  frag.tail = RecordDataTail(frag.file_size, writer_->tail(), writer_->tail_parts());
   writer_.reset();
   RETURN_IF_ERROR(sink_->Close());
   sink_.reset();
@@ -912,7 +912,7 @@ Result<std::shared_ptr<const void>> Table::SharedObject(
 }
 
 Result<std::unique_ptr<parquet::ParquetReader>> Table::OpenDataFileUncached(const FragmentMeta& fragment) const {
-  auto opened = parquet::ParquetReader::Open(store_.get(), fragment.file, DataFileOpenOptions(fragment));
+  auto opened = parquet::ParquetReader::Open(store_.get(), fragment.file, DataFileOpenOptions(fragment, !store_->remote()));
   if (!opened.ok() && opened.status().IsNotFound()) return MissingFile("data file", fragment.file, fragment, opened.status());
   ASSIGN_OR_RETURN(auto reader, std::move(opened));
   if (uint64_t(reader->num_rows()) != fragment.rows) {

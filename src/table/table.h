@@ -39,6 +39,7 @@ inline constexpr size_t kTablePageRows = 1024;
 inline parquet::WriteOptions TableWriteOptions() {
   parquet::WriteOptions options;
   options.page_rows = kTablePageRows;
+  options.page_map = true;  // lookups read a block of it, not every OffsetIndex (page_map.h)
   return options;
 }
 

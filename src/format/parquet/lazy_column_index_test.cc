@@ -93,7 +93,7 @@ Written WriteFile(ObjectStore* store, const std::string& path) {
   w.size = *(*writer)->FinishToSink();
   EXPECT_TRUE((*sink)->Close().ok());
   w.tail_offset = w.size - (*writer)->tail().size();
-  w.oi_offset = w.tail_offset + (*writer)->tail_column_index_bytes();
+  w.oi_offset = w.tail_offset + (*writer)->tail_parts().column_indexes;
   return w;
 }
 

@@ -180,10 +180,23 @@ Status ParquetReader::Init(const OpenOptions& options) {
         return Error("offset index offset " + std::to_string(oi) + " lies outside the tail [" +
                      std::to_string(tail_start) + ", " + std::to_string(file_size_) + ")");
       }
-      lazy_column_indexes_ = true;
-      column_index_offset_ = tail_start;
-      check_column_indexes_ = options.check_column_indexes;
+      column_indexes_.active = true;
+      column_indexes_.begin = tail_start;
+      column_indexes_.end = oi;
+      column_indexes_.check = options.check_column_indexes;
       tail_offset_ = oi;
+      if (options.page_map) {  // the OffsetIndexes [oi, blocks) wait too, and the blocks
+        const auto [blocks, header] = *options.page_map;
+        if (blocks < oi || header < blocks || header > file_size_ - kFooterTailSize) {
+          return Error("page map [" + std::to_string(blocks) + ", " + std::to_string(header) +
+                       ") lies outside the tail [" + std::to_string(oi) + ", " + std::to_string(file_size_) + ")");
+        }
+        offset_indexes_.active = true;
+        offset_indexes_.begin = oi;
+        offset_indexes_.end = blocks;
+        offset_indexes_.check = options.check_offset_indexes;
+        tail_offset_ = header;
+      }
     }
     ASSIGN_OR_RETURN(tail_, store_->ReadRange(path_, tail_offset_, file_size_ - tail_offset_));
     if (tail_.size() != file_size_ - tail_offset_) return Error("short read of the tail");
@@ -194,7 +207,12 @@ Status ParquetReader::Init(const OpenOptions& options) {
     if (footer_start_ < tail_offset_) return Error("footer starts before the tail");
     RETURN_IF_ERROR(ParseFooter(data + (footer_start_ - tail_offset_), footer_len));
     if (TailStart(meta_, footer_start_) != tail_start) return Error("page index lies outside the tail");
-    if (lazy_column_indexes_) return CheckIndexRegions();
+    if (options.page_map) {
+      ASSIGN_OR_RETURN(PageMap map, ParsePageMapHeader(data, size_t(footer_start_ - tail_offset_), meta_,
+                                                       options.page_map->blocks_offset, tail_offset_, path_));
+      page_map_ = std::make_unique<PageMap>(std::move(map));
+    }
+    if (column_indexes_.active) return CheckIndexRegions();
     return Status::OK();
   }
   ASSIGN_OR_RETURN(std::string tail, store_->ReadRange(path_, file_size_ - kFooterTailSize, kFooterTailSize));
@@ -219,35 +237,60 @@ Status ParquetReader::CheckIndexRegions() const {
       if (cc.column_index_offset && cc.column_index_length) {
         const int64_t off = *cc.column_index_offset;
         const int32_t len = *cc.column_index_length;
-        if (off < int64_t(column_index_offset_) || len <= 0 || AddOverflows(uint64_t(off), uint64_t(len), tail_offset_)) {
-          return outside(rg, c, "column index", off, len, column_index_offset_, tail_offset_);
+        if (off < int64_t(column_indexes_.begin) || len <= 0 ||
+            AddOverflows(uint64_t(off), uint64_t(len), column_indexes_.end)) {
+          return outside(rg, c, "column index", off, len, column_indexes_.begin, column_indexes_.end);
         }
       }
-      if (cc.offset_index_offset && cc.offset_index_length && *cc.offset_index_offset < int64_t(tail_offset_)) {
-        return outside(rg, c, "offset index", *cc.offset_index_offset, *cc.offset_index_length, tail_offset_, footer_start_);
+      if (!cc.offset_index_offset || !cc.offset_index_length) continue;
+      const int64_t off = *cc.offset_index_offset;
+      const int32_t len = *cc.offset_index_length;
+      if (offset_indexes_.active) {
+        if (off < int64_t(offset_indexes_.begin) || len <= 0 || AddOverflows(uint64_t(off), uint64_t(len), offset_indexes_.end)) {
+          return outside(rg, c, "offset index", off, len, offset_indexes_.begin, offset_indexes_.end);
+        }
+      } else if (off < int64_t(tail_offset_)) {
+        return outside(rg, c, "offset index", off, len, tail_offset_, footer_start_);
       }
     }
   }
   return Status::OK();
 }
 
-Result<std::shared_ptr<const std::string>> ParquetReader::ColumnIndexes() const {
-  std::lock_guard<std::mutex> lock(column_index_mu_);
-  if (column_indexes_) return column_indexes_;
-  const uint64_t length = tail_offset_ - column_index_offset_;
-  ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, column_index_offset_, length));
-  column_index_bytes_read_ += bytes.size();
-  if (bytes.size() != length) return Error("short read of the column indexes");
-  if (check_column_indexes_) {
-    RETURN_IF_ERROR(check_column_indexes_(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+Status ParquetReader::LoadIndexRegions(bool with_column_indexes) const {
+  const LazyRegion &ci = column_indexes_, &oi = offset_indexes_;
+  std::unique_lock<std::mutex> ci_lock(ci.mu, std::defer_lock), oi_lock(oi.mu, std::defer_lock);
+  if (with_column_indexes) ci_lock.lock();  // always before oi's: no other order is taken
+  oi_lock.lock();
+  const bool need_ci = with_column_indexes && ci.active && !ci.bytes;
+  const bool need_oi = oi.active && !oi.bytes;
+  if (!need_ci && !need_oi) return Status::OK();
+  // Page statistics come with page locations: both regions, back to back, in one request.
+  const uint64_t begin = need_ci ? ci.begin : oi.begin, end = need_oi ? oi.end : ci.end;
+  if (need_ci && need_oi && ci.end != oi.begin) return Error("the column and offset indexes are not back to back");
+  ASSIGN_OR_RETURN(std::string bytes, store_->ReadRange(path_, begin, end - begin));
+  if (bytes.size() != end - begin) {
+    return Error(std::string("short read of the ") + (need_ci ? "column indexes" : "offset indexes"));
   }
-  column_indexes_ = std::make_shared<const std::string>(std::move(bytes));
-  return column_indexes_;
+  for (const LazyRegion* region : {&ci, &oi}) {
+    if (region == &ci ? !need_ci : !need_oi) continue;
+    std::string part = bytes.substr(size_t(region->begin - begin), size_t(region->end - region->begin));
+    region->read += part.size();
+    if (region->check) RETURN_IF_ERROR(region->check(reinterpret_cast<const uint8_t*>(part.data()), part.size()));
+    region->bytes = std::make_shared<const std::string>(std::move(part));
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const std::string>> ParquetReader::Region(const LazyRegion& region) const {
+  RETURN_IF_ERROR(LoadIndexRegions(&region == &column_indexes_));
+  std::lock_guard<std::mutex> lock(region.mu);
+  return region.bytes;
 }
 
 Status ParquetReader::LoadColumnIndexes() const {
-  if (!lazy_column_indexes_ || tail_offset_ == column_index_offset_) return Status::OK();
-  return ColumnIndexes().status();
+  if (!column_indexes_.active) return Status::OK();
+  return LoadIndexRegions(/*with_column_indexes=*/true);
 }
 
 Status ParquetReader::ParseFooter(const uint8_t* footer, size_t size) {
@@ -498,13 +541,14 @@ Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column, bool statisti
                                 std::to_string(len) + ") lies outside the file");
     }
     std::string bytes;
-    std::shared_ptr<const std::string> column_indexes;
+    std::shared_ptr<const std::string> region;
     std::string_view view;
     if (!tail_.empty() && uint64_t(off) >= tail_offset_) {
       view = std::string_view(tail_).substr(size_t(uint64_t(off) - tail_offset_), size_t(len));  // in range: footer_start_ bound
-    } else if (lazy_column_indexes_ && uint64_t(off) >= column_index_offset_) {  // a ColumnIndex (CheckIndexRegions)
-      ASSIGN_OR_RETURN(column_indexes, ColumnIndexes());
-      view = std::string_view(*column_indexes).substr(size_t(uint64_t(off) - column_index_offset_), size_t(len));
+    } else if (column_indexes_.Holds(uint64_t(off)) || offset_indexes_.Holds(uint64_t(off))) {  // CheckIndexRegions
+      const LazyRegion& lazy = column_indexes_.Holds(uint64_t(off)) ? column_indexes_ : offset_indexes_;
+      ASSIGN_OR_RETURN(region, Region(lazy));
+      view = std::string_view(*region).substr(size_t(uint64_t(off) - lazy.begin), size_t(len));
     } else {
       ASSIGN_OR_RETURN(bytes, store_->ReadRange(path_, uint64_t(off), uint64_t(len)));
       view = bytes;
@@ -515,6 +559,8 @@ Result<PageIndex> ParquetReader::LoadPageIndex(int rg, int column, bool statisti
     if (!st.ok()) return st.WithContext(where + ": " + what);
     return Status::OK();
   };
+  // Statistics wanted: the ColumnIndexes are read with the OffsetIndexes (one request).
+  if (statistics && cc.column_index_offset) RETURN_IF_ERROR(LoadColumnIndexes());
   OffsetIndex oi;
   RETURN_IF_ERROR(read_struct(*cc.offset_index_offset, *cc.offset_index_length, "offset index", &oi));
   ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
@@ -658,9 +704,17 @@ const std::shared_ptr<const PageDictionary>& NoDictionary() {
 }  // namespace
 
 Result<std::optional<std::pair<uint64_t, uint64_t>>> ParquetReader::DictionaryRange(int rg, int column) const {
-  ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column, false));
   ASSIGN_OR_RETURN(auto range, ChunkRange(rg, column));
-  const uint64_t first = index->pages.empty() ? range.first : uint64_t(index->pages[0].offset);
+  uint64_t first;
+  if (page_map_ && page_map_->Slot(rg, column) >= 0) {  // the footer's first data page: the map's blocks check it
+    first = uint64_t(meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data->data_page_offset);
+    if (first > range.first + range.second) {
+      return Status::Corruption(Where(rg, column) + ": first data page at " + std::to_string(first) + " lies past the chunk");
+    }
+  } else {
+    ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> index, CachedPageIndex(rg, column, false));
+    first = index->pages.empty() ? range.first : uint64_t(index->pages[0].offset);
+  }
   if (range.first >= first) return std::optional<std::pair<uint64_t, uint64_t>>();
   return std::optional<std::pair<uint64_t, uint64_t>>(std::make_pair(range.first, first - range.first));
 }
@@ -740,12 +794,16 @@ std::vector<ParquetReader::PageRun> PlanRuns(const PageIndex& index, const std::
 // keeps the chunk's page locations alive, and is charged for them too.
 size_t ParquetReader::MemoryBytes() const {
   // A parsed column chunk's metadata (path, encodings, statistics, offsets) is a few hundred bytes.
-  size_t column_indexes = 0;
-  {
-    std::lock_guard<std::mutex> lock(column_index_mu_);
-    if (column_indexes_) column_indexes = column_indexes_->capacity();
+  size_t lazy = 0;
+  for (const LazyRegion* region : {&column_indexes_, &offset_indexes_}) {
+    std::lock_guard<std::mutex> lock(region->mu);
+    if (region->bytes) lazy += region->bytes->capacity();
   }
-  return sizeof(*this) + tail_.capacity() + column_indexes + meta_.row_groups.size() * leaves_.size() * 256;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    for (const auto& [at, block] : map_blocks_) lazy += 64 + block->capacity() * sizeof(uint32_t);
+  }
+  return sizeof(*this) + tail_.capacity() + lazy + meta_.row_groups.size() * leaves_.size() * 256;
 }
 
 size_t ParquetReader::ChunkPages::MemoryBytes() const {
@@ -755,10 +813,18 @@ size_t ParquetReader::ChunkPages::MemoryBytes() const {
 
 Result<std::shared_ptr<const ParquetReader::ChunkPages>> ParquetReader::SharedChunk(int rg, int column) const {
   auto make = [&](bool cached) -> Result<std::pair<std::shared_ptr<const ChunkPages>, size_t>> {
-    ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> locations, CachedPageIndex(rg, column, false));
-    auto table = std::make_shared<const ChunkPages>(std::move(locations), cached);
+    std::shared_ptr<ChunkPages> table;
+    if (std::shared_ptr<PageIndex> skeleton = MapSkeleton(rg, column)) {  // located as takes need it
+      PageIndex* unlocated = skeleton.get();
+      table = std::make_shared<ChunkPages>(std::move(skeleton), cached);
+      table->unlocated = unlocated;
+      table->located.resize(unlocated->pages.size());
+    } else {
+      ASSIGN_OR_RETURN(std::shared_ptr<const PageIndex> locations, CachedPageIndex(rg, column, false));
+      table = std::make_shared<ChunkPages>(std::move(locations), cached);
+    }
     const size_t charge = table->MemoryBytes();
-    return std::make_pair(std::move(table), charge);
+    return std::make_pair(std::shared_ptr<const ChunkPages>(std::move(table)), charge);
   };
   RETURN_IF_ERROR(CheckChunk(rg, column));
   std::optional<LruCache::Key> key;
@@ -772,6 +838,7 @@ Result<std::shared_ptr<const ParquetReader::ChunkPages>> ParquetReader::SharedCh
 
 Result<uint64_t> ParquetReader::UncachedPageBytes(const ChunkPages& chunk, int rg, int column,
                                                   const std::vector<int>& pages) const {
+  RETURN_IF_ERROR(LocatePages(chunk, rg, column, pages));
   const PageIndex& index = *chunk.locations;
   std::lock_guard<std::mutex> lock(chunk.mu);
   uint64_t bytes = 0;
@@ -785,6 +852,7 @@ Result<uint64_t> ParquetReader::UncachedPageBytes(const ChunkPages& chunk, int r
 Result<ParquetReader::ReadCost> ParquetReader::PagesReadCost(const ChunkPages& chunk, int rg, int column,
                                                              const std::vector<int>& pages,
                                                              const ObjectStore::ReadHint& hint) const {
+  RETURN_IF_ERROR(LocatePages(chunk, rg, column, pages));
   const PageIndex& index = *chunk.locations;
   std::vector<size_t> missing;  // positions in `pages`, as ReadPagesShared finds them
   {
@@ -831,6 +899,7 @@ Result<ParquetReader::PageSpan> ParquetReader::ReadPagesShared(const std::shared
                                                                int column, const std::vector<int>& pages,
                                                                const ObjectStore::ReadHint& hint,
                                                                uint64_t* loaded) const {
+  RETURN_IF_ERROR(LocatePages(*shared, rg, column, pages));
   const PageIndex& index = *shared->locations;
   for (size_t k = 0; k < pages.size(); ++k) {
     if (pages[k] < 0 || size_t(pages[k]) >= index.pages.size() || (k > 0 && pages[k] <= pages[k - 1])) {
@@ -953,6 +1022,7 @@ Status ParquetReader::LoadPages(const std::vector<ChunkWant>& wanted, const Obje
     Load load{&want, nullptr, {}, {}, 0, std::nullopt};
     ASSIGN_OR_RETURN(load.chunk, SharedChunk(want.rg, want.column));
     if (!load.chunk->cached) continue;  // nowhere to keep them
+    RETURN_IF_ERROR(LocatePages(*load.chunk, want.rg, want.column, want.pages));
     const PageIndex& index = *load.chunk->locations;
     {
       std::lock_guard<std::mutex> lock(load.chunk->mu);

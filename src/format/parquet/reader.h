@@ -31,6 +31,7 @@
 
 #include "common/lru_cache.h"
 #include "format/parquet/metadata.h"
+#include "format/parquet/page_map.h"
 #include "format/parquet/schema_mapping.h"
 #include "lakeindex/batch.h"
 #include "lakeindex/object_store.h"
@@ -109,6 +110,17 @@ struct OpenOptions {
   // page index lies elsewhere is Corruption.
   std::optional<uint64_t> offset_index_offset;
   std::function<Status(const uint8_t* data, size_t size)> check_column_indexes;
+  // With offset_index_offset: the file's page map (page_map.h), its blocks from blocks_offset and
+  // its header from header_offset to the footer. Open then reads [header_offset, end of file)
+  // only (passed to `check_tail`); a lookup reads the blocks it needs (LocatePages); the
+  // OffsetIndexes [offset_index_offset, blocks_offset) are read whole, with one request, when a
+  // chunk's full page index is first asked for, and passed to `check_offset_indexes` (kept, as
+  // check_column_indexes) before any is parsed.
+  struct PageMapAt {
+    uint64_t blocks_offset = 0, header_offset = 0;
+  };
+  std::optional<PageMapAt> page_map;
+  std::function<Status(const uint8_t* data, size_t size)> check_offset_indexes;
   // The file's size when the caller knows it (saves the Size request); a file of another size
   // then reads as damaged.
   std::optional<uint64_t> file_size;
@@ -145,9 +157,14 @@ class ParquetReader {
   size_t MemoryBytes() const;
   // Bytes of ColumnIndexes read from the store so far (explain and tests): 0 until page
   // statistics are first needed, when opened with OpenOptions::offset_index_offset.
-  uint64_t column_index_bytes_read() const { return column_index_bytes_read_.load(); }
+  uint64_t column_index_bytes_read() const { return column_indexes_.read.load(); }
+  // The same for the OffsetIndexes of a file opened with a page map, and the map's blocks.
+  uint64_t offset_index_bytes_read() const { return offset_indexes_.read.load(); }
+  uint64_t page_map_bytes_read() const { return map_bytes_read_.load(); }
+  bool has_page_map() const { return page_map_ != nullptr; }
   // With OpenOptions::offset_index_offset: reads (and checks) the ColumnIndexes now if they are
-  // not held yet, so that a remote scan fetches them together with its pages. OK otherwise.
+  // not held yet (with a page map, the OffsetIndexes too, in the same request), so that a remote
+  // scan fetches them together with its pages. OK otherwise.
   Status LoadColumnIndexes() const;
 
   // Reads the listed columns (schema indexes, any order, no duplicates) of one row group; an
@@ -187,8 +204,24 @@ class ParquetReader {
     // Pages a take has read value by value (query/value_take.h; empty until one has): the next
     // take of such a page decodes it whole, and the cache keeps it. Guarded by mu.
     mutable std::vector<bool> read_by_value;
+    // A chunk located through the file's page map: `unlocated` is `locations` itself, whose
+    // entries' rows are known and whose offsets and sizes are filled by LocatePages, page by page,
+    // as takes need them; located[p] says which are. Both guarded by mu. Null and empty for a
+    // chunk located by its OffsetIndex (every entry known).
+    PageIndex* unlocated = nullptr;
+    mutable std::vector<bool> located;
     size_t MemoryBytes() const;
   };
+  // Makes the entries of `pages` (valid page numbers of the chunk) in chunk.locations hold their
+  // offsets and sizes, reading the page map's blocks that say them (one ReadRanges for all that
+  // are missing; a block serves every mapped column of its row group and is kept). The methods
+  // below that take a ChunkPages call it; a caller that reads an entry's offset or size itself
+  // calls it first. OK at once for chunks without a page map. Corruption naming the block when
+  // its CRC or its offsets are wrong.
+  Status LocatePages(const ChunkPages& chunk, int rg, int column, const std::vector<int>& pages) const;
+  // For verify: every block of the page map checked (CRC) and compared with the OffsetIndexes.
+  // OK for a file opened without a page map.
+  Status CheckPageMap() const;
   Result<std::shared_ptr<const ChunkPages>> SharedChunk(int rg, int column) const;
   Result<PageSpan> ReadPagesShared(const std::shared_ptr<const ChunkPages>& chunk, int rg, int column,
                                    const std::vector<int>& pages, const ObjectStore::ReadHint& hint,
@@ -253,8 +286,9 @@ class ParquetReader {
   // Parses the footer [footer_start_, file_size_ - 8) and validates the schema and row groups.
   Status ParseFooter(const uint8_t* footer, size_t size);
   Status CheckChunk(int rg, int column) const;
-  // With lazy ColumnIndexes: every ColumnIndex lies in [column_index_offset_, tail_offset_) and
-  // every OffsetIndex in the tail read at open, so that no page-index byte is read unchecked.
+  // With lazy ColumnIndexes: every ColumnIndex lies in their region and every OffsetIndex in the
+  // tail read at open (or, with a page map, in their own region), so that no page-index byte is
+  // read unchecked.
   Status CheckIndexRegions() const;
   // [start, start + length) of a column chunk's pages in the file, validated.
   Result<std::pair<uint64_t, uint64_t>> ChunkRange(int rg, int column) const;
@@ -271,18 +305,39 @@ class ParquetReader {
   uint64_t file_size_ = 0;
   uint64_t footer_start_ = 0;
   // Bytes [tail_offset_, file_size_) when opened with OpenOptions::tail_offset, else empty
-  // (with offset_index_offset, tail_offset_ is that: the ColumnIndexes lie before it).
+  // (with offset_index_offset, tail_offset_ is that: the ColumnIndexes lie before it; with a page
+  // map too, tail_offset_ is the map's header).
   uint64_t tail_offset_ = 0;
   std::string tail_;
-  // With OpenOptions::offset_index_offset: [column_index_offset_, tail_offset_) holds every
-  // ColumnIndex, read on first need by ColumnIndexes() and kept.
-  bool lazy_column_indexes_ = false;
-  uint64_t column_index_offset_ = 0;
-  std::function<Status(const uint8_t* data, size_t size)> check_column_indexes_;
-  mutable std::mutex column_index_mu_;
-  mutable std::shared_ptr<const std::string> column_indexes_;  // guarded by column_index_mu_
-  mutable std::atomic<uint64_t> column_index_bytes_read_{0};
-  Result<std::shared_ptr<const std::string>> ColumnIndexes() const;
+  // A part of the tail read whole, on first need, checked and kept: with
+  // OpenOptions::offset_index_offset, every ColumnIndex; with a page map too, every OffsetIndex.
+  struct LazyRegion {
+    bool active = false;
+    uint64_t begin = 0, end = 0;
+    std::function<Status(const uint8_t* data, size_t size)> check;
+    mutable std::mutex mu;
+    mutable std::shared_ptr<const std::string> bytes;  // guarded by mu
+    mutable std::atomic<uint64_t> read{0};
+    bool Holds(uint64_t offset) const { return active && offset >= begin && offset < end; }
+  };
+  LazyRegion column_indexes_, offset_indexes_;
+  // Reads the regions not held yet: the OffsetIndexes', and with `with_column_indexes` the
+  // ColumnIndexes' (both in one request), each checked before it is kept.
+  Status LoadIndexRegions(bool with_column_indexes) const;
+  // `region` (column_indexes_ or offset_indexes_) held, read if need be.
+  Result<std::shared_ptr<const std::string>> Region(const LazyRegion& region) const;
+  // The page map (OpenOptions::page_map), its blocks as read so far (by row group and block).
+  std::unique_ptr<PageMap> page_map_;
+  mutable std::mutex map_mu_;
+  mutable std::map<std::pair<int, uint32_t>, std::shared_ptr<const std::vector<uint32_t>>> map_blocks_;  // map_mu_
+  mutable std::atomic<uint64_t> map_bytes_read_{0};
+  // Blocks `blocks` (ascending) of row group rg, read (those not held: one ReadRanges) and checked.
+  Result<std::vector<std::shared_ptr<const std::vector<uint32_t>>>> MapBlocks(int rg, const std::vector<uint32_t>& blocks) const;
+  // A chunk's locations as the page map gives them before any block is read: every page's rows,
+  // no offsets. nullptr when the chunk is not mapped.
+  std::shared_ptr<PageIndex> MapSkeleton(int rg, int column) const;
+  // Fills entries `pages` of `index` (a MapSkeleton) from the blocks; called with chunk.mu held.
+  Status FillFromMap(PageIndex* index, int rg, int column, const std::vector<int>& pages) const;
   FileMetaData meta_;
   Schema schema_;
   std::vector<LeafColumn> leaves_;

@@ -9,6 +9,7 @@
 #include "common/thread_pool.h"
 #include "format/parquet/column_writer.h"
 #include "format/parquet/metadata.h"
+#include "format/parquet/page_map.h"
 #include "format/parquet/schema_mapping.h"
 
 namespace lakeindex::parquet {
@@ -25,7 +26,7 @@ struct ParquetWriter::Impl {
   // regrowth.
   std::vector<std::string> parts;
   std::string tail;   // sink mode: a copy of the tail, once written
-  size_t tail_column_index_bytes = 0;  // sink mode: the tail's leading ColumnIndexes
+  TailParts tail_parts;  // sink mode: how the tail divides
   uint64_t size = 0;  // bytes of the file produced so far
   Status Append(std::string part) {
     size += part.size();
@@ -235,7 +236,7 @@ const std::vector<ColumnStats>& ParquetWriter::column_stats() const { return imp
 
 const std::string& ParquetWriter::tail() const { return impl_->tail; }
 
-size_t ParquetWriter::tail_column_index_bytes() const { return impl_->tail_column_index_bytes; }
+const ParquetWriter::TailParts& ParquetWriter::tail_parts() const { return impl_->tail_parts; }
 
 const FileMetaData& ParquetWriter::metadata() const { return impl_->meta; }
 
@@ -293,6 +294,22 @@ Result<uint64_t> ParquetWriter::WriteTail() {
       cc.offset_index_length = int32_t(tail.size() - at);
     }
   }
+  TailParts parts;
+  parts.column_indexes = column_index_bytes;
+  parts.offset_indexes = tail.size() - column_index_bytes;
+  if (options_.page_map && !impl.indexes.empty()) {
+    std::vector<std::vector<const OffsetIndex*>> offset_indexes(impl.indexes.size());
+    for (size_t rg = 0; rg < impl.indexes.size(); ++rg) {
+      for (const auto& chunk : impl.indexes[rg]) {
+        offset_indexes[rg].push_back(chunk.offset_index ? &*chunk.offset_index : nullptr);
+      }
+    }
+    const size_t map_start = tail.size();
+    const uint64_t header = AppendPageMap(impl.meta, offset_indexes, uint32_t(options_.page_rows),
+                                          impl.size + map_start, &tail);
+    parts.page_map_blocks = size_t(header);
+    parts.page_map_header = tail.size() - map_start - size_t(header);
+  }
   impl.indexes.clear();
   size_t footer_start = tail.size();
   thrift::SerializeStruct(impl.meta, &tail);
@@ -303,7 +320,7 @@ Result<uint64_t> ParquetWriter::WriteTail() {
   tail.append(kMagic, 4);
   if (impl.sink != nullptr) {
     impl.tail = tail;
-    impl.tail_column_index_bytes = column_index_bytes;
+    impl.tail_parts = parts;
   }
   status_ = impl.Append(std::move(tail));
   RETURN_IF_ERROR(status_);

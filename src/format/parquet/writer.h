@@ -4,8 +4,8 @@
 // metadata. Both modes produce byte-identical files for the same input.
 //
 // File layout: "PAR1", row groups (per column: [dictionary page] data pages v1), then every
-// ColumnIndex, then every OffsetIndex, then the FileMetaData footer, its 4-byte LE length and
-// "PAR1". Data pages carry RLE definition levels (OPTIONAL columns only), PLAIN or
+// ColumnIndex, then every OffsetIndex, then (WriteOptions::page_map) the page map, then the
+// FileMetaData footer, its 4-byte LE length and "PAR1". Data pages carry RLE definition levels (OPTIONAL columns only), PLAIN or
 // RLE_DICTIONARY values (or, by option, DELTA_BINARY_PACKED, BYTE_STREAM_SPLIT and
 // DELTA_LENGTH_BYTE_ARRAY), page statistics and (by default) a CRC-32 of the page bytes.
 // Statistics follow parquet-format: signed order for integers/dates/timestamps, unsigned
@@ -109,6 +109,10 @@ struct WriteOptions {
   // index never read them; with many small pages they are a third of the page overhead.
   bool page_header_statistics = true;
   bool page_crc = true;     // PageHeader.crc
+  // With page_index: a page map (page_map.h) after the OffsetIndexes, so that a lookup locates its
+  // pages by reading a block of it instead of every OffsetIndex. Engines never see it. Table
+  // files have one (table.h).
+  bool page_map = false;
   // A column chunk whose first page does not shrink by at least 1/8 under `codec` is stored
   // UNCOMPRESSED (Parquet's codec is per column chunk): compressing random doubles or hashes
   // costs time, most of all in many small pages, and saves nothing.
@@ -167,10 +171,15 @@ class ParquetWriter {
   // Sink mode, after FinishToSink: the file's tail (page indexes and footer, what a reader's
   // TailOffset finds), which starts at bytes_written() - tail().size(). Empty otherwise.
   const std::string& tail() const;
-  // Sink mode, after FinishToSink: how many of tail()'s leading bytes are ColumnIndexes (page
-  // statistics); the OffsetIndexes and the footer follow them. A table records the split so that
-  // an open reads only what follows it (reader.h, OpenOptions::offset_index_offset).
-  size_t tail_column_index_bytes() const;
+  // Sink mode, after FinishToSink: how tail() divides: its leading ColumnIndexes (page
+  // statistics), then the OffsetIndexes, then the page map's blocks and header (page_map.h; both
+  // 0 without WriteOptions::page_map), then the footer with its length and magic. A table records
+  // the split so that an open reads only the page map's header and the footer
+  // (reader.h, OpenOptions::offset_index_offset and page_map).
+  struct TailParts {
+    size_t column_indexes = 0, offset_indexes = 0, page_map_blocks = 0, page_map_header = 0;
+  };
+  const TailParts& tail_parts() const;
   // The file's metadata so far: every row group flushed (with its column chunks' offsets, sizes
   // and codecs), as the footer will hold it.
   const FileMetaData& metadata() const;
