@@ -185,6 +185,20 @@ void KeyArray::Append(std::string_view key) {
   if (width_ == 0) offsets_.push_back(bytes_.size());
 }
 
+void KeyArray::Reserve(size_t keys, size_t bytes) {
+  if (width_ != 0) {
+    bytes_.reserve(keys * width_);
+  } else {
+    bytes_.reserve(bytes);
+    offsets_.reserve(keys + 1);
+  }
+}
+
+void KeyArray::ShrinkToFit() {
+  bytes_.shrink_to_fit();
+  offsets_.shrink_to_fit();
+}
+
 void KeyArray::Clear() {
   bytes_.clear();
   offsets_.assign(1, 0);
