@@ -330,6 +330,8 @@ class Table:
         if output == "arrow":
             return self._t.arrow_query(*args)
         names, columns = self._t.query(*args)
+        if output == "numpy":  # (the schema only says how to make a DataFrame)
+            return dict(zip(names, columns))
         return _output(dict(zip(names, columns)), output, self._t.schema)
 
     def scan(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
