@@ -12,6 +12,7 @@
 #include "format/parquet/reader.h"
 #include "query/binder.h"
 #include "query/evaluator.h"
+#include "query/held_rows_prefetch.h"
 #include "query/parser.h"
 #include "query/page_pruning.h"
 #include "query/pruning.h"
@@ -638,9 +639,9 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       for (size_t i = from; i < to; ++i) (*cols)[i] = std::move(batch->mutable_column(i - from));
       return Status::OK();
     }
-    if (remote_ && to - from > 1) {
-      PrefetchColumns(reader, rg, std::vector<int>(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to)),
-                      rows);
+    if (to - from > 1) {
+      const std::vector<int> columns(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to));
+      remote_ ? PrefetchColumns(reader, rg, columns, rows) : PrefetchHeldRows(reader, rg, columns, rows);
     }
     for (size_t i = from; i < to; ++i) {
       (*cols)[i] = Column(read_schema_.field(i).type);
