@@ -201,15 +201,22 @@ class PyArrowStream {
 
 // Every batch `next` gives, joined into one.
 Result<Batch> Drain(const Schema& schema, const std::function<Result<bool>(Batch*)>& next) {
-  Batch all(schema);
+  std::optional<Batch> all;
   Batch batch;
   while (true) {
     ASSIGN_OR_RETURN(bool more, next(&batch));
     if (!more) break;
-    RETURN_IF_ERROR(all.Append(batch));
+    if (!all && batch.schema() == schema) {
+      all = std::move(batch);  // the first batch as it is (a lookup's only one, often): not copied
+      batch = Batch();
+      continue;
+    }
+    if (!all) all.emplace(schema);
+    RETURN_IF_ERROR(all->Append(batch));
   }
-  RETURN_IF_ERROR(all.Seal());
-  return all;
+  if (!all) all.emplace(schema);
+  RETURN_IF_ERROR(all->Seal());
+  return std::move(*all);
 }
 
 // The Arrow C stream in a PyCapsule from `__arrow_c_stream__()`, taken over by an importer.
