@@ -571,6 +571,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   if (const std::vector<uint32_t>* from_index = IndexCandidates(fragment.id)) {
     candidate = RowGroupRows(*from_index, rg_first_row, rg_rows);
     if (candidate.empty()) return Status::OK();
+    if (!remote_) PrefetchHeldRows(reader, rg, file_columns, candidate);  // held_rows_prefetch.h
     const TakeColumns columns{file_columns, num_filter_columns_, filter_output_, index_plan_.residual, given_rows_};
     auto choice = ChooseTake(reader, rg, columns, candidate);
     if (!choice.ok()) return choice.status().WithContext(where());
@@ -639,9 +640,9 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       for (size_t i = from; i < to; ++i) (*cols)[i] = std::move(batch->mutable_column(i - from));
       return Status::OK();
     }
-    if (to - from > 1) {
-      const std::vector<int> columns(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to));
-      remote_ ? PrefetchColumns(reader, rg, columns, rows) : PrefetchHeldRows(reader, rg, columns, rows);
+    if (remote_ && to - from > 1) {
+      PrefetchColumns(reader, rg, std::vector<int>(file_columns.begin() + std::ptrdiff_t(from), file_columns.begin() + std::ptrdiff_t(to)),
+                      rows);
     }
     for (size_t i = from; i < to; ++i) {
       (*cols)[i] = Column(read_schema_.field(i).type);
