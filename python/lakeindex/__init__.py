@@ -434,7 +434,7 @@ class Table:
         its pages. (The cache is keyed by the opened files: another `Table.open` starts cold.)
         Stops at `max_bytes` read, or when the cache (`LAKEINDEX_CACHE_MB`, default 1 GiB or a
         quarter of memory) is 80% full. `cache_capacity` (bytes) raises the process cache's
-        capacity to that first (never lowers it), for a table whose decoded pages (about 1.5-3x
+        capacity to that first (never lowers it), for a table whose decoded pages (about twice
         its files) do not fit the default. Returns {"data_bytes", "data_pages", "index_bytes",
         "index_pages", "complete", "cache_bytes", "cache_capacity"}; "complete" is False when a
         limit stopped it."""

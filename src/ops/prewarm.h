@@ -24,7 +24,7 @@ struct PrewarmRequest {
   bool indexes = true;                // load the lazily read parts of every index of the version
   std::optional<uint64_t> max_bytes;  // stop after reading about this many bytes from the store
   // The process cache's capacity is raised to this many bytes first (never lowered: the cache
-  // is every table's). Decoded pages take about 1.5-3x the table's file bytes.
+  // is every table's). Decoded pages take about twice the table's file bytes.
   std::optional<uint64_t> cache_capacity;
 };
 
