@@ -12,7 +12,8 @@
 # process per engine, 10), WARM_KEYS (keys of each warm set, new and cached, 50), SCAN_KEYS (at
 # most this many keys for DuckDB's full scans, 5), COLD_ENGINES (default "lakeindex_py
 # lakeindex_prewarm lakeindex_cli lance sqlite duckdb"; lakeindex_prewarm, the module with
-# Table.prewarm() after the open, runs warm only). A smoke run: LOOKUP_ROWS=20000 COLD_KEYS=2 WARM_KEYS=3.
+# Table.prewarm(cache_capacity=PREWARM_CACHE_MB MiB, default 4096; 0: the default cache) after the
+# open, runs warm only). A smoke run: LOOKUP_ROWS=20000 COLD_KEYS=2 WARM_KEYS=3.
 # Python: .venv-bench (pylance, DuckDB, pyarrow, numpy; pinned in bench/requirements.txt), made
 # here by scripts/python-env.sh --bench when missing or stale (BENCH_PYTHON overrides it: a Python
 # with numpy, pyarrow, duckdb, and pylance when "lance" is among the engines).

@@ -330,6 +330,8 @@ class Table:
         if output == "arrow":
             return self._t.arrow_query(*args)
         names, columns = self._t.query(*args)
+        if output == "numpy":  # (the schema only says how to make a DataFrame)
+            return dict(zip(names, columns))
         return _output(dict(zip(names, columns)), output, self._t.schema)
 
     def scan(self, where: Optional[str] = None, select: Optional[Names] = None, sample: Optional[float] = None,
@@ -425,17 +427,19 @@ class Table:
         return out
 
     def prewarm(self, columns: Optional[Names] = None, indexes: bool = True, data: bool = True,
-                max_bytes: Optional[int] = None) -> Dict[str, Any]:
+                max_bytes: Optional[int] = None, cache_capacity: Optional[int] = None) -> Dict[str, Any]:
         """Reads the table's index pages and the data pages of `columns` (default: every visible
         column) into this process's cache, so that later queries through this `Table` read nothing
         from the store for them, keys never looked up included — the warm regime, as SQLite keeps
         its pages. (The cache is keyed by the opened files: another `Table.open` starts cold.)
         Stops at `max_bytes` read, or when the cache (`LAKEINDEX_CACHE_MB`, default 1 GiB or a
-        quarter of memory) is 80% full. Returns {"data_bytes", "data_pages", "index_bytes",
+        quarter of memory) is 80% full. `cache_capacity` (bytes) raises the process cache's
+        capacity to that first (never lowers it), for a table whose decoded pages (about twice
+        its files) do not fit the default. Returns {"data_bytes", "data_pages", "index_bytes",
         "index_pages", "complete", "cache_bytes", "cache_capacity"}; "complete" is False when a
         limit stopped it."""
         return dict(self._t.prewarm(_names(columns, "columns"), bool(data), bool(indexes),
-                                    _whole("max_bytes", max_bytes)))
+                                    _whole("max_bytes", max_bytes), _whole("cache_capacity", cache_capacity)))
 
     def enable_iceberg(self, location: Optional[str] = None, format: Optional[int] = None) -> str:  # noqa: A002
         """As `lakeindex iceberg enable`: keeps Iceberg metadata from now on (a commit writing it

@@ -1,7 +1,9 @@
 """lakeindex.Table from Python against a brute-force reading of the source CSV."""
 
+import json
 import os
 import subprocess
+import sys
 import threading
 import unittest
 
@@ -122,6 +124,36 @@ class TableTest(unittest.TestCase):
             t.prewarm(columns=["xx"])
         with self.assertRaisesRegex(TypeError, "max_bytes must be an int"):
             t.prewarm(max_bytes="1GB")
+
+    def test_prewarm_given_the_room_holds_a_table_larger_than_the_cache(self):
+        # A process whose cache (1 MiB) is far below the table's decoded pages, as the 1 GiB
+        # default is below a 10M-row table's: prewarm stops early, unless given cache_capacity.
+        t = self.make("pwroom")
+        t.create_index("id")
+        script = """
+import json, sys, lakeindex
+t = lakeindex.Table.open(sys.argv[1])
+stopped = t.prewarm()
+later = lakeindex.Table.open(sys.argv[1])
+held = later.prewarm(cache_capacity=256 << 20)
+warm = [later.explain(f"id = {k}", analyze=True) for k in (17, 4242, 19999, 777)]
+rows = [later.query(f"id = {k}")["id"].tolist() for k in (17, 4242, 19999, 777)]
+print(json.dumps({"stopped": stopped, "held": held, "rows": rows,
+                  "read": [w["bytes_read"] + w["index_bytes_read"] for w in warm]}))
+"""
+        env = dict(os.environ, LAKEINDEX_CACHE_MB="1")
+        out = subprocess.run([sys.executable, "-c", script, t.path], capture_output=True, text=True, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        r = json.loads(out.stdout)
+        self.assertFalse(r["stopped"]["complete"], r["stopped"])
+        self.assertEqual(r["stopped"]["cache_capacity"], 1 << 20)
+        self.assertTrue(r["held"]["complete"], r["held"])
+        self.assertEqual(r["held"]["cache_capacity"], 256 << 20)
+        self.assertGreater(r["held"]["cache_bytes"], 1 << 20)
+        self.assertEqual(r["read"], [0, 0, 0, 0])
+        self.assertEqual(r["rows"], [[17], [4242], [19999], [777]])
+        with self.assertRaisesRegex(TypeError, "cache_capacity must be an int"):
+            t.prewarm(cache_capacity=1.5)
 
     def test_iceberg_metadata_from_create_or_enable(self):
         import json

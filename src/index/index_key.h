@@ -77,6 +77,11 @@ class KeyArray {
   // Heap bytes held (for cache and memory-budget accounting).
   size_t MemoryBytes() const { return bytes_.capacity() + offsets_.capacity() * sizeof(uint64_t); }
   void Clear();
+  // Room for `keys` keys of `bytes` bytes in all (a fixed width's keys need no `bytes`), and the
+  // spare capacity of a finished array given back: a cached leaf page is charged its capacity,
+  // and appends alone leave up to half of it unused.
+  void Reserve(size_t keys, size_t bytes);
+  void ShrinkToFit();
 
   // First index in [lo, hi) whose key is >= key (or > key when `strict`), by binary search.
   // REQUIRES: keys in [lo, hi) sorted.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "util/test_util.h"
@@ -73,6 +74,51 @@ TEST(BTreeKey, KeyArrayLowerBound) {
   EXPECT_EQ(keys.LowerBound("b", false, 0, 4), 1u);
   EXPECT_EQ(keys.LowerBound("b", true, 0, 4), 3u);
   EXPECT_EQ(keys.LowerBound("z", false, 0, 4), 4u);
+}
+
+// Fixed-width keys are searched as integers: the same positions as comparing their bytes, over
+// negative and positive int64 and double keys with repeats, strict and not, in sub-ranges.
+TEST(BTreeKey, FixedWidthLowerBoundIsTheByteOrderOne) {
+  for (TypeId type : {TypeId::kInt64, TypeId::kDouble}) {
+    lakeindex::testing::Rng rng(uint64_t(type) + 40);
+    std::vector<std::string> sorted;
+    for (Value v : lakeindex::testing::HostileValues(type)) {
+      if (v.is_null()) continue;
+      Column col(type);
+      ASSERT_TRUE(col.AppendValue(v).ok());
+      std::string key;
+      AppendKey(col, 0, &key);
+      sorted.push_back(key);
+    }
+    for (int i = 0; i < 300; ++i) {
+      Column col(type);
+      ASSERT_TRUE(col.AppendValue(lakeindex::testing::RandomValue(type, rng)).ok());
+      if (col.IsNull(0)) continue;
+      std::string key;
+      AppendKey(col, 0, &key);
+      sorted.push_back(key);
+      if (i % 3 == 0) sorted.push_back(key);  // repeats
+    }
+    std::sort(sorted.begin(), sorted.end());
+    KeyArray keys(kFixedKeyWidth);
+    for (const std::string& k : sorted) keys.Append(k);
+    std::vector<std::string> probes = sorted;
+    for (int i = 0; i < 100; ++i) {
+      std::string p(kFixedKeyWidth, '\0');
+      StoreFixedKey(rng.Next(), p.data());
+      probes.push_back(p);
+    }
+    const size_t n = sorted.size();
+    for (const std::string& p : probes) {
+      for (bool strict : {false, true}) {
+        for (auto [lo, hi] : {std::pair<size_t, size_t>{0, n}, {n / 3, n - n / 4}}) {
+          auto first = sorted.begin() + std::ptrdiff_t(lo), last = sorted.begin() + std::ptrdiff_t(hi);
+          const size_t want = size_t((strict ? std::upper_bound(first, last, p) : std::lower_bound(first, last, p)) - sorted.begin());
+          EXPECT_EQ(keys.LowerBound(p, strict, lo, hi), want) << TypeName(type) << (strict ? " strict" : "");
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ Result<std::vector<int>> PrewarmColumns(const Schema& schema, const std::vector<
 Result<PrewarmReport> Prewarm(const table::Table& table, const PrewarmRequest& request) {
   ASSIGN_OR_RETURN(std::vector<int> columns, PrewarmColumns(table.schema(), request.columns));
   LruCache* cache = LruCache::Default();
+  if (request.cache_capacity && *request.cache_capacity > cache->capacity_bytes()) cache->SetCapacity(*request.cache_capacity);
   const uint64_t max_bytes = request.max_bytes.value_or(std::numeric_limits<uint64_t>::max());
   const auto cache_full = [&] { return double(cache->size_bytes()) >= kPrewarmCacheShare * double(cache->capacity_bytes()); };
   PrewarmReport report;

@@ -2,7 +2,9 @@
 // queries that will want them, as SQLite's pages stay in its page cache — so that a long-lived
 // process (a service, a notebook) answers its first lookups at warm cost. Within a budget: the
 // cache (common/lru_cache.h, LAKEINDEX_CACHE_MB) is never filled past kPrewarmCacheShare of
-// its capacity, so prewarming cannot evict what it loaded itself.
+// its capacity, so prewarming cannot evict what it loaded itself. A table larger than that
+// share is held whole when the caller gives the cache room for it (cache_capacity): the
+// process's one cache grows, as SQLite's cache_size pragma does.
 // Thread safety: as the table::Table read.
 #pragma once
 
@@ -21,6 +23,9 @@ struct PrewarmRequest {
   bool data = true;                   // load the columns' data pages
   bool indexes = true;                // load the lazily read parts of every index of the version
   std::optional<uint64_t> max_bytes;  // stop after reading about this many bytes from the store
+  // The process cache's capacity is raised to this many bytes first (never lowered: the cache
+  // is every table's). Decoded pages take about twice the table's file bytes.
+  std::optional<uint64_t> cache_capacity;
 };
 
 struct PrewarmReport {

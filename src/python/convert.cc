@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <map>
+#include <type_traits>
 
 #include "query/lexer.h"
 
@@ -15,10 +16,36 @@ std::map<StatusCode, PyObject*>& ErrorClasses() {
 }
 PyObject* g_error = nullptr;
 
-template <typename T>
-py::array Numbers(const Column& c, const char* dtype) {
-  py::array out(py::dtype(dtype), std::vector<py::ssize_t>{py::ssize_t(c.length())});
-  if (c.length() > 0) std::memcpy(out.mutable_data(), c.data<T>(), c.length() * sizeof(T));
+// The dtype a column of `type` comes back as, made once: building a dtype from its name costs
+// more than a point lookup's copy of its values. Leaked, as the module's objects are (no
+// destructor runs after the interpreter is gone).
+const py::dtype& NumpyDtype(TypeId type) {
+  static const auto* dtypes = [] {
+    auto* m = new std::map<TypeId, py::dtype>;
+    const std::pair<TypeId, const char*> names[] = {
+        {TypeId::kBool, "?"},           {TypeId::kInt32, "int32"},          {TypeId::kInt64, "int64"},
+        {TypeId::kFloat, "float32"},    {TypeId::kDouble, "float64"},       {TypeId::kDate, "datetime64[D]"},
+        {TypeId::kTimestamp, "datetime64[us]"}, {TypeId::kTimestampTz, "datetime64[us]"},
+        {TypeId::kTimestampNs, "datetime64[ns]"}};
+    for (const auto& [t, name] : names) m->emplace(t, py::dtype(name));
+    return m;
+  }();
+  return dtypes->at(type);
+}
+
+// The values of a fixed-width column as an array of `dtype`, whose items are Out (dates: int32
+// days widened to datetime64[D]'s int64).
+template <typename T, typename Out = T>
+py::array Numbers(const Column& c, const py::dtype& dtype) {
+  py::array out(dtype, std::vector<py::ssize_t>{py::ssize_t(c.length())});
+  if (c.length() == 0) return out;
+  if constexpr (std::is_same_v<T, Out>) {
+    std::memcpy(out.mutable_data(), c.data<T>(), c.length() * sizeof(T));
+  } else {
+    auto* to = static_cast<Out*>(out.mutable_data());
+    const T* from = c.data<T>();
+    for (size_t i = 0; i < c.length(); ++i) to[i] = Out(from[i]);
+  }
   return out;
 }
 
@@ -102,16 +129,16 @@ py::object ColumnToNumpy(const Column& c) {
   }
   py::array data;
   switch (c.type()) {
-    case TypeId::kBool: data = Numbers<uint8_t>(c, "?"); break;
-    case TypeId::kInt32: data = Numbers<int32_t>(c, "int32"); break;
-    case TypeId::kInt64: data = Numbers<int64_t>(c, "int64"); break;
-    case TypeId::kFloat: data = Numbers<float>(c, "float32"); break;
-    case TypeId::kDouble: data = Numbers<double>(c, "float64"); break;
-    case TypeId::kDate: data = Numbers<int32_t>(c, "int32").attr("astype")("int64").attr("view")("datetime64[D]"); break;
+    case TypeId::kBool: data = Numbers<uint8_t>(c, NumpyDtype(c.type())); break;
+    case TypeId::kInt32: data = Numbers<int32_t>(c, NumpyDtype(c.type())); break;
+    case TypeId::kFloat: data = Numbers<float>(c, NumpyDtype(c.type())); break;
+    case TypeId::kDouble: data = Numbers<double>(c, NumpyDtype(c.type())); break;
+    case TypeId::kDate: data = Numbers<int32_t, int64_t>(c, NumpyDtype(c.type())); break;
     // numpy's datetime64 has no time zone: a timestamptz's values are UTC (pandas output marks them).
+    case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: data = Numbers<int64_t>(c, "int64").attr("view")("datetime64[us]"); break;
-    case TypeId::kTimestampNs: data = Numbers<int64_t>(c, "int64").attr("view")("datetime64[ns]"); break;
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs: data = Numbers<int64_t>(c, NumpyDtype(c.type())); break;
     case TypeId::kString:
     case TypeId::kBinary:
     case TypeId::kUuid: break;
@@ -120,7 +147,8 @@ py::object ColumnToNumpy(const Column& c) {
   py::array_t<bool> mask(std::vector<py::ssize_t>{py::ssize_t(n)});
   bool* m = mask.mutable_data();
   for (size_t i = 0; i < n; ++i) m[i] = c.IsNull(i);
-  return py::module_::import("numpy.ma").attr("masked_array")(data, mask);
+  static const auto* masked_array = new py::object(py::module_::import("numpy.ma").attr("masked_array"));
+  return (*masked_array)(data, mask);
 }
 
 Result<Batch> BatchFromColumns(const py::list& columns) {

@@ -201,15 +201,22 @@ class PyArrowStream {
 
 // Every batch `next` gives, joined into one.
 Result<Batch> Drain(const Schema& schema, const std::function<Result<bool>(Batch*)>& next) {
-  Batch all(schema);
+  std::optional<Batch> all;
   Batch batch;
   while (true) {
     ASSIGN_OR_RETURN(bool more, next(&batch));
     if (!more) break;
-    RETURN_IF_ERROR(all.Append(batch));
+    if (!all && batch.schema() == schema) {
+      all = std::move(batch);  // the first batch as it is (a lookup's only one, often): not copied
+      batch = Batch();
+      continue;
+    }
+    if (!all) all.emplace(schema);
+    RETURN_IF_ERROR(all->Append(batch));
   }
-  RETURN_IF_ERROR(all.Seal());
-  return all;
+  if (!all) all.emplace(schema);
+  RETURN_IF_ERROR(all->Seal());
+  return std::move(*all);
 }
 
 // The Arrow C stream in a PyCapsule from `__arrow_c_stream__()`, taken over by an importer.
@@ -579,8 +586,9 @@ class PyTable {
     return d;
   }
 
-  py::dict Prewarm(const std::vector<std::string>& columns, bool data, bool indexes, std::optional<uint64_t> max_bytes) {
-    ops::PrewarmRequest request{columns, data, indexes, max_bytes};
+  py::dict Prewarm(const std::vector<std::string>& columns, bool data, bool indexes, std::optional<uint64_t> max_bytes,
+                   std::optional<uint64_t> cache_capacity) {
+    ops::PrewarmRequest request{columns, data, indexes, max_bytes, cache_capacity};
     const ops::PrewarmReport r = Check(Unlocked([&] { return ops::Prewarm(*table_, request); }));
     py::dict d;
     d["data_bytes"] = r.data_bytes;
@@ -934,7 +942,8 @@ PYBIND11_MODULE(_lakeindex, m) {
       .def("explain", &PyTable::Explain, py::arg("where"), py::arg("sample"), py::arg("analyze"))
       .def("versions", &PyTable::Versions)
       .def("stats", &PyTable::Stats)
-      .def("prewarm", &PyTable::Prewarm, py::arg("columns"), py::arg("data"), py::arg("indexes"), py::arg("max_bytes"))
+      .def("prewarm", &PyTable::Prewarm, py::arg("columns"), py::arg("data"), py::arg("indexes"), py::arg("max_bytes"),
+           py::arg("cache_capacity"))
       .def("files", &PyTable::Files)
       .def_property_readonly("version", &PyTable::version)
       .def_property_readonly("schema", &PyTable::schema)

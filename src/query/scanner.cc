@@ -12,6 +12,7 @@
 #include "format/parquet/reader.h"
 #include "query/binder.h"
 #include "query/evaluator.h"
+#include "query/held_rows_prefetch.h"
 #include "query/parser.h"
 #include "query/page_pruning.h"
 #include "query/pruning.h"
@@ -575,6 +576,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
   if (const std::vector<uint32_t>* from_index = IndexCandidates(fragment.id)) {
     candidate = RowGroupRows(*from_index, rg_first_row, rg_rows);
     if (candidate.empty()) return Status::OK();
+    if (!remote_) PrefetchHeldRows(reader, rg, file_columns, candidate);  // held_rows_prefetch.h
     const TakeColumns columns{file_columns, num_filter_columns_, filter_output_, index_plan_.residual, given_rows_};
     auto choice = ChooseTake(reader, rg, columns, candidate);
     if (!choice.ok()) return choice.status().WithContext(where());

@@ -266,6 +266,7 @@ Result<std::shared_ptr<const LeafPage>> BTreeSegment::LoadPage(uint32_t page, ui
   if (values.null_count() != 0 || addresses.null_count() != 0) return Status::Corruption(where + "NULL in a leaf page");
   auto leaf = std::make_shared<LeafPage>();
   leaf->keys = KeyArray(KeyWidth(dir_.type));
+  leaf->keys.Reserve(n, IsBytes(dir_.type) ? values.chars().size() : 0);
   leaf->addresses.resize(n);
   std::string key;
   for (size_t i = 0; i < n; ++i) {
@@ -284,6 +285,7 @@ Result<std::shared_ptr<const LeafPage>> BTreeSegment::LoadPage(uint32_t page, ui
   if (n > 0 && (leaf->keys[0] != dir_.mins[page] || leaf->keys[n - 1] != dir_.maxs[page])) {
     return Status::Corruption(where + "values disagree with the directory's min/max");
   }
+  leaf->keys.ShrinkToFit();  // string keys' encoded bytes may differ from the values' bytes
   return std::shared_ptr<const LeafPage>(std::move(leaf));
 }
 

@@ -146,6 +146,33 @@ TEST(BTreeReader, PageDataNotOpenedWhenAllPagesCached) {
   EXPECT_EQ(c.store->counters().read_requests.load(), 0u);
 }
 
+// A decoded leaf page is charged to the cache what it holds: its keys and addresses with no spare
+// capacity (appending alone left up to half the key buffer unused; a prewarmed table's indexes
+// were charged 4.7x their files).
+TEST(BTreeReader, LeafPageChargedItsKeysAndAddresses) {
+  for (TypeId type : {TypeId::kInt64, TypeId::kString}) {
+    auto store = NewMemoryStore();
+    const size_t n = 3000;
+    const Column values = testutil::RandomColumn(type, n, 31, 0.0, 40);
+    const auto addresses = testutil::RandomAddresses(n, 32);
+    BTreeBuildOptions options;
+    options.page_rows = 1000;
+    PageCache cache(64 << 20);
+    auto seg = testutil::BuildAndOpen(store.get(), values, addresses, options, {&cache, nullptr, true});
+    ASSERT_EQ(seg->info().num_pages, 3u);
+    for (uint32_t p = 0; p < 3; ++p) {
+      auto page = seg->ReadPage(p);
+      ASSERT_TRUE(page.ok()) << page.status().ToString();
+      const LeafPage& leaf = **page;
+      size_t key_bytes = 0;
+      for (size_t i = 0; i < leaf.keys.size(); ++i) key_bytes += leaf.keys[i].size();
+      const size_t offsets = type == TypeId::kString ? (leaf.keys.size() + 1) * sizeof(uint64_t) : sizeof(uint64_t);
+      const size_t exact = sizeof(LeafPage) + key_bytes + offsets + leaf.addresses.size() * 8;
+      EXPECT_LE(leaf.MemoryBytes(), exact + 64) << TypeName(type) << " page " << p;  // allocator rounding aside
+    }
+  }
+}
+
 TEST(BTreeReader, ConcurrentSearchesLoadEachMissOnce) {
   Counted c;
   const size_t n = 4000;
