@@ -264,6 +264,57 @@ TEST(OTreeScanTest, RowGroupsByRegionAreTightInSpaceAndAnswerAsBySlice) {
   EXPECT_TRUE(verified.ok()) << verified.status().ToString();
 }
 
+// A small box tests the page bounds of its second column only in the pages its first column
+// kept, not every page of every block it reads: the two columns' tests come to little more than
+// one column's pages (before: both columns' every page, at least the pages_total of x and y).
+// The rows are brute force's.
+TEST(OTreeScanTest, SmallBoxesTestTheSecondColumnsPagesOnlyWhereTheFirstKeptRows) {
+  constexpr uint64_t kRows = 100000;
+  auto table = EventsOTree(NewMemoryStore(), kRows, 13, 50000, 5000);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto all = (*table)->ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  const Column* id = all->FindColumn("id");
+  const Column* xs = all->FindColumn("x");
+  const Column* ys = all->FindColumn("y");
+  ASSERT_TRUE(id && xs && ys);
+  Rng rng(17);
+  uint64_t tested = 0, pages = 0;
+  for (int i = 0; i < 20; ++i) {
+    const double x = double(rng.Uniform(980)), y = double(rng.Uniform(980)), side = 1 + double(rng.Uniform(20));
+    const std::string x0 = std::to_string(x), x1 = std::to_string(x + side);
+    const std::string y0 = std::to_string(y), y1 = std::to_string(y + side);
+    ScanRequest box;
+    box.where = "x BETWEEN " + x0 + " AND " + x1 + " AND y BETWEEN " + y0 + " AND " + y1;
+    auto in = [](const Column* c, size_t r, const std::string& lo, const std::string& hi) {
+      return c->IsValid(r) && c->Get<double>(r) >= std::stod(lo) && c->Get<double>(r) <= std::stod(hi);
+    };
+    std::vector<int64_t> expected;
+    for (size_t r = 0; r < all->num_rows(); ++r) {
+      if (in(xs, r, x0, x1) && in(ys, r, y0, y1)) expected.push_back(id->Get<int64_t>(r));
+    }
+    std::sort(expected.begin(), expected.end());
+    ASSERT_FALSE(expected.empty() && i == 0) << "the first box holds no row";
+    ScanCounters c;
+    EXPECT_EQ(ScanIds(**table, box, &c), expected) << box.where;
+    // The pages of x and y in the blocks read, page by page: every one of them was tested before.
+    ScanRequest both = box;
+    both.select = {"x", "y"};
+    auto scanner = Scanner::Make(table->get(), both);
+    ASSERT_TRUE(scanner.ok());
+    Batch out;
+    while (true) {
+      auto more = (*scanner)->Next(&out);
+      ASSERT_TRUE(more.ok());
+      if (!*more) break;
+    }
+    tested += (*scanner)->counters().pages_tested;
+    pages += (*scanner)->counters().pages_total;
+  }
+  ASSERT_GT(pages, 0u);
+  EXPECT_LT(double(tested), 0.7 * double(pages)) << tested << " page bounds tested for " << pages << " pages of x and y";
+}
+
 TEST(OTreeScanTest, SamplesAreUniformAndReadAboutTheirFraction) {
   constexpr uint64_t kRows = 100000;
   constexpr uint64_t kCubeRows = 2000;

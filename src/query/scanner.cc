@@ -85,6 +85,7 @@ void Scanner::Merge(UnitOutput&& unit) {
   counters_.blocks_read += unit.counters.blocks_read;
   counters_.blocks_whole += unit.counters.blocks_whole;
   counters_.pages_total += unit.counters.pages_total;
+  counters_.pages_tested += unit.counters.pages_tested;
   counters_.pages_read += unit.counters.pages_read;
   counters_.pages_by_value += unit.counters.pages_by_value;
   counters_.rows_read += unit.counters.rows_read;
@@ -601,13 +602,14 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     if (MustMatch(*filter_, stats)) evaluate = false;
   }
   if (evaluate) {
-    // Page pruning: for each filter column alone, the rows of the pages that may match.
-    for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
+    // Page pruning: for each filter column alone, the rows of the pages that may match, testing
+    // only the pages of the rows the columns before it left.
+    for (size_t pos = 0; pos < num_filter_columns_ && !candidate.empty(); ++pos) {
       const int c = read_columns_[pos];
       auto pi = reader.SharedPageIndex(rg, file_columns[pos]);
       if (!pi.ok()) return pi.status().WithContext(where());
       if (!(*pi)->has_statistics) continue;
-      candidate = Intersect(candidate, PagesMayMatch(*filter_, c, **pi, open.no_nan.count(c) > 0));
+      candidate = PagesMayMatch(*filter_, c, **pi, open.no_nan.count(c) > 0, candidate, &out->counters.pages_tested);
     }
     if (candidate.empty()) {
       step.kind = StepKind::kRowGroupSkippedByPageIndex;
@@ -786,6 +788,7 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
   j["pages_total"] = c.pages_total;
   j["pages_read"] = c.pages_read;
   j["pages_read_by_value"] = c.pages_by_value;
+  j["pages_tested"] = c.pages_tested;
   j["index_pages_read"] = c.index.pages_read;
   j["index_pages_total"] = c.index.pages_total;
   j["index_pages_selected"] = c.index.pages_selected;
