@@ -725,9 +725,13 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     } else if (all) {
       RETURN_IF_ERROR(read(first_rest, read_columns_.size(), window, &cols));
     } else {
-      std::vector<uint32_t> passing(rows.size());
-      for (size_t i = 0; i < rows.size(); ++i) passing[i] = offset_of(rows[i]);
-      Ranges rest = RangesOf(passing.data(), passing.size());
+      // The passing rows' ranges, only when other columns are read for them (a count reads none).
+      Ranges rest;
+      if (first_rest < read_columns_.size()) {
+        std::vector<uint32_t> passing(rows.size());
+        for (size_t i = 0; i < rows.size(); ++i) passing[i] = offset_of(rows[i]);
+        rest = RangesOf(passing.data(), passing.size());
+      }
       // Whole chunks when the passing rows hold most of their bytes (as for a take above).
       if (whole && first_rest < read_columns_.size()) {
         auto pi = reader.SharedPageIndex(rg, file_columns[first_rest], /*statistics=*/false);
@@ -745,6 +749,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       }
       if (!rest.empty()) RETURN_IF_ERROR(read(first_rest, read_columns_.size(), rest, &cols));
       for (size_t i = 0; i < first_rest; ++i) {
+        if (!filter_output_[i]) continue;  // tested, not shown
         Column picked(cols[i].type());
         picked.AppendSelected(cols[i], rows.data(), rows.size());
         cols[i] = std::move(picked);
