@@ -315,6 +315,35 @@ TEST(OTreeScanTest, SmallBoxesTestTheSecondColumnsPagesOnlyWhereTheFirstKeptRows
   EXPECT_LT(double(tested), 0.7 * double(pages)) << tested << " page bounds tested for " << pages << " pages of x and y";
 }
 
+// The default row groups (what `layout` and the front ends write unless asked) are by region, for
+// a table without Iceberg metadata too: a small box then meets a few row groups, not every slice
+// of every cube on its path — each costs it page indexes and gathers — for the same rows.
+TEST(OTreeScanTest, ByDefaultSmallBoxesMeetAFewRowGroupsNotEverySlice) {
+  EXPECT_EQ(layout::DefaultRowGroups("otree", table::Manifest{}), layout::kRowGroupsByRegion);
+  EXPECT_EQ(layout::DefaultRowGroups("hilbert", table::Manifest{}), layout::kRowGroupsBySlice);
+  constexpr uint64_t kRows = 100000, kCubeRows = 2000;
+  auto by_default = EventsOTree(NewMemoryStore(), kRows, 3, 50000, kCubeRows, layout::DefaultRowGroups("otree", table::Manifest{}));
+  auto slices = EventsOTree(NewMemoryStore(), kRows, 3, 50000, kCubeRows, layout::kRowGroupsBySlice);
+  ASSERT_TRUE(by_default.ok() && slices.ok()) << by_default.status().ToString();
+  Rng rng(23);
+  uint64_t blocks_default = 0, blocks_slices = 0, rows = 0;
+  for (int i = 0; i < 20; ++i) {
+    const double x = double(rng.Uniform(980)), y = double(rng.Uniform(980)), side = 1 + double(rng.Uniform(20));
+    ScanRequest box;
+    box.where = "x BETWEEN " + std::to_string(x) + " AND " + std::to_string(x + side) + " AND y BETWEEN " +
+                std::to_string(y) + " AND " + std::to_string(y + side);
+    ScanCounters a, b;
+    const std::vector<int64_t> ids = ScanIds(**by_default, box, &a);
+    EXPECT_EQ(ids, ScanIds(**slices, box, &b)) << box.where;
+    rows += ids.size();
+    blocks_default += a.blocks_read;
+    blocks_slices += b.blocks_read;
+  }
+  EXPECT_GT(rows, 0u);
+  EXPECT_LT(double(blocks_default), 0.5 * double(blocks_slices)) << blocks_default << " row groups read by default, "
+                                                                   << blocks_slices << " by slice";
+}
+
 TEST(OTreeScanTest, SamplesAreUniformAndReadAboutTheirFraction) {
   constexpr uint64_t kRows = 100000;
   constexpr uint64_t kCubeRows = 2000;
