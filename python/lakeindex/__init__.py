@@ -280,7 +280,7 @@ class Table:
         is built in parts of the table, one at a time (the same rows, weights and cubes).
         `row_groups`: "slices" (a row group per weight slice of a cube) or "regions" (cubes with
         children cut by space too: for engines that skip only row groups, docs/engines.md);
-        default "regions" when the table keeps Iceberg metadata, else "slices".
+        default "regions" (small boxes meet fewer row groups; docs/otree.md).
         Returns {"rows", "files", "blocks", "cubes", "depth", "bytes_before", "bytes_after"} (the
         data files' bytes before and after); a UserWarning says when the files grew 1.25x or more."""
         options = _layout_options(columns, cube_rows, slices, page_rows, transform, rows_per_file, seed, row_groups)

@@ -145,8 +145,8 @@ class ApiTest(unittest.TestCase):
             got[row_groups] = (self.ids(t, where), sorted(int(i) for i in t.query(sample=0.1, select=["id"])["id"]))
             self.assertEqual(t.stats()["layout"].get("row_groups", "slices"), row_groups)
         self.assertEqual(got["slices"], got["regions"])
-        # The default: by region when other engines read the table (it keeps Iceberg metadata).
-        for iceberg, want_groups in ((True, "regions"), (False, "slices")):
+        # The default: by region, whether or not other engines read the table (Iceberg metadata).
+        for iceberg, want_groups in ((True, "regions"), (False, "regions")):
             t = self.make(f"otree-default-{iceberg}", iceberg=iceberg)
             t.layout_otree(["x", "y"], cube_rows=200)
             self.assertEqual(t.stats()["layout"].get("row_groups", "slices"), want_groups)

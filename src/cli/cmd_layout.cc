@@ -368,8 +368,8 @@ void AddLayoutCommands(CLI::App& app, CommandList* commands) {
   l->add_option("--row-groups", args->row_groups,
                 "OTree: row groups by weight slice (slices: lakeindex's samples read the least) or by region (regions: "
                 "cubes with children cut by space too, so engines that skip only row groups, Spark and Trino on "
-                "Iceberg, read little of them for small boxes); default: regions when the table keeps Iceberg "
-                "metadata, else slices")
+                "Iceberg, read little of them for small boxes, and lakeindex's own small boxes meet fewer row "
+                "groups); default: regions")
       ->check(CLI::IsMember({layout::kRowGroupsBySlice, layout::kRowGroupsByRegion}));
   l->add_option("--page-rows", args->page_rows,
                 "Rows per Parquet page of the layout columns inside blocks, about (OTree: whole cells of its curve, at most 1.5x); "

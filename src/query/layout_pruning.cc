@@ -231,14 +231,18 @@ Result<BlockSelection> SelectBlocks(const layout::LayoutMeta& layout, const Sche
                                     std::optional<double> sample, double sample_from) {
   BlockSelection out;
   ASSIGN_OR_RETURN(std::vector<int> columns, layout.ColumnIndexes(schema));
-  std::map<int, std::set<int>> cubes;  // revision -> selected cube indexes
-  bool bounded = false;                // whether the filter bounds a layout column in some revision
+  // Revision -> the ids of its selected cubes, sorted: a block's cube is looked up among the few a
+  // small box selects (at 10M rows a query met 512 blocks of 341 cubes, each found in the tree).
+  std::map<int, std::vector<layout::otree::CubeId>> cubes;
+  bool bounded = false;  // whether the filter bounds a layout column in some revision
   const Box all = Box::Everything();
   for (const layout::Revision& rev : layout.revisions) {
     std::vector<Box> boxes = FilterBoxes(bound, columns, rev.transforms);
     bounded |= std::none_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.lo == all.lo && b.hi == all.hi; });
     std::vector<int> selected = rev.tree.Select(boxes, 1.0);
-    cubes[rev.id].insert(selected.begin(), selected.end());
+    std::vector<layout::otree::CubeId>& ids = cubes[rev.id];
+    for (int c : selected) ids.push_back(rev.tree.cubes()[size_t(c)].id);
+    std::sort(ids.begin(), ids.end());
     out.cubes_total += rev.tree.cubes().size();
     out.cubes_selected += selected.size();
     out.explain.push_back("OTree revision " + std::to_string(rev.id) + ": " + std::to_string(boxes.size()) +
@@ -248,8 +252,8 @@ Result<BlockSelection> SelectBlocks(const layout::LayoutMeta& layout, const Sche
   for (const layout::BlockMeta& b : layout.blocks) {
     ++out.blocks_total;
     if (sample && (b.min_weight >= *sample || b.max_weight < sample_from)) continue;
-    const layout::Revision* rev = layout.FindRevision(b.revision);
-    if (!rev || cubes[b.revision].count(rev->tree.Find(b.cube)) == 0) continue;
+    auto ids = cubes.find(b.revision);
+    if (ids == cubes.end() || !std::binary_search(ids->second.begin(), ids->second.end(), b.cube)) continue;
     ++out.blocks_selected;
     out.row_groups[b.fragment].insert(b.row_group);
   }

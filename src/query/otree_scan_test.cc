@@ -264,6 +264,86 @@ TEST(OTreeScanTest, RowGroupsByRegionAreTightInSpaceAndAnswerAsBySlice) {
   EXPECT_TRUE(verified.ok()) << verified.status().ToString();
 }
 
+// A small box tests the page bounds of its second column only in the pages its first column
+// kept, not every page of every block it reads: the two columns' tests come to little more than
+// one column's pages (before: both columns' every page, at least the pages_total of x and y).
+// The rows are brute force's.
+TEST(OTreeScanTest, SmallBoxesTestTheSecondColumnsPagesOnlyWhereTheFirstKeptRows) {
+  constexpr uint64_t kRows = 100000;
+  auto table = EventsOTree(NewMemoryStore(), kRows, 13, 50000, 5000);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto all = (*table)->ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  const Column* id = all->FindColumn("id");
+  const Column* xs = all->FindColumn("x");
+  const Column* ys = all->FindColumn("y");
+  ASSERT_TRUE(id && xs && ys);
+  Rng rng(17);
+  uint64_t tested = 0, pages = 0;
+  for (int i = 0; i < 20; ++i) {
+    const double x = double(rng.Uniform(980)), y = double(rng.Uniform(980)), side = 1 + double(rng.Uniform(20));
+    const std::string x0 = std::to_string(x), x1 = std::to_string(x + side);
+    const std::string y0 = std::to_string(y), y1 = std::to_string(y + side);
+    ScanRequest box;
+    box.where = "x BETWEEN " + x0 + " AND " + x1 + " AND y BETWEEN " + y0 + " AND " + y1;
+    auto in = [](const Column* c, size_t r, const std::string& lo, const std::string& hi) {
+      return c->IsValid(r) && c->Get<double>(r) >= std::stod(lo) && c->Get<double>(r) <= std::stod(hi);
+    };
+    std::vector<int64_t> expected;
+    for (size_t r = 0; r < all->num_rows(); ++r) {
+      if (in(xs, r, x0, x1) && in(ys, r, y0, y1)) expected.push_back(id->Get<int64_t>(r));
+    }
+    std::sort(expected.begin(), expected.end());
+    ASSERT_FALSE(expected.empty() && i == 0) << "the first box holds no row";
+    ScanCounters c;
+    EXPECT_EQ(ScanIds(**table, box, &c), expected) << box.where;
+    // The pages of x and y in the blocks read, page by page: every one of them was tested before.
+    ScanRequest both = box;
+    both.select = {"x", "y"};
+    auto scanner = Scanner::Make(table->get(), both);
+    ASSERT_TRUE(scanner.ok());
+    Batch out;
+    while (true) {
+      auto more = (*scanner)->Next(&out);
+      ASSERT_TRUE(more.ok());
+      if (!*more) break;
+    }
+    tested += (*scanner)->counters().pages_tested;
+    pages += (*scanner)->counters().pages_total;
+  }
+  ASSERT_GT(pages, 0u);
+  EXPECT_LT(double(tested), 0.7 * double(pages)) << tested << " page bounds tested for " << pages << " pages of x and y";
+}
+
+// The default row groups (what `layout` and the front ends write unless asked) are by region, for
+// a table without Iceberg metadata too: a small box then meets a few row groups, not every slice
+// of every cube on its path — each costs it page indexes and gathers — for the same rows.
+TEST(OTreeScanTest, ByDefaultSmallBoxesMeetAFewRowGroupsNotEverySlice) {
+  EXPECT_EQ(layout::DefaultRowGroups("otree", table::Manifest{}), layout::kRowGroupsByRegion);
+  EXPECT_EQ(layout::DefaultRowGroups("hilbert", table::Manifest{}), layout::kRowGroupsBySlice);
+  constexpr uint64_t kRows = 100000, kCubeRows = 2000;
+  auto by_default = EventsOTree(NewMemoryStore(), kRows, 3, 50000, kCubeRows, layout::DefaultRowGroups("otree", table::Manifest{}));
+  auto slices = EventsOTree(NewMemoryStore(), kRows, 3, 50000, kCubeRows, layout::kRowGroupsBySlice);
+  ASSERT_TRUE(by_default.ok() && slices.ok()) << by_default.status().ToString();
+  Rng rng(23);
+  uint64_t blocks_default = 0, blocks_slices = 0, rows = 0;
+  for (int i = 0; i < 20; ++i) {
+    const double x = double(rng.Uniform(980)), y = double(rng.Uniform(980)), side = 1 + double(rng.Uniform(20));
+    ScanRequest box;
+    box.where = "x BETWEEN " + std::to_string(x) + " AND " + std::to_string(x + side) + " AND y BETWEEN " +
+                std::to_string(y) + " AND " + std::to_string(y + side);
+    ScanCounters a, b;
+    const std::vector<int64_t> ids = ScanIds(**by_default, box, &a);
+    EXPECT_EQ(ids, ScanIds(**slices, box, &b)) << box.where;
+    rows += ids.size();
+    blocks_default += a.blocks_read;
+    blocks_slices += b.blocks_read;
+  }
+  EXPECT_GT(rows, 0u);
+  EXPECT_LT(double(blocks_default), 0.5 * double(blocks_slices)) << blocks_default << " row groups read by default, "
+                                                                   << blocks_slices << " by slice";
+}
+
 TEST(OTreeScanTest, SamplesAreUniformAndReadAboutTheirFraction) {
   constexpr uint64_t kRows = 100000;
   constexpr uint64_t kCubeRows = 2000;

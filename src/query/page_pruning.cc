@@ -1,5 +1,6 @@
 #include "query/page_pruning.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -167,12 +168,39 @@ std::optional<TypeId> StatsType(const parquet::PageIndex& index) {
   return std::nullopt;
 }
 
+// Calls test(p) once for each page p that meets `within`, in order; returns how many.
+template <typename Test>
+uint64_t ForPagesMeeting(const parquet::PageIndex& index, const Ranges& within, Test&& test) {
+  const auto& pages = index.pages;
+  auto end_of = [&](size_t p) { return uint64_t(pages[p].first_row_index + pages[p].num_rows); };
+  size_t p = 0, untested = 0;  // pages before `untested` were tested
+  uint64_t n = 0;
+  for (const auto& [b, e] : within) {
+    // The first page ending after b (pages ascend by rows).
+    p = size_t(std::partition_point(pages.begin() + std::ptrdiff_t(p), pages.end(),
+                                    [b = b](const parquet::PageIndexEntry& pg) {
+                                      return uint64_t(pg.first_row_index + pg.num_rows) <= b;
+                                    }) -
+               pages.begin());
+    for (; p < pages.size() && uint64_t(pages[p].first_row_index) < e; ++p) {
+      if (p >= untested) {
+        test(p);
+        ++n;
+        untested = p + 1;
+      }
+      if (end_of(p) > e) break;  // the next range may meet this page too
+    }
+  }
+  return n;
+}
+
 template <typename T>
-Ranges Typed(const Interval<T>& iv, const parquet::PageIndex& index, bool nan_known) {
+Ranges Typed(const Interval<T>& iv, const parquet::PageIndex& index, bool nan_known, const Ranges& within,
+             uint64_t* tested) {
   const bool nan_may_match = std::is_same_v<T, double> && !nan_known && !iv.hi;
   Ranges keep;
   if (iv.Empty()) return keep;
-  for (size_t p = 0; p < index.pages.size(); ++p) {
+  const uint64_t n = ForPagesMeeting(index, within, [&](size_t p) {
     const parquet::PageIndex::Bound& b = index.bounds[p];
     bool may = true;  // kUnknown: no statistics, or no min/max
     if (b.state == parquet::PageIndex::Bound::kNullPage) {
@@ -185,13 +213,19 @@ Ranges Typed(const Interval<T>& iv, const parquet::PageIndex& index, bool nan_kn
       }
     }
     if (may) Keep(index.pages[p], &keep);
-  }
+  });
+  if (tested) *tested += n;
   return keep;
 }
 
 }  // namespace
 
 Ranges PagesMayMatch(const Expr& filter, int column, const parquet::PageIndex& index, bool nan_known) {
+  return PagesMayMatch(filter, column, index, nan_known, {{0, std::numeric_limits<uint64_t>::max()}});
+}
+
+Ranges PagesMayMatch(const Expr& filter, int column, const parquet::PageIndex& index, bool nan_known,
+                     const Ranges& within, uint64_t* tested) {
   std::vector<ExprPtr> mine;
   bool others = false;  // conjuncts on this column and others together (an OR across columns, say)
   for (ExprPtr& c : SplitConjuncts(filter)) {
@@ -216,23 +250,24 @@ Ranges PagesMayMatch(const Expr& filter, int column, const parquet::PageIndex& i
     const bool bounds = index.bounds.size() == index.pages.size() && !index.bounds.empty() &&
                         StatsType(index) == type;
     if (bounds && DomainOf(type) == Domain::kDouble) {
-      if (auto iv = AsInterval<double>(mine, type)) return Typed(*iv, index, nan_known);
+      if (auto iv = AsInterval<double>(mine, type)) return Intersect(Typed(*iv, index, nan_known, within, tested), within);
     } else if (bounds && DomainOf(type) == Domain::kInt) {
-      if (auto iv = AsInterval<int64_t>(mine, type)) return Typed(*iv, index, nan_known);
+      if (auto iv = AsInterval<int64_t>(mine, type)) return Intersect(Typed(*iv, index, nan_known, within, tested), within);
     }
   }
   // The general evaluator, on the whole filter as before (its other columns' statistics unknown).
   Ranges keep;
   PageStats stats(column, nan_known);
-  for (size_t p = 0; p < index.pages.size(); ++p) {
+  const uint64_t n = ForPagesMeeting(index, within, [&](size_t p) {
     if (!index.has_statistics) {
       Keep(index.pages[p], &keep);
-      continue;
+      return;
     }
     stats.Set(index.pages[p], index.stats[p]);
     if (MayMatch(filter, stats)) Keep(index.pages[p], &keep);
-  }
-  return keep;
+  });
+  if (tested) *tested += n;
+  return Intersect(keep, within);
 }
 
 }  // namespace lakeindex::query

@@ -21,5 +21,11 @@ namespace lakeindex::query {
 // other columns' pages). `nan_known`: the chunk's column is known to hold no NaN. A page
 // without statistics is kept.
 Ranges PagesMayMatch(const Expr& filter, int column, const parquet::PageIndex& index, bool nan_known);
+// The same among the rows `within` (offsets in the row group, sorted and disjoint; the answer
+// lies inside them), testing only the pages that meet `within`, and adding to *tested (if given)
+// how many pages it tested. A block's later filter columns need this: an OTree block has
+// hundreds of pages per column, and the first column's pages leave a few percent of its rows.
+Ranges PagesMayMatch(const Expr& filter, int column, const parquet::PageIndex& index, bool nan_known,
+                     const Ranges& within, uint64_t* tested = nullptr);
 
 }  // namespace lakeindex::query

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 
 #include "query/binder.h"
 #include "query/evaluator.h"
@@ -154,6 +155,48 @@ TEST(PagePruningTest, KeepsEveryPageWithAMatchAndNoMoreThanTheGeneralEvaluator) 
     }
   }
   EXPECT_LT(kept_total, pages_total * 3 / 4) << "pruning pruned little: the test would not see a wrong drop";
+}
+
+// Among given rows (what the earlier filter columns left): the same rows as pruning every page
+// and keeping those rows, testing only the pages that meet them — at most once each, even when
+// two ranges share a page.
+TEST(PagePruningTest, WithinRowsTestsOnlyTheirPagesAndAnswersAsTheWholeChunk) {
+  std::mt19937_64 rng(29);
+  uint64_t tested_total = 0, pages_total = 0;
+  for (TypeId type : {TypeId::kDouble, TypeId::kInt64}) {
+    for (int round = 0; round < 300; ++round) {
+      Chunk chunk = RandomChunk(rng, type, 24);
+      if (round % 4 != 0) parquet::FillPageBounds(&chunk.index);
+      const std::string text = RandomFilter(rng, type);
+      auto parsed = ParseExpression(text);
+      ASSERT_TRUE(parsed.ok()) << text;
+      auto bound = Bind(**parsed, chunk.rows.schema());
+      ASSERT_TRUE(bound.ok()) << text << ": " << bound.status().ToString();
+      // Random disjoint ranges of rows, some within one page, some across pages, some sharing one.
+      Ranges within;
+      uint64_t at = rng() % 10;
+      const uint64_t rows = uint64_t(chunk.index.pages.size()) * kPageRows;
+      while (at < rows) {
+        const uint64_t len = 1 + rng() % (rng() % 3 == 0 ? 20 : 4);
+        within.emplace_back(at, std::min(rows, at + len));
+        at += len + 1 + rng() % 30;
+      }
+      uint64_t tested = 0;
+      const Ranges kept = PagesMayMatch(**bound, 0, chunk.index, chunk.nan_known, within, &tested);
+      EXPECT_EQ(kept, Intersect(PagesMayMatch(**bound, 0, chunk.index, chunk.nan_known), within)) << text;
+      std::set<uint64_t> meeting;
+      for (const auto& [b, e] : within) {
+        for (uint64_t r = b; r < e; ++r) meeting.insert(r / kPageRows);
+      }
+      EXPECT_LE(tested, meeting.size()) << text;  // none when the filter's interval is empty
+      if (round % 4 == 0) {
+        EXPECT_EQ(tested, meeting.size()) << text;  // the general evaluator tests each
+      }
+      tested_total += tested;
+      pages_total += chunk.index.pages.size();
+    }
+  }
+  EXPECT_LT(tested_total, pages_total * 3 / 4) << "the ranges met nearly every page: the test would not see a page tested in vain";
 }
 
 }  // namespace

@@ -86,6 +86,7 @@ void Scanner::Merge(UnitOutput&& unit) {
   counters_.blocks_read += unit.counters.blocks_read;
   counters_.blocks_whole += unit.counters.blocks_whole;
   counters_.pages_total += unit.counters.pages_total;
+  counters_.pages_tested += unit.counters.pages_tested;
   counters_.pages_read += unit.counters.pages_read;
   counters_.pages_by_value += unit.counters.pages_by_value;
   counters_.rows_read += unit.counters.rows_read;
@@ -608,13 +609,14 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     if (MustMatch(*filter_, stats)) evaluate = false;
   }
   if (evaluate) {
-    // Page pruning: for each filter column alone, the rows of the pages that may match.
-    for (size_t pos = 0; pos < num_filter_columns_; ++pos) {
+    // Page pruning: for each filter column alone, the rows of the pages that may match, testing
+    // only the pages of the rows the columns before it left.
+    for (size_t pos = 0; pos < num_filter_columns_ && !candidate.empty(); ++pos) {
       const int c = read_columns_[pos];
       auto pi = reader.SharedPageIndex(rg, file_columns[pos]);
       if (!pi.ok()) return pi.status().WithContext(where());
       if (!(*pi)->has_statistics) continue;
-      candidate = Intersect(candidate, PagesMayMatch(*filter_, c, **pi, open.no_nan.count(c) > 0));
+      candidate = PagesMayMatch(*filter_, c, **pi, open.no_nan.count(c) > 0, candidate, &out->counters.pages_tested);
     }
     if (candidate.empty()) {
       step.kind = StepKind::kRowGroupSkippedByPageIndex;
@@ -730,9 +732,13 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
     } else if (all) {
       RETURN_IF_ERROR(read(first_rest, read_columns_.size(), window, &cols));
     } else {
-      std::vector<uint32_t> passing(rows.size());
-      for (size_t i = 0; i < rows.size(); ++i) passing[i] = offset_of(rows[i]);
-      Ranges rest = RangesOf(passing.data(), passing.size());
+      // The passing rows' ranges, only when other columns are read for them (a count reads none).
+      Ranges rest;
+      if (first_rest < read_columns_.size()) {
+        std::vector<uint32_t> passing(rows.size());
+        for (size_t i = 0; i < rows.size(); ++i) passing[i] = offset_of(rows[i]);
+        rest = RangesOf(passing.data(), passing.size());
+      }
       // Whole chunks when the passing rows hold most of their bytes (as for a take above).
       if (whole && first_rest < read_columns_.size()) {
         auto pi = reader.SharedPageIndex(rg, file_columns[first_rest], /*statistics=*/false);
@@ -750,6 +756,7 @@ Status Scanner::ScanRowGroup(const OpenFragment& open, int rg, uint64_t rg_first
       }
       if (!rest.empty()) RETURN_IF_ERROR(read(first_rest, read_columns_.size(), rest, &cols));
       for (size_t i = 0; i < first_rest; ++i) {
+        if (!filter_output_[i]) continue;  // tested, not shown
         Column picked(cols[i].type());
         picked.AppendSelected(cols[i], rows.data(), rows.size());
         cols[i] = std::move(picked);
@@ -793,6 +800,7 @@ nlohmann::json ExplainJson(const Scanner& scanner, uint64_t version, bool analyz
   j["pages_total"] = c.pages_total;
   j["pages_read"] = c.pages_read;
   j["pages_read_by_value"] = c.pages_by_value;
+  j["pages_tested"] = c.pages_tested;
   j["index_pages_read"] = c.index.pages_read;
   j["index_pages_total"] = c.index.pages_total;
   j["index_pages_selected"] = c.index.pages_selected;

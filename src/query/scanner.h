@@ -72,6 +72,7 @@ struct ScanCounters {
   uint64_t pages_total = 0;   // data pages of read row groups (per column) read page by page
   uint64_t pages_read = 0;
   uint64_t pages_by_value = 0;  // of those, read value by value (query/value_take.h)
+  uint64_t pages_tested = 0;    // page bounds tested against the filter (page pruning), per column
   uint64_t rows_read = 0;     // rows decoded
   uint64_t rows_returned = 0;
   index::SearchCounters index;  // index pages searched / read

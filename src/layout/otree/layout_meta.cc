@@ -17,7 +17,7 @@ Status Bad(std::string_view source, const std::string& what) {
 }  // namespace
 
 std::string DefaultRowGroups(const std::string& kind, const table::Manifest& manifest) {
-  return kind == "otree" && !manifest.iceberg.is_null() ? kRowGroupsByRegion : kRowGroupsBySlice;
+  return kind == "otree" ? kRowGroupsByRegion : kRowGroupsBySlice;
 }
 
 bool IsLayoutKind(std::string_view kind) {
