@@ -1,11 +1,10 @@
 """Loads and builds beside pylance and DuckDB (issue 52): the peers' workers, the checks and the report
-of bench/load_bench.sh, which times each worker as its own process under /usr/bin/time.
+of bench/load_bench.sh, which times each worker as its own process under /usr/bin/time (DuckDB's
+sorted COPY runs there, in Node, as the other benchmarks run DuckDB).
 
     python bench/load_bench.py lance-write SRC DIR        lance.write_dataset of SRC read through a
                                                           pyarrow dataset scanner (streaming), defaults
     python bench/load_bench.py lance-index DIR COLUMN     create_scalar_index(COLUMN, "BTREE")
-    python bench/load_bench.py duck-copy SRC OUT X,Y      DuckDB COPY (SELECT * FROM read_parquet(SRC)
-                                                          ORDER BY X, Y) TO OUT (FORMAT parquet, zstd)
     python bench/load_bench.py check --src SRC --cli LAKEINDEX --table T --layout L --lance D --duck F
     python bench/load_bench.py report RESULTS.jsonl
 
@@ -44,17 +43,6 @@ def lance_index(path, column):
     t0 = time.perf_counter()
     ds.create_scalar_index(column, index_type="BTREE")
     emit({"op_s": time.perf_counter() - t0})
-
-
-def duck_copy(src, out, order):
-    import duckdb
-    con = duckdb.connect()
-    cols = ", ".join(f'"{c}"' for c in order.split(","))
-    t0 = time.perf_counter()
-    con.execute(f"COPY (SELECT * FROM read_parquet('{src}') ORDER BY {cols}) TO '{out}' "
-                "(FORMAT parquet, COMPRESSION zstd)")
-    emit({"op_s": time.perf_counter() - t0, "threads": con.execute("SELECT current_setting('threads')").fetchone()[0],
-          "duckdb_version": duckdb.__version__})
 
 
 def lakeindex_files(cli, table):
@@ -169,8 +157,6 @@ if __name__ == "__main__":
         lance_write(sys.argv[2], sys.argv[3])
     elif cmd == "lance-index":
         lance_index(sys.argv[2], sys.argv[3])
-    elif cmd == "duck-copy":
-        duck_copy(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "check":
         check(sys.argv[2:])
     elif cmd == "report":

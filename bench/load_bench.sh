@@ -10,7 +10,8 @@
 #   layout      `lakeindex layout T2 --otree x,y` (T2: a hard-linked copy of the created table, no
 #               index to rebuild; bytes: what the layout added)
 #               vs DuckDB `COPY (SELECT * FROM read_parquet(SRC) ORDER BY x, y) TO F (FORMAT parquet,
-#               COMPRESSION zstd)` (zstd as lakeindex writes, as bench/layout_bench.mjs's copy)
+#               COMPRESSION zstd)` (zstd as lakeindex writes; tests/duckdb's DuckDB through Node, as
+#               bench/layout_bench.mjs and bench/large_bench.sh run it)
 # LOAD_ROUNDS rounds, each from nothing; the report gives medians and lakeindex ÷ peer ratios. After
 # the last round bench/load_bench.py checks the outputs (row counts and sums equal to the source's,
 # DuckDB's output in (x, y) order, one id and one name looked up through each engine's btree --
@@ -18,6 +19,7 @@
 #
 #   bench/load_bench.sh [BUILD_DIR]      (default: build; needs BUILD_DIR/lakeindex)
 #
+# Needs node and tests/duckdb's DuckDB (npm ci there).
 # Environment: LOAD_ROWS (10000000), LOAD_SEED (42), LOAD_ROUNDS (3). Python: .venv-bench (pylance,
 # DuckDB, pyarrow; made by scripts/python-env.sh --bench when missing or stale; BENCH_PYTHON
 # overrides it). Data: bench/data/events-<rows>-<seed>/events.parquet (`lakeindex gen`, made once,
@@ -75,7 +77,7 @@ step() {
   /usr/bin/time -f '%e %U %S %M' -o "$times" "$@" >"$output" 2>&1 || { cat "$output" >&2; die "$name failed"; }
   read -r wall user sys rss_kb <"$times"
   after=$(bytes_of "$dir")
-  op=$(sed -n 's/.*"op_s": \([0-9.e-]*\).*/\1/p; s/.* in \([0-9.]*\) s[:,].*/\1/p' "$output" | head -1)
+  op=$(sed -n 's/.*"op_s": *\([0-9.e-]*\).*/\1/p; s/.* in \([0-9.]*\) s[:,].*/\1/p' "$output" | head -1)
   printf '{"round":%s,"step":"%s","rows":%s,"wall_s":%s,"cpu_s":%s,"peak_rss_mb":%s,"bytes":%s,"op_s":%s}\n' \
     "$round" "$name" "$rows" "$wall" "$(awk "BEGIN { print $user + $sys }")" "$((rss_kb / 1024))" \
     "$((after - before))" "${op:-null}" >>"$out"
@@ -83,6 +85,16 @@ step() {
   rm -f "$times" "$output"
 }
 
+# DuckDB's sorted COPY, from tests/duckdb's DuckDB (Node), as bench/layout_bench.mjs and
+# bench/large_bench.sh run it: default threads and memory limit.
+duck_copy="
+  import { openDuckDB, sqlString } from '$root/bench/bench_util.mjs';
+  const [src, out] = process.argv.slice(1);
+  const db = await openDuckDB('default');
+  const t0 = performance.now();
+  await db.conn.run('COPY (SELECT * FROM read_parquet(' + sqlString(src) + ') ORDER BY x, y) TO ' + sqlString(out) +
+                    ' (FORMAT parquet, COMPRESSION zstd)');
+  console.log(JSON.stringify({ op_s: (performance.now() - t0) / 1000, duckdb_version: db.version, threads: db.threads }));"
 table=$work/table
 layout=$work/layout
 lance_dir=$work/lance
@@ -98,13 +110,14 @@ for ((r = 1; r <= rounds; ++r)); do
     step "$r" "pylance btree $c" "$lance_dir" "${helper[@]}" lance-index "$lance_dir" "$c"
   done
   step "$r" "lakeindex layout otree x,y" "$layout" "$cli" layout "$layout" --otree x,y
-  step "$r" "duckdb COPY ORDER BY x, y" "$duck" "${helper[@]}" duck-copy "$src" "$duck" x,y
+  step "$r" "duckdb COPY ORDER BY x, y" "$duck" node --input-type=module -e "$duck_copy" "$src" "$duck"
 done
 
 log "checking the outputs"
 "${helper[@]}" check --src "$src" --cli "$cli" --table "$table" --layout "$layout" --lance "$lance_dir" \
   --duck "$duck" >>"$out" || { grep '"ok": false' "$out" >&2; die "the outputs differ (see $out)"; }
-peers=$("$python" -c 'import lance, duckdb; print(f"pylance {lance.__version__}, DuckDB {duckdb.__version__} (Python)")')
+peers="$("$python" -c 'import lance; print(f"pylance {lance.__version__}")'), DuckDB $(node --input-type=module -e "
+  import { openDuckDB } from '$root/bench/bench_util.mjs'; console.log((await openDuckDB('default')).version);") (Node)"
 printf '{"meta": {"rows": %s, "seed": %s, "rounds": %s, "nproc": %s, "git": "%s", "peers": "%s", "load_end": "%s"}}\n' \
   "$rows" "$seed" "$rounds" "$(nproc)" "$git" "$peers" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out"
 "${helper[@]}" report "$out" | tee "$data/loads.md"
