@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
 #include "lakeindex/object_store.h"
@@ -39,6 +40,7 @@ inline constexpr size_t kTablePageRows = 1024;
 inline parquet::WriteOptions TableWriteOptions() {
   parquet::WriteOptions options;
   options.page_rows = kTablePageRows;
+  options.column_pool = ThreadPool::Default();
   return options;
 }
 
