@@ -1,7 +1,6 @@
 #include "index/index_kind.h"
 
 #include <algorithm>
-#include <future>
 
 #include "format/parquet/reader.h"
 
@@ -35,39 +34,6 @@ Result<std::vector<uint64_t>> IndexSegment::FirstRows(bool, uint64_t, const std:
   return Status::NotSupported("this index kind does not keep rows in key order");
 }
 
-namespace {
-
-// One fragment's data file, opened for `column` and checked against the table and the manifest.
-struct ColumnFile {
-  std::shared_ptr<const parquet::ParquetReader> reader;
-  int column = -1;
-};
-
-Result<ColumnFile> OpenColumnFile(const table::Table& table, const table::FragmentMeta& f, const std::string& column,
-                                  TypeId type) {
-  ColumnFile file;
-  ASSIGN_OR_RETURN(file.reader, table.OpenDataFile(f));
-  file.column = file.reader->schema().FindField(column);
-  if (file.column < 0) return Status::Corruption(f.file + ": data file has no column '" + column + "'");
-  const TypeId file_type = file.reader->schema().field(size_t(file.column)).type;
-  if (file_type != type) {
-    return Status::Corruption(f.file + ": column '" + column + "' is " + TypeName(file_type) + ", the table's is " +
-                              TypeName(type));
-  }
-  if (uint64_t(file.reader->num_rows()) != f.rows) {
-    return Status::Corruption(f.file + ": data file has " + std::to_string(file.reader->num_rows()) +
-                              " rows, the manifest says " + std::to_string(f.rows) + " (fragment " +
-                              std::to_string(f.id) + ")");
-  }
-  return file;
-}
-
-}  // namespace
-
-// The next row group (of this fragment, or the next fragment's first, its file opened then) is
-// read on another thread while `chunk` works on this one: an index build decodes the column
-// while it sorts. Errors come in the same order as read one after the other: a fragment's when
-// it is reached.
 Status ForEachColumnChunk(const table::Table& table, const std::string& column,
                           const std::vector<table::FragmentMeta>& fragments,
                           const std::function<Status(const table::FragmentMeta&, uint32_t offset, const Column&)>& chunk,
@@ -80,30 +46,23 @@ Status ForEachColumnChunk(const table::Table& table, const std::string& column,
   uint64_t done = 0, total = 0;
   for (const table::FragmentMeta& f : fragments) total += f.rows;
   if (progress) progress(step, 0, total);
-  // files[i] is written by the read of fragment i's first row group, and read here only after it.
-  std::vector<ColumnFile> files(fragments.size());
-  auto read = [&](size_t i, int rg) -> Result<Batch> {
-    if (rg == 0) {
-      ASSIGN_OR_RETURN(files[i], OpenColumnFile(table, fragments[i], column, type));
-      if (files[i].reader->num_row_groups() == 0) return Batch();
+  for (const table::FragmentMeta& f : fragments) {
+    ASSIGN_OR_RETURN(auto reader, table.OpenDataFile(f));
+    const int c = reader->schema().FindField(column);
+    if (c < 0) return Status::Corruption(f.file + ": data file has no column '" + column + "'");
+    const TypeId file_type = reader->schema().field(size_t(c)).type;
+    if (file_type != type) {
+      return Status::Corruption(f.file + ": column '" + column + "' is " + TypeName(file_type) + ", the table's is " +
+                                TypeName(type));
     }
-    return files[i].reader->ReadRowGroup(rg, {files[i].column});
-  };
-  auto start = [&](size_t i, int rg) { return std::async(std::launch::async, [&read, i, rg] { return read(i, rg); }); };
-  std::future<Result<Batch>> ahead;  // declared after what it reads: on an early return it ends first
-  if (!fragments.empty()) ahead = start(0, 0);
-  for (size_t i = 0; i < fragments.size(); ++i) {
-    const table::FragmentMeta& f = fragments[i];
+    if (uint64_t(reader->num_rows()) != f.rows) {
+      return Status::Corruption(f.file + ": data file has " + std::to_string(reader->num_rows()) +
+                                " rows, the manifest says " + std::to_string(f.rows) + " (fragment " +
+                                std::to_string(f.id) + ")");
+    }
     uint64_t offset = 0;
-    for (int rg = 0;; ++rg) {
-      ASSIGN_OR_RETURN(Batch batch, ahead.get());
-      const int groups = files[i].reader->num_row_groups();
-      if (rg + 1 < groups) {
-        ahead = start(i, rg + 1);
-      } else if (i + 1 < fragments.size()) {
-        ahead = start(i + 1, 0);
-      }
-      if (groups == 0) break;
+    for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
+      ASSIGN_OR_RETURN(Batch batch, reader->ReadRowGroup(rg, {c}));
       Status st = chunk(f, uint32_t(offset), batch.column(0));
       // What the data says of a file is told with its name; a refusal of the column (too many
       // values for the kind) is about the column, not a file.
@@ -111,9 +70,7 @@ Status ForEachColumnChunk(const table::Table& table, const std::string& column,
       offset += batch.num_rows();
       done += batch.num_rows();
       if (progress) progress(step, done, total);
-      if (rg + 1 >= groups) break;
     }
-    files[i] = ColumnFile();
     if (fragment_done) RETURN_IF_ERROR(fragment_done(f));
   }
   return Status::OK();
