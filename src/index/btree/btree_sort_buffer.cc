@@ -5,14 +5,10 @@
 #include <algorithm>
 #include <array>
 
-#include "common/thread_pool.h"
-
 namespace lakeindex::index::btree {
 namespace {
 
 constexpr size_t kMinGrowEntries = 4096;
-// Strings sorted in parallel parts from this many on.
-constexpr size_t kParallelSortEntries = size_t(1) << 16;
 
 class FixedStream : public SortedStream {
  public:
@@ -151,22 +147,11 @@ std::unique_ptr<SortedStream> SortBuffer::TakeSorted() {
     last_address_ = 0;
     return stream;
   }
-  const auto less = [this](const StringEntry& a, const StringEntry& b) {
+  std::sort(strings_.begin(), strings_.end(), [this](const StringEntry& a, const StringEntry& b) {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
     const int c = string_keys_[a.index].compare(string_keys_[b.index]);
     return c < 0 || (c == 0 && a.address < b.address);
-  };
-  // Large runs: parts sorted on the thread pool, then merged (the order is total: the same
-  // result as one sort). The merges' buffer is within the half of the budget that full() leaves.
-  const size_t n = strings_.size();
-  const size_t parts = n >= kParallelSortEntries ? std::min<size_t>(4, ThreadPool::Default()->size()) : 1;
-  std::vector<size_t> ends(parts + 1, 0);
-  for (size_t p = 1; p <= parts; ++p) ends[p] = n * p / parts;
-  ParallelFor(parts > 1 ? ThreadPool::Default() : nullptr, parts,
-              [&](size_t p) { std::sort(strings_.begin() + ends[p], strings_.begin() + ends[p + 1], less); });
-  for (size_t p = 2; p <= parts; ++p) {
-    std::inplace_merge(strings_.begin(), strings_.begin() + ends[p - 1], strings_.begin() + ends[p], less);
-  }
+  });
   auto stream = std::make_unique<StringStream<StringEntry>>(std::move(strings_), std::move(string_keys_));
   strings_ = {};
   string_keys_ = KeyArray(0);

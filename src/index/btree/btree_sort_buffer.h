@@ -10,8 +10,7 @@
 //    order among equal keys. Already sorted input is detected and not moved.
 //  * strings are held as (first 8 bytes as a big-endian uint64, address, index into one byte
 //    buffer) and sorted by std::sort on the prefix, comparing the whole strings only on a
-//    prefix tie; from 64Ki entries on, in parts on the thread pool (ThreadPool::Default()), then
-//    merged.
+//    prefix tie.
 //
 // Memory: fixed entries take 16 bytes, plus a 16-byte scratch entry during the sort; the
 // capacity grows by doubling up to `budget / 32` entries (or is reserved at once when the number

@@ -109,25 +109,5 @@ TEST(SortBuffer, FixedCapacityBoundedByBudget) {
   EXPECT_EQ(added, 1000u);
 }
 
-// Enough strings to be sorted in parts on the thread pool and merged: the order std::sort gives,
-// equal keys (many: few distinct suffixes after a shared prefix) by address, across the parts.
-TEST(SortBuffer, ManyStringsSortedInPartsInTheOrderOfOneSort) {
-  std::mt19937_64 rng(9);
-  SortBuffer buffer(0, uint64_t(1) << 30);
-  std::vector<std::pair<std::string, uint64_t>> want;
-  for (uint64_t i = 0; i < 300000; ++i) {
-    std::string key = (i % 2 == 0) ? "events_" : "";
-    const size_t len = 1 + rng() % 10;
-    for (size_t j = 0; j < len; ++j) key.push_back(char('a' + rng() % (i % 3 == 0 ? 2 : 26)));
-    const uint64_t address = rng() % 1000000;
-    buffer.Add(key, address);
-    want.emplace_back(key, address);
-  }
-  std::sort(want.begin(), want.end());
-  auto stream = buffer.TakeSorted();
-  EXPECT_TRUE(buffer.empty());
-  EXPECT_EQ(Drain(stream.get()), want);
-}
-
 }  // namespace
 }  // namespace lakeindex::index::btree
