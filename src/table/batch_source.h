@@ -22,6 +22,10 @@ class BatchSource {
   virtual Result<bool> Next(size_t max_rows, Batch* out) = 0;
   // Rows in the source if known up front (for progress), else 0.
   virtual uint64_t total_rows() const { return 0; }
+  // Rows the source holds decoded at a time anyway (a Parquet file's largest row group), else 0:
+  // asking Next for that many costs no more memory, and a whole held piece is handed over without
+  // a copy.
+  virtual size_t held_rows() const { return 0; }
   // What reading it inferred that the user may not expect (csv::CsvReader::notes), for the front
   // end to show with its route.
   virtual std::vector<csv::CsvNote> notes() const { return {}; }

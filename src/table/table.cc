@@ -592,8 +592,9 @@ Result<std::vector<FragmentMeta>> Table::WriteFragments(BatchSource* source, con
   FragmentBuilder builder(store_.get(), schema, config);
   Batch batch;
   uint64_t rows = 0;
+  const size_t chunk_rows = std::max(kSourceChunkRows, source->held_rows());  // held: no copy
   while (true) {
-    ASSIGN_OR_RETURN(bool more, source->Next(kSourceChunkRows, &batch));
+    ASSIGN_OR_RETURN(bool more, source->Next(chunk_rows, &batch));
     if (!more) break;
     RETURN_IF_ERROR(CheckRequired(schema, batch, rows));
     RETURN_IF_ERROR(builder.Add(batch));

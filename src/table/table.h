@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
 #include "lakeindex/object_store.h"
@@ -40,6 +41,7 @@ inline parquet::WriteOptions TableWriteOptions() {
   parquet::WriteOptions options;
   options.page_rows = kTablePageRows;
   options.page_map = true;  // lookups read a block of it, not every OffsetIndex (page_map.h)
+  options.column_pool = ThreadPool::Default();
   return options;
 }
 
