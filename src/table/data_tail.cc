@@ -100,6 +100,10 @@ Status VerifyDataTail(ObjectStore* store, const FragmentMeta& fragment, const pa
       RETURN_IF_ERROR(reader.SharedPageIndex(rg, c, /*statistics=*/true).status());
     }
   }
+  if (tail.split && tail.split->map && !reader.has_page_map()) {  // opened without it (a remote store): its blocks still
+    ASSIGN_OR_RETURN(auto mapped, parquet::ParquetReader::Open(store, fragment.file, DataFileOpenOptions(fragment)));
+    return mapped->CheckPageMap();
+  }
   return reader.CheckPageMap();
 }
 
