@@ -196,5 +196,26 @@ TEST(LazyColumnIndexTest, PagePruningReadsEveryColumnIndexOfAFileWithOneMoreRequ
   for (uint64_t b : old_ci_read) EXPECT_EQ(b, 0u);
 }
 
+TEST(LazyColumnIndexTest, TheTablesReaderCacheCountsWhatItsReadersReadAfterTheirOpen) {
+  auto store = std::shared_ptr<ObjectStore>(NewMemoryStore());
+  auto created = EventsTable(store, /*sorted_ids=*/true);
+  auto fresh = Table::Open(store);
+  ASSERT_TRUE(fresh.ok());
+  const auto& fragments = (*fresh)->manifest().fragments;
+  for (const FragmentMeta& f : fragments) ASSERT_TRUE((*fresh)->OpenDataFile(f).ok());
+  const uint64_t opened = (*fresh)->reader_cache_bytes();
+  // A scan pruned by page statistics reads every file's ColumnIndexes and OffsetIndexes.
+  auto result = Query(**fresh, "id BETWEEN 5000 AND 5100 OR id BETWEEN 15000 AND 15010", /*use_indexes=*/false);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  uint64_t regions = 0;
+  for (const FragmentMeta& f : fragments) {
+    auto reader = (*fresh)->OpenDataFile(f);  // a hit: counts what the reader holds now
+    ASSERT_TRUE(reader.ok());
+    ASSERT_GT((*reader)->column_index_bytes_read() + (*reader)->offset_index_bytes_read(), 0u) << f.file;
+    regions += (*reader)->column_index_bytes_read() + (*reader)->offset_index_bytes_read();
+  }
+  EXPECT_GE((*fresh)->reader_cache_bytes(), opened + regions);
+}
+
 }  // namespace
 }  // namespace lakeindex::query

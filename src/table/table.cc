@@ -887,7 +887,19 @@ Result<std::shared_ptr<const parquet::ParquetReader>> Table::OpenDataFile(const 
   constexpr uint64_t kMaxCachedReaderBytes = uint64_t(64) << 20;
   {
     std::lock_guard<std::mutex> lock(cache_mu_);
-    if (auto it = reader_cache_.find(fragment.file); it != reader_cache_.end()) return it->second;
+    if (auto it = reader_cache_.find(fragment.file); it != reader_cache_.end()) {
+      std::shared_ptr<const parquet::ParquetReader> reader = it->second.reader;
+      const uint64_t now = reader->MemoryBytes();
+      if (now > it->second.counted) {  // readers only grow
+        reader_cache_bytes_ += now - it->second.counted;
+        it->second.counted = now;
+      }
+      if (reader_cache_bytes_ > kMaxCachedReaderBytes) {
+        reader_cache_.clear();
+        reader_cache_bytes_ = 0;
+      }
+      return reader;
+    }
   }
   ASSIGN_OR_RETURN(std::unique_ptr<parquet::ParquetReader> opened, OpenDataFileUncached(fragment));
   std::shared_ptr<const parquet::ParquetReader> reader = std::move(opened);
@@ -897,7 +909,7 @@ Result<std::shared_ptr<const parquet::ParquetReader>> Table::OpenDataFile(const 
     reader_cache_.clear();
     reader_cache_bytes_ = 0;
   }
-  if (reader_cache_.emplace(fragment.file, reader).second) reader_cache_bytes_ += bytes;
+  if (reader_cache_.emplace(fragment.file, CachedReader{reader, bytes}).second) reader_cache_bytes_ += bytes;
   return reader;
 }
 

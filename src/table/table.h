@@ -214,6 +214,11 @@ class Table {
   // Opened files are cached per Table (data files never change; their footers and page indexes
   // are then read once per Table, not once per query).
   Result<std::shared_ptr<const parquet::ParquetReader>> OpenDataFile(const FragmentMeta& fragment) const;
+  // Bytes the cached readers of OpenDataFile hold, as last counted (tests).
+  uint64_t reader_cache_bytes() const {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    return reader_cache_bytes_;
+  }
   // An immutable object of this table opened once per Table and shared by every query through it
   // (index segments, by their directory): `open` runs on a miss; when two threads miss at once,
   // both open and the first result is kept. Survives this Table's later commits (the objects
@@ -305,7 +310,13 @@ class Table {
   Manifest manifest_;
   mutable std::mutex cache_mu_;
   mutable std::map<std::string, std::shared_ptr<const roaring::Roaring>> deletion_cache_;
-  mutable std::map<std::string, std::shared_ptr<const parquet::ParquetReader>> reader_cache_;  // by file
+  // By file: a reader and the MemoryBytes it was last counted at (a reader's page indexes and
+  // page map blocks are read after its open: each hit counts what it holds since).
+  struct CachedReader {
+    std::shared_ptr<const parquet::ParquetReader> reader;
+    uint64_t counted = 0;
+  };
+  mutable std::map<std::string, CachedReader> reader_cache_;
   mutable uint64_t reader_cache_bytes_ = 0;  // what reader_cache_'s readers hold (MemoryBytes)
   mutable std::map<std::string, std::shared_ptr<const void>> object_cache_;                    // SharedObject
 };
