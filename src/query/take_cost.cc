@@ -22,6 +22,10 @@ Result<TakeChoice> ChooseTake(const parquet::ParquetReader& reader, int rg, cons
     return c;
   }
   const size_t nf = columns.num_filter_columns;
+  // Whether the take reads read column i (the scan reads them all).
+  auto take_reads = [&](size_t i) {
+    return i >= nf || columns.residual || (i < columns.filter_output.size() && columns.filter_output[i]);
+  };
   // The chunks and the candidates' pages in each (rows only: no page located yet).
   std::vector<std::shared_ptr<const parquet::ParquetReader::ChunkPages>> chunks(fcs.size());
   std::vector<std::vector<int>> chunk_pages(fcs.size());
@@ -54,9 +58,8 @@ Result<TakeChoice> ChooseTake(const parquet::ParquetReader& reader, int rg, cons
     };
     uint64_t take = 0, scan = 0;
     for (size_t i = 0; i < fcs.size(); ++i) {
-      const bool take_reads = i >= nf || columns.residual || (i < columns.filter_output.size() && columns.filter_output[i]);
       const uint64_t dictionary = reader.ChunkBytes(rg, fcs[i]) - ChunkBytes(*chunks[i]->locations);
-      if (take_reads) take += share(i) + dictionary;
+      if (take_reads(i)) take += share(i) + dictionary;
       scan += i < nf ? reader.ChunkBytes(rg, fcs[i]) : 0;
     }
     if (nf < fcs.size()) {
@@ -76,8 +79,7 @@ Result<TakeChoice> ChooseTake(const parquet::ParquetReader& reader, int rg, cons
     auto cost = reader.PagesReadCost(*chunks[i], rg, fcs[i], chunk_pages[i], c.hint);
     if (!cost.ok()) return cost.status().WithContext(ChunkWhere(reader, rg, fcs[i]));
     pages_cost[i] = *cost;
-    const bool take_reads = i >= nf || columns.residual || (i < columns.filter_output.size() && columns.filter_output[i]);
-    if (take_reads) {
+    if (take_reads(i)) {
       c.take_bytes += cost->bytes;
       c.take_requests += cost->requests;
     }

@@ -115,6 +115,13 @@ struct ColumnMetaData {
   std::optional<int64_t> dictionary_page_offset;
   std::optional<Statistics> statistics;
 
+  // The chunk's first byte: its dictionary page's when one lies before the data pages.
+  int64_t chunk_start() const {
+    return dictionary_page_offset && *dictionary_page_offset > 0 && *dictionary_page_offset < data_page_offset
+               ? *dictionary_page_offset
+               : data_page_offset;
+  }
+
   void Write(thrift::CompactWriter& w) const;
   Status Read(thrift::CompactReader& r);
 };

@@ -38,15 +38,6 @@ uint32_t PagesOf(int64_t rows, uint32_t page_rows) {
   return uint32_t((uint64_t(rows) + page_rows - 1) / page_rows);
 }
 
-// The chunk's first byte (its dictionary page's, when it has one before the data pages).
-int64_t ChunkStart(const ColumnMetaData& m) {
-  int64_t start = m.data_page_offset;
-  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 && *m.dictionary_page_offset < start) {
-    start = *m.dictionary_page_offset;
-  }
-  return start;
-}
-
 }  // namespace
 
 uint32_t PageMap::RowGroup::num_blocks() const { return num_pages == 0 ? 0 : (num_pages - 1) / kPageMapBlockPages + 1; }
@@ -110,7 +101,7 @@ uint64_t AppendPageMap(const FileMetaData& meta, const std::vector<std::vector<c
       for (uint32_t p = first; p <= first + n; ++p) {
         for (size_t k = 0; k < columns.size(); ++k) {
           const ColumnMetaData& m = *g.columns[columns[k]].meta_data;
-          const uint64_t rel = p < pages ? uint64_t(indexes[k]->page_locations[p].offset - ChunkStart(m))
+          const uint64_t rel = p < pages ? uint64_t(indexes[k]->page_locations[p].offset - m.chunk_start())
                                          : uint64_t(m.total_compressed_size);
           PutU32(uint32_t(rel), out);
         }

@@ -380,10 +380,7 @@ Status ParquetReader::CheckChunk(int rg, int column) const {
 
 Result<std::pair<uint64_t, uint64_t>> ParquetReader::ChunkRange(int rg, int column) const {
   const ColumnMetaData& m = *meta_.row_groups[size_t(rg)].columns[size_t(column)].meta_data;
-  int64_t start = m.data_page_offset;
-  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 && *m.dictionary_page_offset < start) {
-    start = *m.dictionary_page_offset;
-  }
+  const int64_t start = m.chunk_start();
   int64_t len = m.total_compressed_size;
   if (start < 4 || len < 0 || AddOverflows(uint64_t(start), uint64_t(len), footer_start_)) {
     return Status::Corruption(Where(rg, column) + ": column chunk [" + std::to_string(start) +
